@@ -1,0 +1,77 @@
+// meshport public API: read, write and convert 3D game model formats through one Scene.
+#pragma once
+
+#include <meshport/diagnostics.h>
+#include <meshport/scene.h>
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace meshport {
+
+enum class Format { Iqe, Iqm };
+
+struct FormatInfo {
+  Format format;
+  std::string_view name;         // "iqe"
+  std::string_view description;  // "Inter-Quake Export (text)"
+  std::vector<std::string_view> extensions;  // lower case, with the dot: ".iqe"
+  bool can_read;
+  bool can_write;
+};
+
+const std::vector<FormatInfo>& formats();
+const FormatInfo& format_info(Format f);
+std::optional<Format> format_from_name(std::string_view name);  // "iqm", case-insensitive
+std::optional<Format> format_from_path(std::string_view path);  // by extension
+
+struct ReadOptions {
+  std::optional<Format> format;  // by extension when unset
+};
+
+struct WriteOptions {
+  std::optional<Format> format;  // by extension when unset
+  bool adjacency = true;         // IQM: write triangle adjacency
+  bool bounds = true;            // IQM: write per-frame bounds
+};
+
+// Reading. Fatal problems throw meshport::Error; warnings go to `diags` when given.
+Scene read(const std::string& path, const ReadOptions& options = {}, Diagnostics* diags = nullptr);
+Scene read_memory(std::span<const uint8_t> data, Format format, const std::string& name,
+                  Diagnostics* diags = nullptr);
+
+// Writing. The file is written to a temporary file beside the destination and renamed into
+// place only when complete, so a failure never leaves a partial or clobbered file.
+void write(const Scene& scene, const std::string& path, const WriteOptions& options = {},
+           Diagnostics* diags = nullptr);
+std::vector<uint8_t> write_memory(const Scene& scene, Format format, const WriteOptions& options = {},
+                                  Diagnostics* diags = nullptr);
+
+// Conversion: meshes, materials and skeleton come from the first input; animations from every
+// input, attached to the first input's skeleton by joint name (by index, with a count check,
+// where names are missing).
+struct ConvertOptions {
+  ReadOptions read;
+  WriteOptions write;
+};
+Scene convert(const std::vector<std::string>& inputs, const std::string& output,
+              const ConvertOptions& options = {}, Diagnostics* diags = nullptr);
+
+// Appends `source`'s animations to `target`, remapping their channels to target's joints.
+// Throws meshport::Error (naming `source_name`) when they cannot be matched.
+void attach_animations(Scene& target, const Scene& source, const std::string& source_name,
+                       Diagnostics* diags = nullptr);
+
+// Summary numbers used by `meshport info`.
+struct Bounds {
+  std::array<float, 3> min{0, 0, 0};
+  std::array<float, 3> max{0, 0, 0};
+  bool empty = true;
+};
+Bounds scene_bounds(const Scene& scene);  // rest-pose positions, Scene convention
+
+}  // namespace meshport

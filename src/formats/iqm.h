@@ -1,0 +1,21 @@
+// IQM (Inter-Quake Model, binary; v2 read and written, v1 read): ../shared/specs/iqm.txt.
+#pragma once
+
+#include <meshport/diagnostics.h>
+#include <meshport/meshport.h>
+#include <meshport/scene.h>
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace meshport::iqm {
+
+// Parses an IQM file. `name` is used in diagnostics (file: offset N). Throws meshport::Error.
+Scene read(std::span<const uint8_t> data, const std::string& name, Diagnostics& diags);
+
+// Writes IQM v2.
+std::vector<uint8_t> write(const Scene& scene, const WriteOptions& options, Diagnostics& diags);
+
+}  // namespace meshport::iqm

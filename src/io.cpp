@@ -1,0 +1,83 @@
+#include "io.h"
+
+#include <meshport/diagnostics.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace meshport::io {
+
+std::vector<uint8_t> read_file(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fail(path, std::string("cannot open: ") + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+    int e = S_ISDIR(st.st_mode) ? EISDIR : errno;
+    ::close(fd);
+    fail(path, std::string("cannot read: ") + std::strerror(e));
+  }
+  std::vector<uint8_t> data;
+  if (S_ISREG(st.st_mode)) data.reserve(static_cast<size_t>(st.st_size));
+  uint8_t buf[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int e = errno;
+      ::close(fd);
+      fail(path, std::string("cannot read: ") + std::strerror(e));
+    }
+    if (n == 0) break;
+    data.insert(data.end(), buf, buf + n);
+  }
+  ::close(fd);
+  return data;
+}
+
+void write_file_atomic(const std::string& path, std::span<const uint8_t> data) {
+  namespace fs = std::filesystem;
+  fs::path dest(path);
+  fs::path dir = dest.parent_path();
+  if (dir.empty()) dir = ".";
+  std::string base = dest.filename().string();
+  std::string tmpl = dir.string();
+  tmpl.append("/.").append(base).append(".tmp-XXXXXX");
+  std::vector<char> name(tmpl.begin(), tmpl.end());
+  name.push_back('\0');
+  int fd = ::mkstemp(name.data());
+  if (fd < 0) fail(path, std::string("cannot create output: ") + std::strerror(errno));
+  auto abandon = [&](const char* what, int e) {
+    ::close(fd);
+    ::unlink(name.data());
+    fail(path, std::string(what) + std::strerror(e));
+  };
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      abandon("cannot write output: ", errno);
+    }
+    done += static_cast<size_t>(n);
+  }
+  ::fchmod(fd, 0644);
+  if (::close(fd) != 0) {
+    int e = errno;
+    ::unlink(name.data());
+    fail(path, std::string("cannot write output: ") + std::strerror(e));
+  }
+  if (::rename(name.data(), path.c_str()) != 0) {
+    int e = errno;
+    ::unlink(name.data());
+    fail(path, std::string("cannot write output: ") + std::strerror(e));
+  }
+}
+
+}  // namespace meshport::io

@@ -1,0 +1,225 @@
+// meshport command-line tool: parses arguments and calls the library.
+#include <meshport/meshport.h>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace meshport;
+
+void print_diagnostics(const Diagnostics& d) {
+  for (const auto& item : d.items) fmt::print(stderr, "{}\n", item.to_string());
+  if (d.dropped) fmt::print(stderr, "note: {} more diagnostics not shown\n", d.dropped);
+}
+
+std::optional<Format> parse_format(const std::string& name, const char* option) {
+  if (name.empty()) return std::nullopt;
+  auto f = format_from_name(name);
+  if (!f) throw CLI::ValidationError(option, "unknown format '" + name + "' (see `meshport formats`)");
+  return f;
+}
+
+struct Counts {
+  size_t vertices = 0, triangles = 0;
+};
+
+Counts count(const Scene& s) {
+  Counts c;
+  for (const auto& m : s.meshes) {
+    c.vertices += m.vertex_count();
+    c.triangles += m.triangles.size() / 3;
+  }
+  return c;
+}
+
+const char* attribute_name(Attribute a) {
+  switch (a) {
+    case Attribute::Position: return "position";
+    case Attribute::Texcoord: return "texcoord";
+    case Attribute::Normal: return "normal";
+    case Attribute::Tangent: return "tangent";
+    case Attribute::BlendIndices: return "blendindexes";
+    case Attribute::BlendWeights: return "blendweights";
+    case Attribute::Color: return "color";
+    case Attribute::Custom: return "custom";
+  }
+  return "?";
+}
+
+nlohmann::json info_json(const Scene& s, Format f) {
+  using nlohmann::json;
+  json j;
+  j["format"] = std::string(format_info(f).name);
+  Counts c = count(s);
+  json meshes = json::array();
+  for (const auto& m : s.meshes) {
+    json streams = json::array();
+    for (const auto& st : m.streams)
+      streams.push_back(st.attribute == Attribute::Custom ? st.name : std::string(attribute_name(st.attribute)));
+    meshes.push_back({{"name", m.name},
+                      {"material", m.material >= 0 ? s.materials[m.material].name : std::string()},
+                      {"vertices", m.vertex_count()},
+                      {"triangles", m.triangles.size() / 3},
+                      {"attributes", streams}});
+  }
+  j["meshes"] = meshes;
+  j["vertices"] = c.vertices;
+  j["triangles"] = c.triangles;
+  j["joints"] = s.joints.size();
+  json anims = json::array();
+  for (const auto& a : s.animations)
+    anims.push_back({{"name", a.name}, {"frames", a.frame_count()}, {"framerate", a.framerate}, {"loop", a.loop}});
+  j["animations"] = anims;
+  Bounds b = scene_bounds(s);
+  j["bounds"] = {{"min", b.min}, {"max", b.max}};
+  j["materials"] = json::array();
+  for (const auto& m : s.materials) j["materials"].push_back(m.name);
+  j["comment_bytes"] = s.comment.size();
+  j["extensions"] = json::array();
+  for (const auto& e : s.iqm.extensions) j["extensions"].push_back({{"name", e.name}, {"bytes", e.data.size()}});
+  return j;
+}
+
+void print_info(const Scene& s, Format f, const std::string& path) {
+  Counts c = count(s);
+  fmt::print("{}: {} ({})\n", path, format_info(f).name, format_info(f).description);
+  fmt::print("  meshes: {}  vertices: {}  triangles: {}\n", s.meshes.size(), c.vertices, c.triangles);
+  for (const auto& m : s.meshes) {
+    std::string attrs;
+    for (const auto& st : m.streams) {
+      if (!attrs.empty()) attrs += ' ';
+      attrs += st.attribute == Attribute::Custom ? st.name : attribute_name(st.attribute);
+    }
+    fmt::print("    \"{}\" material \"{}\": {} vertices, {} triangles [{}]\n", m.name,
+               m.material >= 0 ? s.materials[m.material].name : "", m.vertex_count(), m.triangles.size() / 3, attrs);
+  }
+  fmt::print("  joints: {}\n", s.joints.size());
+  fmt::print("  animations: {}\n", s.animations.size());
+  for (const auto& a : s.animations)
+    fmt::print("    \"{}\": {} frames at {} fps{}\n", a.name, a.frame_count(), a.framerate, a.loop ? ", looping" : "");
+  Bounds b = scene_bounds(s);
+  if (!b.empty)
+    fmt::print("  bounds: min ({} {} {}) max ({} {} {})\n", b.min[0], b.min[1], b.min[2], b.max[0], b.max[1], b.max[2]);
+  if (!s.comment.empty()) fmt::print("  comment: {} bytes\n", s.comment.size());
+  for (const auto& e : s.iqm.extensions) fmt::print("  extension \"{}\": {} bytes\n", e.name, e.data.size());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"meshport: read, write, validate and convert 3D game model formats"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "meshport 0.1.0");
+
+  // convert
+  auto* convert = app.add_subcommand("convert", "Convert models; animations of later inputs attach to the first");
+  std::vector<std::string> inputs;
+  std::string output, from, to;
+  bool quiet = false, no_adjacency = false, no_bounds = false;
+  convert->add_option("inputs", inputs, "Input files: the first gives meshes and skeleton, all give animations")
+      ->required();
+  convert->add_option("-o,--output", output, "Output file")->required();
+  convert->add_option("--from", from, "Input format (default: by extension)");
+  convert->add_option("--to", to, "Output format (default: by extension)");
+  convert->add_flag("--no-adjacency", no_adjacency, "IQM: do not write triangle adjacency");
+  convert->add_flag("--no-bounds", no_bounds, "IQM: do not write per-frame bounds");
+  convert->add_flag("-q,--quiet", quiet, "Do not print warnings");
+
+  // info
+  auto* info = app.add_subcommand("info", "Summarise a model");
+  std::string info_path, info_from;
+  bool info_as_json = false;
+  info->add_option("file", info_path, "Model file")->required();
+  info->add_option("--from", info_from, "Input format (default: by extension)");
+  info->add_flag("--json", info_as_json, "Print one JSON object");
+
+  // validate
+  auto* validate = app.add_subcommand("validate", "Check files and print diagnostics (exit 1 on errors)");
+  std::vector<std::string> validate_paths;
+  std::string validate_from;
+  bool strict = false;
+  validate->add_option("files", validate_paths, "Model files")->required();
+  validate->add_option("--from", validate_from, "Input format (default: by extension)");
+  validate->add_flag("--strict", strict, "Count warnings as errors");
+
+  // formats
+  auto* list = app.add_subcommand("formats", "List the formats and what meshport can do with each");
+
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    if (*convert) {
+      ConvertOptions o;
+      o.read.format = parse_format(from, "--from");
+      o.write.format = parse_format(to, "--to");
+      o.write.adjacency = !no_adjacency;
+      o.write.bounds = !no_bounds;
+      Diagnostics d;
+      try {
+        meshport::convert(inputs, output, o, &d);
+      } catch (...) {
+        if (!quiet) print_diagnostics(d);
+        throw;
+      }
+      if (!quiet) print_diagnostics(d);
+      return 0;
+    }
+    if (*info) {
+      ReadOptions o;
+      o.format = parse_format(info_from, "--from");
+      Diagnostics d;
+      Scene s = read(info_path, o, &d);
+      Format f = o.format ? *o.format : *format_from_path(info_path);
+      if (info_as_json)
+        fmt::print("{}\n", info_json(s, f).dump(2));
+      else
+        print_info(s, f, info_path);
+      print_diagnostics(d);
+      return 0;
+    }
+    if (*validate) {
+      ReadOptions o;
+      o.format = parse_format(validate_from, "--from");
+      int status = 0;
+      for (const auto& path : validate_paths) {
+        Diagnostics d;
+        try {
+          read(path, o, &d);
+        } catch (const Error& e) {
+          d.add(e.diagnostic());
+        }
+        print_diagnostics(d);
+        bool bad = d.has_errors() || (strict && d.warning_count() > 0);
+        fmt::print("{}: {} ({} errors, {} warnings)\n", path, bad ? "invalid" : "ok", d.items.size() - d.warning_count(),
+                   d.warning_count());
+        if (bad) status = 1;
+      }
+      return status;
+    }
+    if (*list) {
+      fmt::print("{:<8} {:<6} {:<6} {:<12} {}\n", "format", "read", "write", "extensions", "description");
+      for (const auto& f : formats()) {
+        std::string exts;
+        for (auto e : f.extensions) exts += (exts.empty() ? "" : " ") + std::string(e);
+        fmt::print("{:<8} {:<6} {:<6} {:<12} {}\n", f.name, f.can_read ? "yes" : "no", f.can_write ? "yes" : "no", exts,
+                   f.description);
+      }
+      return 0;
+    }
+  } catch (const Error& e) {
+    fmt::print(stderr, "{}\n", e.what());
+    return 1;
+  } catch (const CLI::Error& e) {
+    return app.exit(e);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return 1;
+  }
+  return 0;
+}
