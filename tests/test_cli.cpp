@@ -1,0 +1,173 @@
+// The CLI contract later issues rely on: exit codes, diagnostics format, no partial output,
+// `info --json` fields, `validate`, `formats`.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct CliRun {
+  int status = -1;
+  std::string out;  // stdout and stderr together
+};
+
+CliRun run(const std::string& args) {
+  std::string cmd = std::string(MESHPORT_CLI) + " " + args + " 2>&1";
+  CliRun r;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  int st = ::pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+  return r;
+}
+
+std::string data(const std::string& name) { return std::string(MESHPORT_TEST_DATA) + "/cli/" + name; }
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    path = fs::temp_directory_path() / ("meshport-cli-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  std::string operator/(const std::string& n) const { return (path / n).string(); }
+};
+
+std::string slurp(const std::string& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+TEST(Cli, HelpForEveryCommand) {
+  for (const char* c : {"", "convert ", "info ", "validate ", "formats "}) {
+    CliRun r = run(std::string(c) + "--help");
+    EXPECT_EQ(r.status, 0) << c;
+    EXPECT_NE(r.out.find("Usage"), std::string::npos) << r.out;
+  }
+}
+
+TEST(Cli, NoCommandIsAnError) { EXPECT_NE(run("").status, 0); }
+
+TEST(Cli, FormatsListsReadAndWrite) {
+  CliRun r = run("formats");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("iqe +yes +yes +\\.iqe")));
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("iqm +yes +yes +\\.iqm")));
+}
+
+TEST(Cli, ConvertIqeToIqmAndInfoJson) {
+  TempDir t;
+  CliRun c = run("convert " + data("skinned.iqe") + " -o " + (t / "hinge.iqm"));
+  ASSERT_EQ(c.status, 0) << c.out;
+  CliRun i = run("info --json " + (t / "hinge.iqm"));
+  ASSERT_EQ(i.status, 0) << i.out;
+  const std::string& j = i.out;
+  EXPECT_NE(j.find("\"format\": \"iqm\""), std::string::npos) << j;
+  EXPECT_NE(j.find("\"name\": \"hinge\""), std::string::npos) << j;
+  EXPECT_NE(j.find("\"material\": \"hinge.png\""), std::string::npos) << j;
+  EXPECT_NE(j.find("\"vertices\": 6"), std::string::npos) << j;
+  EXPECT_NE(j.find("\"triangles\": 4"), std::string::npos) << j;
+  EXPECT_NE(j.find("\"joints\": 2"), std::string::npos) << j;
+  EXPECT_NE(j.find("\"name\": \"bend\""), std::string::npos) << j;
+  EXPECT_NE(j.find("\"frames\": 2"), std::string::npos) << j;
+  EXPECT_NE(j.find("\"framerate\": 12.0"), std::string::npos) << j;
+  EXPECT_NE(j.find("\"loop\": true"), std::string::npos) << j;
+  // Z-up (x, y, z) becomes Scene (x, z, -y): the hinge spans z 0..2 in the file, y 0..2 here.
+  EXPECT_TRUE(std::regex_search(j, std::regex("\"min\": \\[\\s*-0\\.5,\\s*0\\.0,\\s*-?0\\.0\\s*\\]"))) << j;
+  EXPECT_TRUE(std::regex_search(j, std::regex("\"max\": \\[\\s*0\\.5,\\s*2\\.0,\\s*-?0\\.0\\s*\\]"))) << j;
+}
+
+TEST(Cli, InfoHumanReadable) {
+  CliRun i = run("info " + data("skinned.iqe"));
+  ASSERT_EQ(i.status, 0) << i.out;
+  EXPECT_NE(i.out.find("meshes: 1  vertices: 6  triangles: 4"), std::string::npos) << i.out;
+  EXPECT_NE(i.out.find("\"bend\": 2 frames at 12 fps, looping"), std::string::npos) << i.out;
+}
+
+TEST(Cli, ConvertFailureLeavesNoOutputAndKeepsExistingFile) {
+  TempDir t;
+  CliRun c = run("convert " + data("badindex.iqe") + " -o " + (t / "out.iqm"));
+  EXPECT_EQ(c.status, 1);
+  EXPECT_TRUE(std::regex_search(c.out, std::regex("badindex\\.iqe:6:[0-9]+: error: ")) ) << c.out;
+  EXPECT_FALSE(fs::exists(t / "out.iqm"));
+  { std::ofstream(t / "keep.iqm") << "precious"; }
+  c = run("convert " + data("badindex.iqe") + " -o " + (t / "keep.iqm"));
+  EXPECT_EQ(c.status, 1);
+  EXPECT_EQ(slurp(t / "keep.iqm"), "precious");
+  size_t files = 0;
+  for ([[maybe_unused]] auto& e : fs::directory_iterator(t.path)) ++files;
+  EXPECT_EQ(files, 1u) << "a temporary file was left behind";
+}
+
+TEST(Cli, ConvertUnknownExtensionNeedsTo) {
+  TempDir t;
+  CliRun c = run("convert " + data("skinned.iqe") + " -o " + (t / "out.xyz"));
+  EXPECT_EQ(c.status, 1);
+  EXPECT_NE(c.out.find("out.xyz: error: unknown format"), std::string::npos) << c.out;
+  EXPECT_FALSE(fs::exists(t / "out.xyz"));
+  c = run("convert " + data("skinned.iqe") + " --to iqm -o " + (t / "out.xyz"));
+  EXPECT_EQ(c.status, 0) << c.out;
+  EXPECT_EQ(slurp(t / "out.xyz").substr(0, 15), "INTERQUAKEMODEL");
+  c = run("convert " + data("skinned.iqe") + " --to bogus -o " + (t / "out.xyz"));
+  EXPECT_NE(c.status, 0);
+  EXPECT_NE(c.out.find("unknown format 'bogus'"), std::string::npos) << c.out;
+}
+
+TEST(Cli, ConvertMissingInput) {
+  TempDir t;
+  CliRun c = run("convert " + (t / "nope.iqe") + " -o " + (t / "out.iqm"));
+  EXPECT_EQ(c.status, 1);
+  EXPECT_NE(c.out.find("nope.iqe: error: cannot open: No such file or directory"), std::string::npos) << c.out;
+}
+
+TEST(Cli, ConvertAttachesAnimationsByName) {
+  TempDir t;
+  CliRun c = run("convert " + data("skinned.iqe") + " " + data("walk.iqe") + " -o " + (t / "both.iqm"));
+  ASSERT_EQ(c.status, 0) << c.out;
+  EXPECT_NE(c.out.find("walk.iqe: warning: 1 of its joints are not in the skeleton and are dropped"),
+            std::string::npos)
+      << c.out;
+  CliRun i = run("info --json " + (t / "both.iqm"));
+  EXPECT_NE(i.out.find("\"name\": \"walk\""), std::string::npos) << i.out;
+  EXPECT_NE(i.out.find("\"framerate\": 30.0"), std::string::npos) << i.out;
+  EXPECT_NE(i.out.find("\"joints\": 2"), std::string::npos) << i.out;
+}
+
+TEST(Cli, ValidateExitCodes) {
+  CliRun ok = run("validate " + data("skinned.iqe"));
+  EXPECT_EQ(ok.status, 0) << ok.out;
+  EXPECT_NE(ok.out.find("skinned.iqe: ok (0 errors, 0 warnings)"), std::string::npos) << ok.out;
+  CliRun bad = run("validate " + data("skinned.iqe") + " " + data("badindex.iqe"));
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_TRUE(std::regex_search(bad.out, std::regex("badindex\\.iqe:6:[0-9]+: error: "))) << bad.out;
+  EXPECT_NE(bad.out.find("badindex.iqe: invalid (1 errors, 0 warnings)"), std::string::npos) << bad.out;
+}
+
+TEST(Cli, ValidateStrictCountsWarnings) {
+  TempDir t;
+  { std::ofstream(t / "hdr.iqe") << "#Inter-Quake Export\nmesh m\nvp 0 0 0\nvp 1 0 0\nvp 0 1 0\nfm 0 1 2\n"; }
+  CliRun lax = run("validate " + (t / "hdr.iqe"));
+  EXPECT_EQ(lax.status, 0) << lax.out;
+  EXPECT_TRUE(std::regex_search(lax.out, std::regex("hdr\\.iqe:1:[0-9]+: warning: "))) << lax.out;
+  CliRun strict = run("validate --strict " + (t / "hdr.iqe"));
+  EXPECT_EQ(strict.status, 1) << strict.out;
+}

@@ -1,0 +1,139 @@
+// Shared helpers for tests: corpus paths, an IQM header peek, tolerant Scene comparison.
+#pragma once
+
+#include <meshport/meshport.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace testutil {
+
+inline std::string corpus(const std::string& rel) { return std::string(MESHPORT_CORPUS) + "/" + rel; }
+inline bool have_corpus() { return std::filesystem::exists(MESHPORT_CORPUS); }
+#define REQUIRE_CORPUS() \
+  if (!testutil::have_corpus()) GTEST_SKIP() << "corpus not found at " MESHPORT_CORPUS
+
+// The 31 uint32 fields after the 16-byte magic of an IQM header.
+struct IqmHeader {
+  uint32_t version, filesize, flags, num_text, ofs_text, num_meshes, ofs_meshes, num_vertexarrays, num_vertexes,
+      ofs_vertexarrays, num_triangles, ofs_triangles, ofs_adjacency, num_joints, ofs_joints, num_poses, ofs_poses,
+      num_anims, ofs_anims, num_frames, num_framechannels, ofs_frames, ofs_bounds, num_comment, ofs_comment,
+      num_extensions, ofs_extensions;
+};
+inline IqmHeader iqm_header(const std::vector<uint8_t>& b) {
+  IqmHeader h{};
+  if (b.size() >= 16 + sizeof h) std::memcpy(&h, b.data() + 16, sizeof h);
+  return h;
+}
+template <class T>
+T peek(const std::vector<uint8_t>& b, size_t off) {
+  T v{};
+  if (off + sizeof v <= b.size()) std::memcpy(&v, b.data() + off, sizeof v);
+  return v;
+}
+
+// Vertex influences as sorted (joint, weight) pairs with weight > 0, duplicates merged.
+inline std::vector<std::pair<int, float>> influences(const meshport::Mesh& m, size_t v) {
+  std::map<int, float> acc;
+  const auto* bi = m.find(meshport::Attribute::BlendIndices);
+  const auto* bw = m.find(meshport::Attribute::BlendWeights);
+  if (!bi || !bw) return {};
+  for (uint32_t c = 0; c < bw->components; ++c) {
+    float w = bw->get(v, c);
+    if (w > 0) acc[static_cast<int>(bi->get(v, c))] += w;
+  }
+  return {acc.begin(), acc.end()};
+}
+
+inline void expect_stream_near(const meshport::Mesh& a, const meshport::Mesh& b, meshport::Attribute attr,
+                               float tol, const char* what) {
+  const auto* sa = a.find(attr);
+  const auto* sb = b.find(attr);
+  ASSERT_EQ(sa == nullptr, sb == nullptr) << what;
+  if (!sa) return;
+  ASSERT_EQ(sa->vertex_count(), sb->vertex_count()) << what;
+  uint32_t n = std::min(sa->components, sb->components);
+  size_t bad = 0;
+  for (size_t v = 0; v < sa->vertex_count(); ++v)
+    for (uint32_t c = 0; c < n; ++c)
+      if (!(std::fabs(sa->get(v, c) - sb->get(v, c)) <= tol) && bad++ < 5)
+        ADD_FAILURE() << what << " vertex " << v << " component " << c << ": " << sa->get(v, c) << " vs "
+                      << sb->get(v, c);
+  EXPECT_EQ(bad, 0u) << what;
+}
+
+// Same meshes (names, materials, counts, triangles), values within `tol`, influences within
+// `weight_tol`, skeleton equal within `tol`, animations within each channel's quantisation step.
+inline void expect_scenes_close(const meshport::Scene& a, const meshport::Scene& b, float tol = 0.0f,
+                                float weight_tol = 0.0f) {
+  using namespace meshport;
+  ASSERT_EQ(a.meshes.size(), b.meshes.size());
+  for (size_t i = 0; i < a.meshes.size(); ++i) {
+    const Mesh& ma = a.meshes[i];
+    const Mesh& mb = b.meshes[i];
+    EXPECT_EQ(ma.name, mb.name);
+    EXPECT_EQ(ma.material >= 0 ? a.materials[ma.material].name : "", mb.material >= 0 ? b.materials[mb.material].name : "");
+    ASSERT_EQ(ma.vertex_count(), mb.vertex_count()) << ma.name;
+    EXPECT_EQ(ma.triangles, mb.triangles) << ma.name;
+    for (Attribute at : {Attribute::Position, Attribute::Texcoord, Attribute::Normal, Attribute::Tangent, Attribute::Color})
+      expect_stream_near(ma, mb, at, tol, ma.name.c_str());
+    size_t bad = 0;
+    for (size_t v = 0; v < ma.vertex_count(); ++v) {
+      auto ia = influences(ma, v), ib = influences(mb, v);
+      bool same = ia.size() == ib.size();
+      for (size_t k = 0; same && k < ia.size(); ++k)
+        same = ia[k].first == ib[k].first && std::fabs(ia[k].second - ib[k].second) <= weight_tol;
+      if (!same && bad++ < 5) ADD_FAILURE() << ma.name << " influences differ at vertex " << v;
+    }
+    EXPECT_EQ(bad, 0u);
+  }
+  ASSERT_EQ(a.joints.size(), b.joints.size());
+  for (size_t j = 0; j < a.joints.size(); ++j) {
+    EXPECT_EQ(a.joints[j].name, b.joints[j].name);
+    EXPECT_EQ(a.joints[j].parent, b.joints[j].parent);
+    for (int c = 0; c < 3; ++c) EXPECT_NEAR(a.joints[j].rest.translation[c], b.joints[j].rest.translation[c], tol);
+    for (int c = 0; c < 4; ++c) EXPECT_NEAR(a.joints[j].rest.rotation[c], b.joints[j].rest.rotation[c], tol);
+  }
+  ASSERT_EQ(a.animations.size(), b.animations.size());
+  for (size_t k = 0; k < a.animations.size(); ++k) {
+    const Animation& x = a.animations[k];
+    const Animation& y = b.animations[k];
+    EXPECT_EQ(x.name, y.name);
+    EXPECT_EQ(x.framerate, y.framerate);
+    EXPECT_EQ(x.loop, y.loop);
+    ASSERT_EQ(x.channels, y.channels);
+    ASSERT_EQ(x.poses.size(), y.poses.size());
+    // Per joint and channel: the IQM quantisation step is range / 65535 over all frames.
+    for (uint32_t j = 0; j < x.channels; ++j) {
+      auto value = [&](const Transform& t, int ch) {
+        return ch < 3 ? t.translation[ch] : ch < 7 ? t.rotation[ch - 3] : t.scale[ch - 7];
+      };
+      for (int ch = 0; ch < 10; ++ch) {
+        float lo = INFINITY, hi = -INFINITY;
+        for (size_t f = 0; f < x.frame_count(); ++f) {
+          float v = value(x.poses[f * x.channels + j], ch);
+          lo = std::min(lo, v);
+          hi = std::max(hi, v);
+        }
+        float step = (hi - lo) / 65535.0f;
+        for (size_t f = 0; f < x.frame_count(); ++f) {
+          float va = value(x.poses[f * x.channels + j], ch), vb = value(y.poses[f * y.channels + j], ch);
+          if (!(std::fabs(va - vb) <= step * 0.5f + 1e-6f + std::fabs(va) * 1e-6f)) {
+            ADD_FAILURE() << x.name << " frame " << f << " joint " << j << " channel " << ch << ": " << va << " vs "
+                          << vb << " (step " << step << ")";
+            return;
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace testutil
