@@ -1,7 +1,1718 @@
-// Placeholder until the IQE reader and writer land.
+// IQE (Inter-Quake Export, text) reader and writer. Specification: ../shared/specs/iqe.txt, with
+// the reference compiler's measured behaviour in ../shared/specs/iqm-notes.md. Where the
+// specification is silent, the choice made here is stated in a comment starting "Decision:".
+//
+// Reading is one pass over the text with a hand-written line scanner (no per-line allocation);
+// numbers go through std::from_chars. Each mesh collects its own vertex arrays while it is read;
+// faces are kept as file-global vertex numbers and resolved to mesh-local ones at the end, when
+// every vertex is known (a face may use vertices of another mesh: they are copied in).
+// Everything is read in the file's Z-up, clockwise convention and converted to the Scene's at the
+// very end (src/ops/axes.h).
 #include "formats/iqe.h"
 
+#include "ops/axes.h"
+#include "ops/math.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <deque>
+#include <limits>
+#include <set>
+
 namespace meshport::iqe {
-Scene read(std::string_view, const std::string& name, Diagnostics&) { fail(name, "IQE reader not built yet"); }
-std::string write(const Scene&, Diagnostics&) { fail("", "IQE writer not built yet"); }
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Vertex array kinds, in the order their streams appear in a Mesh.
+
+enum Kind : int {
+  kPosition,
+  kTexcoord,
+  kNormal,
+  kTangent,
+  kBlendIndexes,
+  kBlendWeights,
+  kColor,
+  kCustom0,
+  kKindCount = kCustom0 + 10,
+};
+
+constexpr std::array<std::string_view, kKindCount> kTypeNames = {
+    "position", "texcoord", "normal",  "tangent", "blendindexes", "blendweights", "color",   "custom0", "custom1",
+    "custom2",  "custom3",  "custom4", "custom5", "custom6",      "custom7",      "custom8", "custom9"};
+constexpr std::array<std::string_view, kKindCount> kCommandNames = {
+    "vp", "vt", "vn", "vx", "vb", "vb", "vc", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9"};
+// In ComponentType order.
+constexpr std::array<std::string_view, 9> kFormatNames = {"byte", "ubyte", "short", "ushort", "int",
+                                                          "uint", "half",  "float", "double"};
+
+// Decision: at most this many blend pairs per vertex are kept (the largest weights). iqe.txt allows
+// any number, but every vertex of a mesh is padded to its largest count, so an unbounded count
+// would let one line of a file multiply the memory of every vertex. Real exporters write <= 8.
+constexpr size_t kMaxBlendPairs = 32;
+
+bool is_custom(int k) { return k >= kCustom0; }
+bool is_blend(int k) { return k == kBlendIndexes || k == kBlendWeights; }
+
+Attribute attribute_of(int k) {
+  constexpr Attribute table[] = {Attribute::Position, Attribute::Texcoord,     Attribute::Normal,
+                                 Attribute::Tangent,  Attribute::BlendIndices, Attribute::BlendWeights,
+                                 Attribute::Color};
+  return k < kCustom0 ? table[k] : Attribute::Custom;
+}
+
+// The IQM specification's recommended formats, which iqe.txt makes the default.
+ComponentType default_format(int k) { return is_blend(k) || k == kColor ? ComponentType::UByte : ComponentType::Float; }
+uint32_t default_size(int k) {
+  constexpr uint32_t sizes[] = {3, 2, 3, 4, 4, 4, 3};
+  return k < kCustom0 ? sizes[k] : 0;
+}
+
+// A `vertexarray` declaration (or the default when `declared` is false).
+struct Decl {
+  bool declared = false;
+  ComponentType format = ComponentType::Float;
+  uint32_t size = 0;
+  std::string name;
+  uint32_t line = 0;        // reader: where it was declared
+  bool used = false;        // reader: some array took it
+  bool after_data = false;  // reader: data of its type came before it
+};
+
+// Values stored per vertex for a kind under a declaration (blend arrays grow with their pairs).
+uint32_t components_for(int k, const Decl& d) {
+  switch (k) {
+    case kPosition:
+    case kNormal:
+      return d.declared && d.size == 4 ? 4 : 3;  // at least 3, so that axes can be converted
+    case kTexcoord:
+      return d.declared ? d.size : 2;
+    case kTangent:
+      return 4;  // x y z + handedness sign
+    case kColor:
+      return d.declared ? d.size : 3;  // iqe.txt: colour defaults to 3 components
+    case kBlendIndexes:
+    case kBlendWeights:
+      return 0;
+    default:
+      return d.size;
+  }
+}
+
+// Unspecified values: iqe.txt gives W = 1 for positions and A = 1 for colours; a tangent without
+// a sign is right-handed (+1); everything else is 0.
+float default_value(int k, uint32_t c) {
+  return c == 3 && (k == kPosition || k == kTangent || k == kColor) ? 1.0f : 0.0f;
+}
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// Fast path for the plain decimals exporters write ("-0.70710677", "1.0024396e-06"), correctly
+// rounded like std::from_chars, which handles everything else: returns false to defer to it.
+// With at most 15 significant digits and a power of ten up to 1e22 both are exact doubles, so
+// one multiplication or division gives the correctly rounded double (Clinger). Rounding that
+// double to float differs from rounding the exact value only when the double is exactly halfway
+// between two floats; that case, and results outside the normal float range, are deferred too.
+bool fast_decimal(const char*& p, const char* end, float& out) {
+  static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                      1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  const char* q = p;
+  bool neg = q < end && *q == '-';
+  if (neg) ++q;
+  uint64_t m = 0;
+  int digits = 0, exp10 = 0;
+  bool any = false;
+  for (; q < end && is_digit(*q); ++q, any = true) {
+    if (m || *q != '0') ++digits;
+    m = m * 10 + uint64_t(*q - '0');
+    if (digits > 15) return false;
+  }
+  if (q < end && *q == '.') {
+    for (++q; q < end && is_digit(*q); ++q, any = true) {
+      if (m || *q != '0') ++digits;
+      m = m * 10 + uint64_t(*q - '0');
+      --exp10;
+      if (digits > 15) return false;
+    }
+  }
+  if (!any) return false;
+  if (q < end && (*q == 'e' || *q == 'E')) {
+    ++q;
+    bool eneg = q < end && *q == '-';
+    if (q < end && (*q == '-' || *q == '+')) ++q;
+    if (q == end || !is_digit(*q)) return false;
+    int e = 0;
+    for (; q < end && is_digit(*q); ++q) {
+      e = e * 10 + (*q - '0');
+      if (e > 1000) return false;
+    }
+    exp10 += eneg ? -e : e;
+  }
+  if (exp10 < -22 || exp10 > 22) return false;
+  double d = exp10 < 0 ? double(m) / kPow10[-exp10] : double(m) * kPow10[exp10];
+  if (d != 0 && (d < double(std::numeric_limits<float>::min()) || d > double(std::numeric_limits<float>::max())))
+    return false;
+  uint64_t bits;
+  std::memcpy(&bits, &d, sizeof bits);
+  if ((bits & 0x1FFFFFFF) == 0x10000000) return false;  // exactly halfway between two floats
+  out = neg ? -float(d) : float(d);
+  p = q;
+  return true;
+}
+
+std::string quoted(std::string_view s) {
+  if (s.size() > 40) return "\"" + std::string(s.substr(0, 40)) + "...\"";
+  return "\"" + std::string(s) + "\"";
+}
+
+bool ends_with_nocase(std::string_view s, std::string_view suffix) {
+  if (s.size() < suffix.size()) return false;
+  for (size_t i = 0; i < suffix.size(); ++i) {
+    char c = s[s.size() - suffix.size() + i];
+    if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
+    if (c != suffix[i]) return false;
+  }
+  return true;
+}
+
+bool is_image_name(std::string_view name) {
+  for (std::string_view ext : {".png", ".tga", ".jpg", ".jpeg", ".dds", ".bmp"})
+    if (ends_with_nocase(name, ext)) return true;
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Poses. Computed in double, stored as float.
+
+// iqe.txt: a pq without Qw gets the negative w that makes the quaternion unit length.
+float restore_w(float x, float y, float z) {
+  double s = 1.0 - double(x) * x - double(y) * y - double(z) * z;
+  return float(-std::sqrt(std::max(0.0, s)));
+}
+
+// Rotation matrix (row-major, column-vector convention: rows are iqe.txt's A, B, C) to quaternion.
+Quat matrix_to_quat(const double m[3][3]) {
+  double x, y, z, w;
+  double trace = m[0][0] + m[1][1] + m[2][2];
+  if (trace > 0) {
+    double r = std::sqrt(1 + trace), inv = 0.5 / r;
+    w = 0.5 * r;
+    x = (m[2][1] - m[1][2]) * inv;
+    y = (m[0][2] - m[2][0]) * inv;
+    z = (m[1][0] - m[0][1]) * inv;
+  } else if (m[0][0] > m[1][1] && m[0][0] > m[2][2]) {
+    double r = std::sqrt(1 + m[0][0] - m[1][1] - m[2][2]), inv = 0.5 / r;
+    x = 0.5 * r;
+    y = (m[1][0] + m[0][1]) * inv;
+    z = (m[0][2] + m[2][0]) * inv;
+    w = (m[2][1] - m[1][2]) * inv;
+  } else if (m[1][1] > m[2][2]) {
+    double r = std::sqrt(1 + m[1][1] - m[0][0] - m[2][2]), inv = 0.5 / r;
+    x = (m[1][0] + m[0][1]) * inv;
+    y = 0.5 * r;
+    z = (m[2][1] + m[1][2]) * inv;
+    w = (m[0][2] - m[2][0]) * inv;
+  } else {
+    double r = std::sqrt(1 + m[2][2] - m[0][0] - m[1][1]), inv = 0.5 / r;
+    x = (m[0][2] + m[2][0]) * inv;
+    y = (m[2][1] + m[1][2]) * inv;
+    z = 0.5 * r;
+    w = (m[1][0] - m[0][1]) * inv;
+  }
+  // Decision: like the reference compiler, computed rotations get w <= 0 (the sign pq's
+  // restored w has); q and -q are the same rotation.
+  if (w > 0) x = -x, y = -y, z = -z, w = -w;
+  return quat_normalize({float(x), float(y), float(z), float(w)});
+}
+
+// pm: the matrix may include scale. As the reference compiler does, each column's length is that
+// axis' scale, all three negated when the determinant is negative (a mirror), and the matrix
+// divided by them is the rotation. The optional Sx Sy Sz multiply that scale.
+void matrix_pose(const float* v, Transform& t) {
+  double m[3][3];
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) m[r][c] = v[3 + r * 3 + c];
+  double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+               m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+  double s[3];
+  for (int c = 0; c < 3; ++c) {
+    s[c] = std::sqrt(m[0][c] * m[0][c] + m[1][c] * m[1][c] + m[2][c] * m[2][c]);
+    if (det < 0) s[c] = -s[c];
+    if (s[c] != 0)
+      for (int r = 0; r < 3; ++r) m[r][c] /= s[c];
+  }
+  t.rotation = matrix_to_quat(m);
+  for (int c = 0; c < 3; ++c) t.scale[c] = float(t.scale[c] * s[c]);
+}
+
+// pa: Euler angles in radians. Decision (the reference compiler's order): the rotation about X is
+// applied first, then Y, then Z, i.e. q = qz * qy * qx.
+Quat euler_to_quat(float rx, float ry, float rz) {
+  double cx = std::cos(rx / 2.0), sx = std::sin(rx / 2.0);
+  double cy = std::cos(ry / 2.0), sy = std::sin(ry / 2.0);
+  double cz = std::cos(rz / 2.0), sz = std::sin(rz / 2.0);
+  double x = sx * cy * cz - cx * sy * sz;
+  double y = cx * sy * cz + sx * cy * sz;
+  double z = cx * cy * sz - sx * sy * cz;
+  double w = cx * cy * cz + sx * sy * sz;
+  if (w > 0) x = -x, y = -y, z = -z, w = -w;  // as matrix_to_quat
+  return {float(x), float(y), float(z), float(w)};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading state.
+
+// One vertex array of one mesh while it is read, in file (Z-up) space.
+struct Array {
+  int kind = 0;
+  ComponentType format = ComponentType::Float;
+  uint32_t source_size = 0;
+  uint32_t comps = 0;
+  uint32_t count = 0;  // vertices
+  std::string name;
+  std::vector<float> data;
+  bool stale = false;  // a vertexarray for its kind came after it was created
+};
+
+// Changes the values per vertex, keeping the first ones and filling new ones with defaults.
+void restride(Array& a, uint32_t comps) {
+  if (comps == a.comps) return;
+  std::vector<float> d(size_t(a.count) * comps);
+  for (size_t v = 0; v < a.count; ++v)
+    for (uint32_t c = 0; c < comps; ++c)
+      d[v * comps + c] = c < a.comps ? a.data[v * a.comps + c] : default_value(a.kind, c);
+  a.data = std::move(d);
+  a.comps = comps;
+}
+
+void push(Array& a, const float* v, uint32_t n) {
+  size_t base = a.data.size();
+  a.data.resize(base + a.comps);
+  float* out = a.data.data() + base;
+  for (uint32_t c = 0; c < a.comps; ++c) out[c] = c < n ? v[c] : default_value(a.kind, c);
+  ++a.count;
+}
+
+// Smoothing state (smoothgroup / smoothangle / smoothuv) in effect from face `first_face` on.
+struct Run {
+  uint32_t first_face = 0;
+  int32_t group = -1;
+  float angle = 180;
+  uint8_t uv = 0;
+};
+
+struct Bitangent {
+  uint32_t vertex;
+  Vec3 b;
+};
+
+struct FsCommand {
+  uint32_t start, size, line;
+};
+
+struct MeshState {
+  std::string name;
+  bool implicit = false;  // vertices and faces before the first `mesh` command
+  uint32_t line = 0;      // its `mesh` line (implicit mesh: its first vertex or face line)
+  bool has_material = false;
+  std::string material;
+  uint32_t first = 0;                   // file-global number of its first vertex
+  uint32_t vcount = 0;                  // its own vertices: the longest of its arrays
+  std::array<int8_t, kKindCount> slot;  // index into `arrays`, -1 when absent
+  std::vector<Array> arrays;
+  bool has_vs = false;
+  std::vector<int32_t> vs;
+  std::vector<Bitangent> bitangents;  // 6-value vx lines, resolved when the mesh ends
+  std::vector<uint32_t> tris;         // file-global vertex numbers, Scene winding
+  std::vector<uint32_t> polygons;     // corner counts, only once some face has more than 3
+  bool has_polygons = false;
+  uint32_t faces = 0;
+  Run start_state;        // smoothing state when the mesh began
+  std::vector<Run> runs;  // changes within the mesh
+  std::vector<uint8_t> fs_flags;
+  std::vector<FsCommand> fs;
+
+  MeshState() { slot.fill(-1); }
+  Array* find(int k) { return slot[k] < 0 ? nullptr : &arrays[size_t(slot[k])]; }
+};
+
+// A face index past the vertices defined so far; checked once the whole file is read.
+struct ForwardRef {
+  uint64_t global;
+  int64_t written;
+  uint32_t line, col;
+  bool relative;
+  uint32_t mesh_first;
+};
+
+struct FrameStart {
+  uint32_t line;
+  size_t first_pose;
+};
+
+struct AnimState {
+  std::string name;
+  float framerate = 0;
+  bool loop = false;
+  std::vector<Transform> poses;  // file space
+  std::vector<FrameStart> frames;
+};
+
+std::string mesh_label(const MeshState& m) {
+  return m.implicit ? std::string("the vertices before the first mesh command") : "mesh \"" + m.name + "\"";
+}
+
+class Reader {
+ public:
+  Reader(std::string_view text, const std::string& file, Diagnostics& diags) : text_(text), file_(file), diags_(diags) {
+    meshes_.emplace_back();
+    meshes_.back().implicit = true;
+  }
+
+  Scene read() {
+    size_t pos = header();
+    body(pos);
+    return finish();
+  }
+
+ private:
+  std::string_view text_;
+  const std::string& file_;
+  Diagnostics& diags_;
+
+  // Current line.
+  const char* begin_ = nullptr;  // first byte of the line
+  const char* p_ = nullptr;      // scan position
+  const char* end_ = nullptr;    // end of the line (without CR LF)
+  const char* tok_ = nullptr;    // start of the last token read
+  uint32_t line_ = 0;
+
+  std::array<Decl, kKindCount> decl_;
+  std::array<bool, kKindCount> seen_{};  // some mesh has an array of that kind
+  std::deque<MeshState> meshes_;         // [0] is the implicit mesh; a deque never moves its elements
+  bool any_faces_ = false;
+  Run state_;
+  bool used_group_ = false, used_angle_ = false, used_uv_ = false, used_fs_ = false;
+  std::vector<ForwardRef> forward_;
+  std::vector<Joint> joints_;
+  std::vector<Transform> base_poses_;
+  std::vector<AnimState> anims_;
+  std::string comment_;
+
+  // Scratch buffers reused by every line.
+  std::vector<int64_t> indices_;
+  std::vector<float> pairs_;
+
+  // Warn-once flags.
+  std::array<bool, 10> warned_custom_{};
+  bool warned_range_ = false;
+  std::vector<std::string> unknown_;
+
+  // ---- Diagnostics -----------------------------------------------------------------------------
+  uint32_t col(const char* q) const { return uint32_t(q - begin_) + 1; }
+  [[noreturn]] void error(const char* at, std::string msg) const {
+    fail_at_line(file_, line_, col(at), std::move(msg));
+  }
+  void warn(const char* at, std::string msg) { diags_.add(warning_at_line(file_, line_, col(at), std::move(msg))); }
+  void warn_line(uint32_t line, std::string msg) { diags_.add(warning_at_line(file_, line, 1, std::move(msg))); }
+  std::string_view token_at(const char* q) const {
+    const char* e = q;
+    while (e < end_ && !is_space(*e)) ++e;
+    return {q, size_t(e - q)};
+  }
+  [[noreturn]] void malformed(const char* at) const { error(at, "malformed number " + quoted(token_at(at))); }
+
+  // ---- Tokens ----------------------------------------------------------------------------------
+  void skip_space() {
+    while (p_ < end_ && is_space(*p_)) ++p_;
+  }
+  // True when a value follows; `#` starts a comment that runs to the end of the line.
+  bool more() {
+    skip_space();
+    return p_ < end_ && *p_ != '#';
+  }
+  // A number ends at white space, the end of the line or a `#` comment.
+  void check_number_end(const char* ptr, const char* start) const {
+    if (ptr < end_ && !is_space(*ptr) && *ptr != '#') malformed(start);
+  }
+  // from_chars takes no leading '+'; strtod, which other IQE tools use, does.
+  const char* skip_plus(const char* q) const {
+    if (q < end_ && *q == '+') {
+      ++q;
+      if (q < end_ && (*q == '+' || *q == '-')) malformed(q - 1);
+    }
+    return q;
+  }
+
+  bool next_float(float& out) {
+    if (!more()) return false;
+    tok_ = p_;
+    const char* q = skip_plus(p_);
+    if (fast_decimal(q, end_, out)) {
+      check_number_end(q, tok_);
+      p_ = q;
+      return true;
+    }
+    auto r = std::from_chars(q, end_, out);
+    if (r.ec == std::errc::invalid_argument) malformed(tok_);
+    if (r.ec == std::errc::result_out_of_range) out = out_of_range(q, r.ptr);
+    check_number_end(r.ptr, tok_);
+    p_ = r.ptr;
+    return true;
+  }
+
+  // Decision: a value beyond float range becomes +-inf (with one warning per file), one too small
+  // becomes 0 or a denormal, as strtof would give.
+  float out_of_range(const char* q, const char* e) {
+    double d = 0;
+    float v;
+    auto r = std::from_chars(q, e, d);
+    if (r.ec == std::errc()) {
+      v = std::fabs(d) > double(std::numeric_limits<float>::max())
+              ? std::copysign(std::numeric_limits<float>::infinity(), float(d))
+              : float(d);
+    } else {
+      std::string_view s(q, size_t(e - q));
+      size_t ex = s.find_first_of("eE");
+      bool tiny = ex != std::string_view::npos && ex + 1 < s.size() && s[ex + 1] == '-';
+      float mag = tiny ? 0.0f : std::numeric_limits<float>::infinity();
+      v = *q == '-' ? -mag : mag;
+    }
+    if (std::isinf(v) && !warned_range_) {
+      warned_range_ = true;
+      warn(tok_, "number " + quoted(token_at(tok_)) + " is beyond float range: stored as infinity");
+    }
+    return v;
+  }
+
+  bool next_int(int64_t& out) {
+    if (!more()) return false;
+    tok_ = p_;
+    const char* q = skip_plus(p_);
+    auto r = std::from_chars(q, end_, out);
+    if (r.ec == std::errc::invalid_argument) malformed(tok_);
+    check_number_end(r.ptr, tok_);
+    if (r.ec == std::errc::result_out_of_range) error(tok_, "number out of range " + quoted(token_at(tok_)));
+    p_ = r.ptr;
+    return true;
+  }
+
+  bool next_int32(int32_t& out) {
+    int64_t v;
+    if (!next_int(v)) return false;
+    if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max())
+      error(tok_, "number out of range " + quoted(token_at(tok_)));
+    out = int32_t(v);
+    return true;
+  }
+
+  // Reads up to `max` numbers; the rest of the line is ignored. Returns how many were read.
+  uint32_t floats(float* v, uint32_t max) {
+    uint32_t n = 0;
+    while (n < max && next_float(v[n])) ++n;
+    return n;
+  }
+
+  // A name: either quoted (iqe.txt has no escapes: it ends at the next quote) or up to white
+  // space. Empty when the line has none.
+  std::string_view next_name() {
+    skip_space();
+    tok_ = p_;
+    if (p_ == end_ || *p_ == '#') return {};
+    if (*p_ == '"') {
+      const char* s = p_ + 1;
+      const char* q = static_cast<const char*>(std::memchr(s, '"', size_t(end_ - s)));
+      if (!q) {
+        warn(tok_, "quoted name is not closed: it runs to the end of the line");
+        p_ = end_;
+        return {s, size_t(end_ - s)};
+      }
+      p_ = q + 1;
+      return {s, size_t(q - s)};
+    }
+    const char* s = p_;
+    while (p_ < end_ && !is_space(*p_)) ++p_;
+    return {s, size_t(p_ - s)};
+  }
+
+  void warn_trailing() {
+    if (more()) warn(p_, "text after the name ignored: " + quoted(std::string_view(p_, size_t(end_ - p_))));
+  }
+
+  // ---- Header ----------------------------------------------------------------------------------
+  // iqe.txt: the first line must be "# Inter-Quake Export"; anything after "Export" is ignored.
+  // Decision: a UTF-8 byte order mark, spaces or tabs before the '#', and no or several spaces
+  // after it are accepted with a warning.
+  size_t header() {
+    std::string_view t = text_;
+    const char* nl = static_cast<const char*>(std::memchr(t.data(), '\n', t.size()));
+    size_t line_end = nl ? size_t(nl - t.data()) : t.size();
+    line_ = 1;
+    begin_ = t.data();
+    end_ = t.data() + line_end;
+    size_t i = 0;
+    if (t.substr(0, 3) == "\xEF\xBB\xBF") {
+      warn(begin_, "UTF-8 byte order mark before the header ignored");
+      i = 3;
+    }
+    size_t lead = i;
+    while (i < line_end && (t[i] == ' ' || t[i] == '\t')) ++i;
+    if (i > lead) warn(begin_ + lead, "white space before the header \"# Inter-Quake Export\"");
+    bool ok = i < line_end && t[i] == '#';
+    size_t hash = i++;
+    while (i < line_end && (t[i] == ' ' || t[i] == '\t')) ++i;
+    ok = ok && t.substr(i, 18) == "Inter-Quake Export";
+    if (!ok) fail_at_line(file_, 1, 1, "not an IQE file: the first line must be \"# Inter-Quake Export\"");
+    if (i - hash != 2 || t[hash + 1] != ' ')
+      warn(begin_ + hash, "the header should be \"# Inter-Quake Export\" with one space after '#'");
+    return nl ? line_end + 1 : t.size();
+  }
+
+  // ---- Body ------------------------------------------------------------------------------------
+  void body(size_t pos) {
+    const char* base = text_.data();
+    while (pos < text_.size()) {
+      const char* b = base + pos;
+      const char* nl = static_cast<const char*>(std::memchr(b, '\n', text_.size() - pos));
+      const char* e = nl ? nl : base + text_.size();
+      size_t next = nl ? size_t(nl - base) + 1 : text_.size();
+      ++line_;
+      begin_ = p_ = b;
+      end_ = (e > b && e[-1] == '\r') ? e - 1 : e;
+      if (!command()) {
+        // iqe.txt: all text from the line after `comment` to the end of the file, verbatim.
+        comment_ = std::string(text_.substr(next));
+        return;
+      }
+      pos = next;
+    }
+  }
+
+  // One line. Returns false at the `comment` command, which ends the commands.
+  bool command() {
+    skip_space();
+    if (p_ == end_ || *p_ == '#') return true;
+    const char* cmd = p_;
+    while (p_ < end_ && !is_space(*p_)) ++p_;
+    std::string_view c(cmd, size_t(p_ - cmd));
+    if (c == "comment") return false;
+    dispatch(cmd, c);
+    return true;
+  }
+
+  void dispatch(const char* cmd, std::string_view c) {
+    if (c.size() == 2) {
+      char a = c[0], b = c[1];
+      if (a == 'v') {
+        switch (b) {
+          case 'p':
+            return vertex(cmd, kPosition);
+          case 't':
+            return vertex(cmd, kTexcoord);
+          case 'n':
+            return vertex(cmd, kNormal);
+          case 'x':
+            return tangent(cmd);
+          case 'b':
+            return blend(cmd);
+          case 'c':
+            return vertex(cmd, kColor);
+          case 's':
+            return smoothing_index(cmd);
+          default:
+            if (b >= '0' && b <= '9') return custom(cmd, b - '0');
+        }
+      } else if (a == 'f') {
+        if (b == 'a' || b == 'm') return face(cmd, b == 'm');
+        if (b == 's') return face_smoothing();
+      } else if (a == 'p') {
+        if (b == 'q' || b == 'm' || b == 'a') return pose(b);
+      }
+    }
+    if (c == "mesh") return mesh();
+    if (c == "material") return material();
+    if (c == "joint") return joint();
+    if (c == "vertexarray") return vertexarray();
+    if (c == "animation") return animation();
+    if (c == "frame") return frame(cmd);
+    if (c == "framerate") return framerate(cmd);
+    if (c == "loop") return loop(cmd);
+    if (c == "smoothgroup" || c == "smoothangle" || c == "smoothuv") return smoothing(cmd, c);
+    unknown(cmd, c);
+  }
+
+  void unknown(const char* at, std::string_view c) {
+    if (std::find(unknown_.begin(), unknown_.end(), c) != unknown_.end()) return;
+    if (unknown_.size() < 100) unknown_.emplace_back(c);
+    warn(at, "unknown command " + quoted(c) + " ignored (commands are case-sensitive)");
+  }
+
+  // ---- Vertices --------------------------------------------------------------------------------
+  MeshState& cur() {
+    MeshState& m = meshes_.back();
+    if (m.line == 0) m.line = line_;
+    return m;
+  }
+  uint32_t vertex_total() const { return meshes_.back().first + meshes_.back().vcount; }
+
+  // The current mesh's array of a kind, created with the declaration in effect.
+  Array& array(MeshState& m, int k) {
+    if (Array* a = m.find(k)) return *a;
+    const Decl& d = decl_[size_t(k)];
+    Array a;
+    a.kind = k;
+    a.format = d.declared ? d.format : default_format(k);
+    a.source_size = d.declared ? d.size : default_size(k);
+    a.comps = components_for(k, d);
+    if (is_custom(k)) a.name = d.name;
+    decl_[size_t(k)].used = true;
+    seen_[size_t(k)] = true;
+    m.slot[size_t(k)] = int8_t(m.arrays.size());
+    m.arrays.push_back(std::move(a));
+    return m.arrays.back();
+  }
+
+  void grew(MeshState& m, uint32_t count) {
+    if (count > m.vcount) {
+      if (m.first + uint64_t(count) >= std::numeric_limits<uint32_t>::max()) error(begin_, "too many vertices");
+      m.vcount = count;
+    }
+  }
+
+  // vp vt vn vc v0..v9: up to 4 values; iqe.txt: unspecified ones default (W and A to 1).
+  void vertex(const char* cmd, int k) {
+    float v[4];
+    uint32_t n = floats(v, 4);
+    MeshState& m = cur();
+    Array& a = array(m, k);
+    check_stale(a, cmd);
+    push(a, v, n);
+    grew(m, a.count);
+  }
+
+  // iqe.txt: custom attributes without a vertexarray declaration are unused.
+  void custom(const char* cmd, int slot) {
+    if (!decl_[size_t(kCustom0 + slot)].declared) {
+      if (!warned_custom_[size_t(slot)]) {
+        warned_custom_[size_t(slot)] = true;
+        warn(cmd, "v" + std::to_string(slot) + " ignored: custom" + std::to_string(slot) +
+                      " has no vertexarray declaration");
+      }
+      return;
+    }
+    vertex(cmd, kCustom0 + slot);
+  }
+
+  // vx X Y Z W: W's sign is the handedness. Decision: W >= 0 (and -0, NaN, or no W) gives +1.
+  // vx X Y Z A B C: A B C is the bitangent; the sign of dot(cross(normal, tangent), bitangent)
+  // is computed when the mesh ends, as its normal may come after the vx line.
+  void tangent(const char* cmd) {
+    float v[6];
+    uint32_t n = floats(v, 6);
+    for (uint32_t i = n; i < 6; ++i) v[i] = 0;
+    MeshState& m = cur();
+    Array& a = array(m, kTangent);
+    check_stale(a, cmd);
+    float t[4] = {v[0], v[1], v[2], v[3] < 0 ? -1.0f : 1.0f};
+    if (n >= 5) {  // iqe.txt: more than 4 values is the bitangent form
+      t[3] = 1;
+      m.bitangents.push_back({a.count, {v[3], v[4], v[5]}});
+    }
+    push(a, t, 4);
+    grew(m, a.count);
+  }
+
+  // vb: any number of (index, weight) pairs. All are kept (up to kMaxBlendPairs); the mesh's
+  // arrays hold as many pairs per vertex as its largest vb, shorter ones padded with (0, 0).
+  void blend(const char* cmd) {
+    pairs_.clear();
+    float f;
+    while (next_float(f)) {
+      bool index = pairs_.size() % 2 == 0;
+      if (index && !(f >= 0 && f <= 16777216.0f && f == std::floor(f)))
+        error(tok_, "blend index " + quoted(token_at(tok_)) + " must be a non-negative integer");
+      pairs_.push_back(f);
+    }
+    if (pairs_.size() % 2) {
+      warn(tok_, "blend index without a weight: weight 0 used");
+      pairs_.push_back(0);
+    }
+    size_t n = pairs_.size() / 2;
+    if (n > kMaxBlendPairs) {
+      warn(begin_, "vertex has " + std::to_string(n) + " blend pairs: the " + std::to_string(kMaxBlendPairs) +
+                       " largest weights are kept");
+      keep_largest_pairs();
+      n = kMaxBlendPairs;
+    }
+    MeshState& m = cur();
+    array(m, kBlendIndexes);  // both first: creating one may move the other
+    array(m, kBlendWeights);
+    Array& ai = *m.find(kBlendIndexes);
+    Array& aw = *m.find(kBlendWeights);
+    check_stale(ai, cmd);
+    check_stale(aw, cmd);
+    if (n > ai.comps) {
+      restride(ai, uint32_t(n));
+      restride(aw, uint32_t(n));
+    }
+    size_t bi = ai.data.size(), bw = aw.data.size();
+    ai.data.resize(bi + ai.comps, 0.0f);
+    aw.data.resize(bw + aw.comps, 0.0f);
+    for (size_t i = 0; i < n; ++i) {
+      ai.data[bi + i] = pairs_[2 * i];
+      aw.data[bw + i] = pairs_[2 * i + 1];
+    }
+    ++ai.count;
+    ++aw.count;
+    grew(m, ai.count);
+  }
+
+  // Keeps the kMaxBlendPairs largest weights, in their file order.
+  void keep_largest_pairs() {
+    size_t n = pairs_.size() / 2;
+    std::vector<size_t> order(n);
+    for (size_t i = 0; i < n; ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return pairs_[2 * a + 1] > pairs_[2 * b + 1]; });
+    order.resize(kMaxBlendPairs);
+    std::sort(order.begin(), order.end());
+    std::vector<float> kept;
+    for (size_t i : order) kept.insert(kept.end(), {pairs_[2 * i], pairs_[2 * i + 1]});
+    pairs_ = std::move(kept);
+  }
+
+  // vs N: a per-vertex smoothing index, an array like the others.
+  void smoothing_index(const char* cmd) {
+    int32_t v = 0;
+    if (!next_int32(v)) warn(cmd, "vs without a value: 0 used");
+    MeshState& m = cur();
+    m.has_vs = true;
+    m.vs.push_back(v);
+    grew(m, uint32_t(m.vs.size()));
+  }
+
+  // vertexarray TYPE COMPONENT SIZE NAME. iqe.txt: any other TYPE, COMPONENT or SIZE is ignored
+  // (the whole line, with a warning). Decision: a declaration applies to the vertex arrays that
+  // start after it (so a file may declare other formats for later meshes); an array the current
+  // mesh has already started keeps its layout, with a warning if more of its data follows.
+  void vertexarray() {
+    std::string_view type = next_name();
+    const char* type_at = tok_;
+    auto kt = std::find(kTypeNames.begin(), kTypeNames.end(), type);
+    if (kt == kTypeNames.end()) return warn(type_at, "unknown vertexarray type " + quoted(type) + ": line ignored");
+    int k = int(kt - kTypeNames.begin());
+    std::string_view comp = next_name();
+    auto kf = std::find(kFormatNames.begin(), kFormatNames.end(), comp);
+    if (kf == kFormatNames.end())
+      return warn(tok_, "unknown vertexarray component type " + quoted(comp) + ": line ignored");
+    std::string_view size_text = next_name();
+    const char* size_at = tok_;
+    uint32_t size = 0;
+    auto r = std::from_chars(size_text.data(), size_text.data() + size_text.size(), size);
+    if (size_text.empty() || r.ec != std::errc() || r.ptr != size_text.data() + size_text.size() || size < 1 ||
+        size > 4)
+      return warn(size_at, "vertexarray size must be 1 to 4, got " + quoted(size_text) + ": line ignored");
+    std::string_view name = next_name();
+    Decl& d = decl_[size_t(k)];
+    if (d.declared && !d.used)
+      warn_line(d.line, "vertexarray " + std::string(type) + " is replaced by a later one before any data uses it");
+    d.declared = true;
+    d.format = ComponentType(kf - kFormatNames.begin());
+    d.size = size;
+    d.name = name.empty() ? std::string(type) : std::string(name);
+    d.line = line_;
+    d.used = false;
+    d.after_data = seen_[size_t(k)];
+    if (Array* a = meshes_.back().find(k)) a->stale = true;
+  }
+
+  void check_stale(Array& a, const char* cmd) {
+    if (!a.stale) return;
+    a.stale = false;
+    decl_[size_t(a.kind)].used = true;  // this warning covers it
+    warn(cmd, "vertexarray " + std::string(kTypeNames[size_t(a.kind)]) + " came after this mesh's first " +
+                  std::string(kCommandNames[size_t(a.kind)]) + ": it applies from the next mesh on");
+  }
+
+  // ---- Faces -----------------------------------------------------------------------------------
+  // fa: indices count from the file's first vertex; fm: from the current mesh's first vertex.
+  // Negative indices (both) count back from the last vertex defined so far, which is -1.
+  // A polygon (p0 .. pn-1) in the file's clockwise winding becomes the Scene polygon
+  // (p0, pn-1, .., p1), stored as the fan (p0, pi, pi+1) of that.
+  void face(const char* cmd, bool relative) {
+    any_faces_ = true;
+    MeshState& m = cur();
+    uint32_t total = vertex_total();
+    indices_.clear();
+    int64_t v;
+    while (next_int(v)) {
+      int64_t g;
+      if (v < 0) {
+        g = int64_t(total) + v;
+        if (g < 0)
+          error(tok_, "face index " + std::to_string(v) + " out of range: only " + std::to_string(total) +
+                          " vertices are defined before this line");
+      } else {
+        g = (relative ? int64_t(m.first) : 0) + v;
+        if (g >= int64_t(total)) {
+          if (g >= int64_t(std::numeric_limits<uint32_t>::max()))
+            error(tok_, "face index " + std::to_string(v) + " out of range");
+          forward_.push_back({uint64_t(g), v, line_, col(tok_), relative, m.first});
+        }
+      }
+      indices_.push_back(g);
+    }
+    size_t n = indices_.size();
+    if (n < 3) error(cmd, "a face needs at least 3 vertex indices, got " + std::to_string(n));
+    for (size_t i = 1; i + 1 < n; ++i) {
+      m.tris.push_back(uint32_t(indices_[0]));
+      m.tris.push_back(uint32_t(indices_[n - i]));
+      m.tris.push_back(uint32_t(indices_[n - i - 1]));
+    }
+    if (n > 3 && !m.has_polygons) {
+      m.has_polygons = true;
+      m.polygons.assign(m.faces, 3);
+    }
+    if (m.has_polygons) m.polygons.push_back(uint32_t(n));
+    ++m.faces;
+  }
+
+  // fs A B C ...: one flag per face corner, for the edge leaving that corner. The Nth fs of a
+  // mesh belongs to the Nth face of the mesh (like vertex arrays, they may come in any order).
+  void face_smoothing() {
+    used_fs_ = true;
+    MeshState& m = cur();
+    FsCommand f{uint32_t(m.fs_flags.size()), 0, line_};
+    int64_t v;
+    while (next_int(v)) {
+      m.fs_flags.push_back(v != 0);
+      ++f.size;
+    }
+    m.fs.push_back(f);
+  }
+
+  // smoothgroup N / smoothangle ANGLE / smoothuv N: state for the faces that follow, in every
+  // later mesh too. Decision: smoothgroup or smoothangle without a value is ignored with a
+  // warning; smoothuv without a value enables it (as the reference compiler does).
+  void smoothing(const char* cmd, std::string_view c) {
+    if (c == "smoothgroup") {
+      int32_t g;
+      if (!next_int32(g)) return warn(cmd, "smoothgroup without a value ignored");
+      state_.group = g;
+      used_group_ = true;
+    } else if (c == "smoothangle") {
+      float a;
+      if (!next_float(a)) return warn(cmd, "smoothangle without a value ignored");
+      state_.angle = a;
+      used_angle_ = true;
+    } else {
+      int64_t n = 1;
+      next_int(n);
+      state_.uv = n > 0;  // iqe.txt: N > 0 enables, N <= 0 disables
+      used_uv_ = true;
+    }
+    MeshState& m = meshes_.back();
+    Run r = state_;
+    r.first_face = m.faces;
+    if (!m.runs.empty() && m.runs.back().first_face == m.faces)
+      m.runs.back() = r;
+    else
+      m.runs.push_back(r);
+  }
+
+  // ---- Meshes ----------------------------------------------------------------------------------
+  // mesh NAME: starts a mesh; its vertices are those defined from here on. A repeated name is a
+  // separate mesh (Decision: meshes are never merged).
+  void mesh() {
+    std::string_view name = next_name();
+    warn_trailing();
+    end_mesh(meshes_.back());
+    MeshState m;
+    m.name = std::string(name);
+    m.line = line_;
+    m.first = vertex_total();
+    m.start_state = state_;
+    meshes_.push_back(std::move(m));
+  }
+
+  void material() {
+    std::string_view name = next_name();
+    warn_trailing();
+    MeshState& m = meshes_.back();
+    m.has_material = true;
+    m.material = std::string(name);
+  }
+
+  // When a mesh ends: iqe.txt requires every vertex array to be absent or as long as the others;
+  // 6-value vx lines get their handedness.
+  void end_mesh(MeshState& m) {
+    bool even = true;
+    for (const Array& a : m.arrays) even = even && a.count == m.vcount;
+    if (m.has_vs) even = even && m.vs.size() == m.vcount;
+    if (!even) {
+      std::string list;
+      for (int k = 0; k < kKindCount; ++k) {
+        const Array* a = m.find(k);
+        if (!a || k == kBlendWeights) continue;
+        list += (list.empty() ? "" : ", ") + std::string(kCommandNames[size_t(k)]) + " " + std::to_string(a->count);
+      }
+      if (m.has_vs) list += ", vs " + std::to_string(m.vs.size());
+      fail_at_line(
+          file_, m.line ? m.line : line_, 1,
+          mesh_label(m) + ": vertex arrays have different lengths (" + list + "); each must have one entry per vertex");
+    }
+    Array* t = m.find(kTangent);
+    if (t && !m.bitangents.empty()) {
+      const Array* n = m.find(kNormal);
+      for (const Bitangent& b : m.bitangents) {
+        float* tv = &t->data[size_t(b.vertex) * 4];
+        Vec3 normal = n ? Vec3{n->data[size_t(b.vertex) * n->comps], n->data[size_t(b.vertex) * n->comps + 1],
+                               n->data[size_t(b.vertex) * n->comps + 2]}
+                        : Vec3{0, 0, 0};
+        // Decision: no normal, or a zero / NaN product, gives +1.
+        tv[3] = n && dot(cross(normal, {tv[0], tv[1], tv[2]}), b.b) < 0 ? -1.0f : 1.0f;
+      }
+    }
+    m.bitangents = {};
+  }
+
+  // ---- Skeleton and animations -----------------------------------------------------------------
+  // joint NAME PARENT: PARENT indexes earlier joints; < 0 or absent is a root.
+  void joint() {
+    Joint j;
+    j.name = std::string(next_name());
+    int64_t parent = -1;
+    if (next_int(parent) && parent >= int64_t(joints_.size()))
+      error(tok_, "joint \"" + j.name + "\": parent " + std::to_string(parent) +
+                      " must be an earlier joint (this is joint " + std::to_string(joints_.size()) + ")");
+    j.parent = parent < 0 ? -1 : int32_t(parent);
+    joints_.push_back(std::move(j));
+  }
+
+  // pq / pm / pa: before any animation they are base poses (Nth pose <-> Nth joint), after one
+  // they belong to its current frame. Values are read in file space; converted at the end.
+  void pose(char kind) {
+    float v[15];
+    uint32_t n = floats(v, kind == 'm' ? 15 : 10);
+    auto at = [&](uint32_t i, float def) { return i < n ? v[i] : def; };
+    Transform t;
+    t.translation = {at(0, 0), at(1, 0), at(2, 0)};
+    if (kind == 'q') {
+      float x = at(3, 0), y = at(4, 0), z = at(5, 0);
+      t.rotation = {x, y, z, n > 6 ? v[6] : restore_w(x, y, z)};
+      t.scale = {at(7, 1), at(8, 1), at(9, 1)};
+    } else if (kind == 'm') {
+      // Missing matrix values default to the identity's.
+      for (uint32_t i = n; i < 12; ++i) v[i] = (i == 3 || i == 7 || i == 11) ? 1.0f : 0.0f;
+      t.scale = {at(12, 1), at(13, 1), at(14, 1)};
+      matrix_pose(v, t);
+    } else {
+      t.rotation = euler_to_quat(at(3, 0), at(4, 0), at(5, 0));
+      t.scale = {at(6, 1), at(7, 1), at(8, 1)};
+    }
+    if (anims_.empty()) {
+      base_poses_.push_back(t);
+      return;
+    }
+    AnimState& a = anims_.back();
+    if (a.frames.empty()) a.frames.push_back({line_, 0});  // poses before `frame`: first frame
+    a.poses.push_back(t);
+  }
+
+  void animation() {
+    AnimState a;
+    a.name = std::string(next_name());
+    warn_trailing();
+    anims_.push_back(std::move(a));
+  }
+
+  void frame(const char* cmd) {
+    if (anims_.empty()) return warn(cmd, "frame before any animation command ignored");
+    AnimState& a = anims_.back();
+    a.frames.push_back({line_, a.poses.size()});
+  }
+
+  void framerate(const char* cmd) {
+    if (anims_.empty()) return warn(cmd, "framerate before any animation command ignored");
+    float f = 0;
+    if (!next_float(f)) return warn(cmd, "framerate without a value ignored");
+    if (!(std::isfinite(f) && f >= 0)) {
+      warn(tok_, "framerate must be a finite number >= 0: 0 used");
+      f = 0;
+    }
+    anims_.back().framerate = f;
+  }
+
+  void loop(const char* cmd) {
+    if (anims_.empty()) return warn(cmd, "loop before any animation command ignored");
+    anims_.back().loop = true;
+  }
+
+  // ---- End of file -----------------------------------------------------------------------------
+  Scene finish() {
+    end_mesh(meshes_.back());
+    for (size_t k = 0; k < decl_.size(); ++k)
+      if (decl_[k].declared && !decl_[k].used && decl_[k].after_data)
+        warn_line(decl_[k].line, "vertexarray " + std::string(kTypeNames[k]) +
+                                     " has no vertex data after it (a declaration applies to the data that follows)");
+    uint32_t total = vertex_total();
+    for (const ForwardRef& f : forward_)
+      if (f.global >= total)
+        fail_at_line(file_, f.line, f.col,
+                     "face index " + std::to_string(f.written) + " out of range: the file has " +
+                         (f.relative ? std::to_string(total - f.mesh_first) + " vertices from this mesh's first on"
+                                     : std::to_string(total) + " vertices"));
+    forward_ = {};
+    Scene scene;
+    scene.animations = build_animations();  // before build_joints, which moves joints_ out
+    scene.joints = build_joints();
+    if (!any_faces_) implicit_triangles();
+    build_meshes(scene);
+    scene.comment = std::move(comment_);
+    to_scene_axes(scene);
+    return scene;
+  }
+
+  std::vector<Joint> build_joints() {
+    if (base_poses_.size() != joints_.size())
+      diags_.add(warning(
+          file_,
+          std::to_string(joints_.size()) + " joints but " + std::to_string(base_poses_.size()) + " base poses: " +
+              (base_poses_.size() < joints_.size() ? "missing ones are the identity" : "the extra poses are ignored")));
+    for (size_t i = 0; i < joints_.size() && i < base_poses_.size(); ++i) joints_[i].rest = base_poses_[i];
+    return std::move(joints_);
+  }
+
+  // iqe.txt: each frame "should" have one pose per joint (animation-only files: as many as the
+  // first frame). Decision: a frame with fewer poses gives the remaining joints their base pose
+  // (one warning per animation); a frame with more poses than that is an error. A frame with no
+  // poses at all (e.g. two `frame` lines in a row) is dropped with a warning, as the reference
+  // compiler ignores it. An unnamed animation is named "animationN", N its 1-based position in
+  // the file, or the next number not used by any animation's name.
+  std::vector<Animation> build_animations() {
+    std::vector<Animation> out;
+    for (AnimState& a : anims_) out.push_back(build_animation(a));
+    std::set<std::string> used;
+    for (const Animation& a : out) used.insert(a.name);
+    size_t next = 1;
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (!out[i].name.empty()) continue;
+      next = std::max(next, i + 1);
+      while (used.count("animation" + std::to_string(next))) ++next;
+      out[i].name = "animation" + std::to_string(next++);
+      used.insert(out[i].name);
+    }
+    return out;
+  }
+
+  Animation build_animation(AnimState& a) {
+    Animation anim;
+    anim.name = a.name;
+    anim.framerate = a.framerate;
+    anim.loop = a.loop;
+    std::vector<std::pair<FrameStart, size_t>> frames;  // start, pose count
+    bool empty = false;
+    for (size_t i = 0; i < a.frames.size(); ++i) {
+      size_t e = i + 1 < a.frames.size() ? a.frames[i + 1].first_pose : a.poses.size();
+      size_t count = e - a.frames[i].first_pose;
+      if (count == 0)
+        empty = true;
+      else
+        frames.push_back({a.frames[i], count});
+    }
+    if (empty) diags_.add(warning(file_, "animation \"" + a.name + "\": frames without poses ignored"));
+    bool joints = !joints_.empty();
+    anim.channels = uint32_t(joints ? joints_.size() : frames.empty() ? 0 : frames[0].second);
+    bool warned = false;
+    for (size_t i = 0; i < frames.size(); ++i) {
+      auto [start, count] = frames[i];
+      if (count > anim.channels || (count < anim.channels && !joints))
+        fail_at_line(file_, start.line, 1,
+                     "animation \"" + a.name + "\": frame " + std::to_string(i) + " has " + std::to_string(count) +
+                         " poses, expected " + std::to_string(anim.channels) +
+                         (joints ? " (one per joint)" : " (as many as the first frame)"));
+      if (count < anim.channels && !warned) {
+        warned = true;
+        warn_line(start.line, "animation \"" + a.name + "\": frame " + std::to_string(i) + " has " +
+                                  std::to_string(count) + " poses for " + std::to_string(anim.channels) +
+                                  " joints: the others keep their base pose");
+      }
+      for (size_t j = 0; j < anim.channels; ++j)
+        anim.poses.push_back(j < count                ? a.poses[start.first_pose + j]
+                             : j < base_poses_.size() ? base_poses_[j]
+                                                      : Transform{});
+    }
+    return anim;
+  }
+
+  // iqe.txt: with no face command anywhere in the file, every 3 vertices of a mesh are a triangle.
+  void implicit_triangles() {
+    for (MeshState& m : meshes_) {
+      uint32_t n = m.vcount / 3;
+      m.tris.reserve(size_t(n) * 3);
+      for (uint32_t t = 0; t < n; ++t) {
+        uint32_t v = m.first + 3 * t;
+        m.tris.insert(m.tris.end(), {v, v + 2, v + 1});
+      }
+      m.faces = n;
+      if (m.vcount % 3)
+        warn_line(m.line, mesh_label(m) + ": the last " + std::to_string(m.vcount % 3) +
+                              " vertices do not make a triangle (the file has no faces, so every 3 "
+                              "vertices are one)");
+    }
+  }
+
+  // The mesh whose own vertices contain file-global vertex g (g < total).
+  size_t mesh_of(uint32_t g) const {
+    auto it =
+        std::upper_bound(meshes_.begin(), meshes_.end(), g, [](uint32_t v, const MeshState& m) { return v < m.first; });
+    return size_t(it - meshes_.begin()) - 1;
+  }
+
+  // Turns file-global face indices into mesh-local ones. Vertices of other meshes are copied in
+  // after the mesh's own, in file order.
+  void resolve_faces(MeshState& m) {
+    std::vector<uint32_t> order;
+    for (uint32_t g : m.tris)
+      if (g - m.first >= m.vcount) order.push_back(g);
+    std::sort(order.begin(), order.end());
+    order.erase(std::unique(order.begin(), order.end()), order.end());
+    for (uint32_t& g : m.tris)
+      g = g - m.first < m.vcount ? g - m.first
+                                 : m.vcount + uint32_t(std::lower_bound(order.begin(), order.end(), g) - order.begin());
+    if (!order.empty()) copy_vertices(m, order);
+  }
+
+  // Decision: a face of one mesh may use another mesh's vertices (fa is file-global); they are
+  // appended to the mesh, with the arrays the mesh has (a mesh with no vertices of its own takes
+  // the arrays of the meshes it borrows from). Values the source lacks get the defaults.
+  void copy_vertices(MeshState& m, const std::vector<uint32_t>& order) {
+    if (m.vcount == 0) adopt_arrays(m, order);
+    bool differ = false;
+    for (uint32_t g : order) {
+      MeshState& src = meshes_[mesh_of(g)];
+      for (int k = 0; k < kKindCount; ++k) {
+        Array* sa = src.find(k);
+        Array* ta = m.find(k);
+        if (bool(sa) != bool(ta)) differ = true;
+        if (sa && ta && is_blend(k) && sa->comps > ta->comps) restride(*ta, sa->comps);
+      }
+      if (src.has_vs != m.has_vs) differ = true;
+    }
+    if (differ)
+      warn_line(m.line, mesh_label(m) +
+                            ": its faces use vertices of other meshes that have other vertex arrays; "
+                            "missing values are defaulted");
+    float v[kMaxBlendPairs];
+    for (uint32_t g : order) {
+      MeshState& src = meshes_[mesh_of(g)];
+      uint32_t local = g - src.first;
+      for (Array& ta : m.arrays) {
+        const Array* sa = src.find(ta.kind);
+        uint32_t n = sa ? std::min(sa->comps, ta.comps) : 0;
+        for (uint32_t c = 0; c < n; ++c) v[c] = sa->data[size_t(local) * sa->comps + c];
+        push(ta, v, n);
+      }
+      if (m.has_vs) m.vs.push_back(src.has_vs ? src.vs[local] : -1);
+    }
+  }
+
+  // Every array any source mesh has, with the layout of the first source that has it.
+  void adopt_arrays(MeshState& m, const std::vector<uint32_t>& order) {
+    for (uint32_t g : order) {
+      MeshState& src = meshes_[mesh_of(g)];
+      for (const Array& sa : src.arrays) {
+        if (m.find(sa.kind)) continue;
+        Array a;
+        a.kind = sa.kind;
+        a.format = sa.format;
+        a.source_size = sa.source_size;
+        a.comps = sa.comps;
+        a.name = sa.name;
+        m.slot[size_t(a.kind)] = int8_t(m.arrays.size());
+        m.arrays.push_back(std::move(a));
+      }
+      m.has_vs = m.has_vs || src.has_vs;
+    }
+  }
+
+  // Smoothing vectors: empty when the file never used the command, else one entry per face.
+  void build_smoothing(MeshState& m, Mesh& out) {
+    SmoothingRules& s = out.smoothing;
+    if (used_group_ || used_angle_ || used_uv_) {
+      size_t r = 0;
+      Run state = m.start_state;
+      if (used_group_) s.face_group.resize(m.faces);
+      if (used_angle_) s.face_angle.resize(m.faces);
+      if (used_uv_) s.face_uv.resize(m.faces);
+      for (uint32_t f = 0; f < m.faces; ++f) {
+        while (r < m.runs.size() && m.runs[r].first_face <= f) state = m.runs[r++];
+        if (used_group_) s.face_group[f] = state.group;
+        if (used_angle_) s.face_angle[f] = state.angle;
+        if (used_uv_) s.face_uv[f] = state.uv;
+      }
+    }
+    if (used_fs_) build_corner_flags(m, s.corner_edge);
+    if (m.has_vs) s.vertex_key = std::move(m.vs);
+  }
+
+  // fs flags f0..fn-1 are given for the file polygon (p0..pn-1), fi for the edge pi -> pi+1.
+  // The Scene polygon is (p0, pn-1, .., p1), whose corner k leaves along the reversed file edge
+  // p(n-1-k) -> p(n-k), so its flag is f(n-1-k): the flags reversed.
+  void build_corner_flags(const MeshState& m, std::vector<uint8_t>& out) {
+    for (uint32_t f = 0; f < m.faces; ++f) {
+      uint32_t n = m.has_polygons ? m.polygons[f] : 3;
+      const FsCommand* c = f < m.fs.size() ? &m.fs[f] : nullptr;
+      if (c && c->size != n)
+        warn_line(c->line, "fs has " + std::to_string(c->size) + " flags for a face of " + std::to_string(n) +
+                               " corners: missing flags are 1, extra ones ignored");
+      for (uint32_t k = 0; k < n; ++k) {
+        uint32_t i = n - 1 - k;
+        out.push_back(c && i < c->size ? m.fs_flags[c->start + i] : 1);
+      }
+    }
+    if (m.fs.size() != m.faces)
+      warn_line(m.line, mesh_label(m) + " has " + std::to_string(m.fs.size()) + " fs commands for " +
+                            std::to_string(m.faces) + " faces: missing flags are 1, extra commands ignored");
+  }
+
+  // Decision: the implicit mesh is dropped when it has no vertices and no faces; a named mesh is
+  // always kept, even empty.
+  void build_meshes(Scene& scene) {
+    std::vector<bool> keep(meshes_.size(), true);
+    keep[0] = meshes_[0].vcount > 0 || meshes_[0].faces > 0;
+    for (size_t i = 0; i < meshes_.size(); ++i)
+      if (keep[i]) resolve_faces(meshes_[i]);
+    for (size_t i = 0; i < meshes_.size(); ++i) {
+      if (!keep[i]) continue;
+      MeshState& m = meshes_[i];
+      Mesh out;
+      if (m.has_material) out.material = material_index(scene, m.material);
+      for (int k = 0; k < kKindCount; ++k) {
+        Array* a = m.find(k);
+        if (!a) continue;
+        VertexStream s;
+        s.attribute = attribute_of(k);
+        s.name = std::move(a->name);
+        s.custom_slot = is_custom(k) ? k - kCustom0 : -1;
+        s.format = a->format;
+        s.source_size = a->source_size;
+        s.components = a->comps;
+        s.data = std::move(a->data);
+        // Decision: a mesh whose vb lines are all empty still gets one (0, 0) pair per vertex.
+        if (is_blend(k) && s.components == 0) {
+          s.components = 1;
+          s.data.assign(a->count, 0.0f);
+        }
+        out.streams.push_back(std::move(s));
+      }
+      build_smoothing(m, out);
+      out.name = std::move(m.name);
+      out.triangles = std::move(m.tris);
+      out.polygon_sizes = std::move(m.polygons);
+      scene.meshes.push_back(std::move(out));
+      m = MeshState();  // free what is left of it now
+    }
+    meshes_.clear();
+  }
+
+  // Materials are found or added by name; a name ending in an image extension is also the
+  // base colour texture.
+  static int32_t material_index(Scene& scene, const std::string& name) {
+    for (size_t i = 0; i < scene.materials.size(); ++i)
+      if (scene.materials[i].name == name) return int32_t(i);
+    Material mat;
+    mat.name = name;
+    if (is_image_name(name)) mat.base_color_texture = name;
+    scene.materials.push_back(std::move(mat));
+    return int32_t(scene.materials.size() - 1);
+  }
+
+  static void to_scene_axes(Scene& scene) {
+    for (Mesh& m : scene.meshes)
+      for (VertexStream& s : m.streams)
+        if (s.attribute == Attribute::Position || s.attribute == Attribute::Normal || s.attribute == Attribute::Tangent)
+          axes::stream_zup_to_scene(s);
+    for (Joint& j : scene.joints) j.rest = axes::zup_to_scene(j.rest);
+    for (Animation& a : scene.animations)
+      for (Transform& t : a.poses) t = axes::zup_to_scene(t);
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Writing.
+
+class Writer {
+ public:
+  explicit Writer(Diagnostics& diags) : diags_(diags) {}
+
+  std::string write(const Scene& scene) {
+    out_.reserve(estimate(scene));
+    out_ = "# Inter-Quake Export\n";
+    if (!scene.iqm.extensions.empty() || !scene.iqm.pose_parents.empty())
+      diags_.add(warning("", "IQM extensions and pose parents cannot be written to IQE: left out"));
+    joints(scene);
+    for (const Mesh& m : scene.meshes) mesh(scene, m);
+    for (const Animation& a : scene.animations) animation(scene, a);
+    if (!scene.comment.empty()) {
+      out_ += "comment\n";
+      out_ += scene.comment;
+    }
+    return std::move(out_);
+  }
+
+ private:
+  Diagnostics& diags_;
+  std::string out_;
+  std::array<Decl, kKindCount> decl_;  // what the file written so far declares
+  Run smooth_;                         // smoothing state of the file written so far
+  bool wrote_group_ = false, wrote_angle_ = false, wrote_uv_ = false;
+
+  // Roughly the output size (about 11 bytes per float, 8 per face index), so that the text is
+  // not copied while it grows; pages never written are not touched.
+  static size_t estimate(const Scene& scene) {
+    size_t n = 64 + scene.comment.size() + scene.joints.size() * 128;
+    for (const Mesh& m : scene.meshes) {
+      for (const VertexStream& s : m.streams) n += s.data.size() * 12 + s.vertex_count() * 4;
+      n += m.triangles.size() * 8 + m.smoothing.corner_edge.size() * 2 + m.smoothing.vertex_key.size() * 8 + 64;
+    }
+    for (const Animation& a : scene.animations) n += a.poses.size() * 96 + 64;
+    return n;
+  }
+
+  void num(float f) {
+    if (f == 0) f = 0;  // "0", not "-0" (axis conversion negates zeros); -0 == 0 in the Scene
+    char buf[32];
+    auto r = std::to_chars(buf, buf + sizeof buf, f);
+    out_ += ' ';
+    out_.append(buf, size_t(r.ptr - buf));
+  }
+  void num(int64_t v) {
+    char buf[24];
+    auto r = std::to_chars(buf, buf + sizeof buf, v);
+    out_ += ' ';
+    out_.append(buf, size_t(r.ptr - buf));
+  }
+  // Names are always quoted. IQE has no escapes, so a quote cannot be written (it becomes ')
+  // and neither can a line break (it becomes a space).
+  void name(std::string_view s) {
+    out_ += " \"";
+    bool changed = false;
+    for (char c : s) {
+      if (c == '"' || c == '\n' || c == '\r') {
+        changed = true;
+        c = c == '"' ? '\'' : ' ';
+      }
+      out_ += c;
+    }
+    out_ += '"';
+    if (changed)
+      diags_.add(warning("", "name " + quoted(s) +
+                                 " has a quote or line break, which IQE cannot hold: "
+                                 "written with ' or a space instead"));
+  }
+
+  void pose(const Transform& scene_pose) {
+    Transform t = axes::scene_to_zup(scene_pose);
+    out_ += "pq";
+    for (float v : t.translation) num(v);
+    for (float v : t.rotation) num(v);
+    if (t.scale != Transform().scale)
+      for (float v : t.scale) num(v);
+    out_ += '\n';
+  }
+
+  void joints(const Scene& scene) {
+    for (const Joint& j : scene.joints) {
+      out_ += "joint";
+      name(j.name);
+      num(int64_t(j.parent));
+      out_ += '\n';
+      pose(j.rest);
+    }
+  }
+
+  // ---- Vertex arrays ---------------------------------------------------------------------------
+  // The vertexarray SIZE that makes the reader store the stream's component count again.
+  static uint32_t declared_size(int k, const VertexStream& s) {
+    uint32_t src = s.source_size >= 1 && s.source_size <= 4 ? s.source_size : default_size(k);
+    switch (k) {
+      case kPosition:
+      case kNormal:
+        return s.components >= 4 ? 4 : (src == 4 ? 3 : src);
+      case kTexcoord:
+      case kColor:
+        return std::clamp<uint32_t>(s.components, 1, 4);
+      case kTangent:
+      case kBlendIndexes:
+      case kBlendWeights:
+        return src;
+      default:
+        return std::clamp<uint32_t>(s.components, 1, 4);
+    }
+  }
+
+  // Emits `vertexarray` when the stream's format or size differs from what is in effect.
+  void declare(int k, const VertexStream& s) {
+    Decl want;
+    want.declared = true;
+    want.format = s.format;
+    want.size = declared_size(k, s);
+    if (is_custom(k)) want.name = s.name.empty() ? std::string(kTypeNames[size_t(k)]) : s.name;
+    Decl& have = decl_[size_t(k)];
+    bool same = have.declared ? have.format == want.format && have.size == want.size && have.name == want.name
+                              : !is_custom(k) && want.format == default_format(k) && want.size == default_size(k);
+    if (same) return;
+    out_ += "vertexarray ";
+    out_ += kTypeNames[size_t(k)];
+    out_ += ' ';
+    out_ += kFormatNames[size_t(want.format)];
+    num(int64_t(want.size));
+    if (is_custom(k)) name(want.name);
+    out_ += '\n';
+    have = want;
+  }
+
+  // The stream written for each kind; custom streams without a usable slot get the first free one.
+  std::array<const VertexStream*, kKindCount> pick_streams(const Mesh& m) {
+    std::array<const VertexStream*, kKindCount> by{};
+    std::vector<const VertexStream*> unslotted;
+    for (const VertexStream& s : m.streams) {
+      if (s.components == 0) continue;
+      if (s.attribute == Attribute::Custom) {
+        int k = kCustom0 + s.custom_slot;
+        if (s.custom_slot >= 0 && s.custom_slot < 10 && !by[size_t(k)])
+          by[size_t(k)] = &s;
+        else
+          unslotted.push_back(&s);
+        continue;
+      }
+      int k = int(s.attribute);  // Attribute and Kind share their order up to Color
+      if (by[size_t(k)])
+        diags_.add(warning("", "mesh \"" + m.name + "\": a second " + std::string(kTypeNames[size_t(k)]) +
+                                   " stream cannot be written to IQE: left out"));
+      else
+        by[size_t(k)] = &s;
+    }
+    for (const VertexStream* s : unslotted) {
+      int k = kCustom0;
+      while (k < kKindCount && by[size_t(k)]) ++k;
+      if (k == kKindCount) {
+        diags_.add(warning("", "mesh \"" + m.name + "\": more than 10 custom streams: \"" + s->name + "\" left out"));
+        continue;
+      }
+      by[size_t(k)] = s;
+    }
+    return by;
+  }
+
+  void vertex_values(std::string_view cmd, int k, const VertexStream& s, size_t v) {
+    uint32_t n = std::min<uint32_t>(s.components, 4);
+    float val[4];
+    for (uint32_t c = 0; c < 4; ++c) val[c] = s.get(v, c, default_value(k, c));
+    if (k == kPosition || k == kNormal || k == kTangent) {
+      n = std::max<uint32_t>(n, k == kTangent ? 4 : 3);
+      Vec3 z = axes::scene_to_zup(Vec3{val[0], val[1], val[2]});
+      val[0] = z[0], val[1] = z[1], val[2] = z[2];
+    }
+    out_ += cmd;
+    for (uint32_t c = 0; c < n; ++c) num(val[c]);
+    out_ += '\n';
+  }
+
+  // Pairs are written up to the last one that is not (0, 0). If that leaves no vertex with all
+  // the pairs, the first vertex is written in full so that the reader gets the same count back.
+  static uint32_t used_pairs(const VertexStream* idx, const VertexStream* wt, uint32_t pairs, size_t v) {
+    uint32_t n = pairs;
+    while (n > 0 && (idx ? idx->get(v, n - 1) : 0) == 0 && (wt ? wt->get(v, n - 1) : 0) == 0) --n;
+    return n;
+  }
+
+  void blend_values(const VertexStream* idx, const VertexStream* wt, uint32_t pairs, size_t v, bool full) {
+    uint32_t n = full ? pairs : used_pairs(idx, wt, pairs, v);
+    out_ += "vb";
+    for (uint32_t c = 0; c < n; ++c) {
+      num(idx ? idx->get(v, c) : 0.0f);
+      num(wt ? wt->get(v, c) : 0.0f);
+    }
+    out_ += '\n';
+  }
+
+  // ---- Meshes ----------------------------------------------------------------------------------
+  void mesh(const Scene& scene, const Mesh& m) {
+    auto by = pick_streams(m);
+    size_t count = m.vertex_count();
+    for (int k = 0; k < kKindCount; ++k)
+      if (by[size_t(k)] && by[size_t(k)]->vertex_count() != count)
+        fail("", "mesh \"" + m.name + "\": its vertex streams have different lengths");
+    for (uint32_t i : m.triangles)
+      if (i >= count) fail("", "mesh \"" + m.name + "\": triangle index " + std::to_string(i) + " out of range");
+    if (m.triangles.size() % 3) fail("", "mesh \"" + m.name + "\": triangle list is not a multiple of 3");
+    out_ += "mesh";
+    name(m.name);
+    out_ += '\n';
+    // After the mesh line: the reader applies a declaration to the data that follows it.
+    for (int k = 0; k < kKindCount; ++k)
+      if (by[size_t(k)]) declare(k, *by[size_t(k)]);
+    if (m.material >= 0 && size_t(m.material) < scene.materials.size()) {
+      out_ += "material";
+      const Material& mat = scene.materials[size_t(m.material)];
+      name(mat.name.empty() ? mat.base_color_texture : mat.name);
+      out_ += '\n';
+    } else if (m.material >= 0) {
+      diags_.add(warning("", "mesh \"" + m.name + "\": material index out of range: left out"));
+    }
+    vertices(m, by, count);
+    faces(m);
+  }
+
+  void vertices(const Mesh& m, const std::array<const VertexStream*, kKindCount>& by, size_t count) {
+    const VertexStream* idx = by[kBlendIndexes];
+    const VertexStream* wt = by[kBlendWeights];
+    uint32_t pairs = std::max(idx ? idx->components : 0, wt ? wt->components : 0);
+    bool keys = !m.smoothing.vertex_key.empty();
+    if (keys && m.smoothing.vertex_key.size() != count) {
+      keys = false;
+      diags_.add(warning("", "mesh \"" + m.name + "\": vertex_key has the wrong length: left out"));
+    }
+    bool pad_first = idx || wt;
+    for (size_t v = 0; v < count && pad_first; ++v) pad_first = used_pairs(idx, wt, pairs, v) < pairs;
+    for (size_t v = 0; v < count; ++v) {
+      for (int k = 0; k < kKindCount; ++k) {
+        if (k == kBlendIndexes && (idx || wt)) blend_values(idx, wt, pairs, v, v == 0 && pad_first);
+        if (k == kBlendIndexes || k == kBlendWeights || !by[size_t(k)]) continue;
+        vertex_values(kCommandNames[size_t(k)], k, *by[size_t(k)], v);
+      }
+      if (keys) {
+        out_ += "vs";
+        num(int64_t(m.smoothing.vertex_key[v]));
+        out_ += '\n';
+      }
+    }
+  }
+
+  // Polygons: the Scene fan (q0 q1 q2) (q0 q2 q3) .. of the polygon (q0 .. qn-1), written back in
+  // file winding as (q0, qn-1, .., q1). False when polygon_sizes does not describe such fans.
+  static bool fans_ok(const Mesh& m) {
+    size_t t = 0, tris = m.triangles.size() / 3;
+    for (uint32_t n : m.polygon_sizes) {
+      if (n < 3 || t + n - 2 > tris) return false;
+      for (uint32_t i = 1; i + 2 < n; ++i) {
+        const uint32_t* prev = &m.triangles[(t + i - 1) * 3];
+        const uint32_t* next = &m.triangles[(t + i) * 3];
+        if (next[0] != prev[0] || next[1] != prev[2]) return false;
+      }
+      t += n - 2;
+    }
+    return m.polygon_sizes.empty() || t == tris;
+  }
+
+  template <class T>
+  bool fits(const std::vector<T>& v, size_t n, const Mesh& m, const char* what) {
+    if (v.empty()) return false;
+    if (v.size() == n) return true;
+    diags_.add(warning("", "mesh \"" + m.name + "\": " + what + " has the wrong length: left out"));
+    return false;
+  }
+
+  // The smoothing commands a face needs before it. The first face of a mesh always states the
+  // rules the mesh has, so that reading the file back sees the command used even when its value
+  // is the default.
+  void face_state(const SmoothingRules& s, size_t f, bool group, bool angle, bool uv) {
+    if (group && (s.face_group[f] != smooth_.group || (f == 0 && !wrote_group_))) {
+      smooth_.group = s.face_group[f];
+      wrote_group_ = true;
+      out_ += "smoothgroup";
+      num(int64_t(smooth_.group));
+      out_ += '\n';
+    }
+    if (angle && (!(s.face_angle[f] == smooth_.angle) || (f == 0 && !wrote_angle_))) {
+      smooth_.angle = s.face_angle[f];
+      wrote_angle_ = true;
+      out_ += "smoothangle";
+      num(smooth_.angle);
+      out_ += '\n';
+    }
+    if (uv && ((s.face_uv[f] != 0) != (smooth_.uv != 0) || (f == 0 && !wrote_uv_))) {
+      smooth_.uv = s.face_uv[f] != 0;
+      wrote_uv_ = true;
+      out_ += smooth_.uv ? "smoothuv 1\n" : "smoothuv 0\n";
+    }
+  }
+
+  void faces(const Mesh& m) {
+    bool polys = !m.polygon_sizes.empty();
+    bool ok = fans_ok(m);
+    if (!ok) {
+      diags_.add(warning("", "mesh \"" + m.name +
+                                 "\": polygon_sizes do not describe fans of its triangles: "
+                                 "written as triangles, without per-face smoothing"));
+      polys = false;
+    }
+    size_t faces = polys ? m.polygon_sizes.size() : m.triangles.size() / 3;
+    size_t corners = polys ? m.triangles.size() / 3 + 2 * faces : m.triangles.size();
+    const SmoothingRules& s = m.smoothing;
+    bool group = ok && fits(s.face_group, faces, m, "face_group");
+    bool angle = ok && fits(s.face_angle, faces, m, "face_angle");
+    bool uv = ok && fits(s.face_uv, faces, m, "face_uv");
+    bool edges = ok && fits(s.corner_edge, corners, m, "corner_edge");
+    size_t t = 0, c = 0;
+    for (size_t f = 0; f < faces; ++f) {
+      face_state(s, f, group, angle, uv);
+      uint32_t n = polys ? m.polygon_sizes[f] : 3;
+      const uint32_t* tri = &m.triangles[t * 3];
+      // Scene corners: q0 = tri[0], q1 = tri[1], then each fan triangle's third corner.
+      out_ += "fm";
+      num(int64_t(tri[0]));
+      for (uint32_t k = n - 1; k >= 2; --k) num(int64_t(m.triangles[(t + k - 2) * 3 + 2]));
+      num(int64_t(tri[1]));
+      out_ += '\n';
+      if (edges) {
+        // Scene corner k's flag is file flag n-1-k (see the reader): reverse them back.
+        out_ += "fs";
+        for (uint32_t i = 0; i < n; ++i) num(int64_t(s.corner_edge[c + n - 1 - i] != 0));
+        out_ += '\n';
+      }
+      t += n - 2;
+      c += n;
+    }
+  }
+
+  // ---- Animations ------------------------------------------------------------------------------
+  void animation(const Scene& scene, const Animation& a) {
+    out_ += "animation";
+    name(a.name);
+    out_ += '\n';
+    if (a.framerate != 0) {
+      out_ += "framerate";
+      num(a.framerate);
+      out_ += '\n';
+    }
+    if (a.loop) out_ += "loop\n";
+    if (a.channels && a.poses.size() % a.channels)
+      diags_.add(warning("", "animation \"" + a.name +
+                                 "\": pose count is not a multiple of its channels: "
+                                 "the last partial frame is left out"));
+    if (a.channels && !scene.joints.empty() && a.channels != scene.joints.size())
+      diags_.add(warning("", "animation \"" + a.name + "\" has " + std::to_string(a.channels) + " channels for " +
+                                 std::to_string(scene.joints.size()) + " joints"));
+    for (size_t f = 0; f < a.frame_count(); ++f) {
+      out_ += "frame\n";
+      for (size_t j = 0; j < a.channels; ++j) pose(a.poses[f * a.channels + j]);
+    }
+  }
+};
+
+}  // namespace
+
+Scene read(std::string_view text, const std::string& name, Diagnostics& diags) {
+  return Reader(text, name, diags).read();
+}
+
+std::string write(const Scene& scene, Diagnostics& diags) { return Writer(diags).write(scene); }
+
 }  // namespace meshport::iqe
