@@ -93,9 +93,17 @@ void write(const Scene& scene, const std::string& path, const WriteOptions& opti
   Format f = resolve(options.format, path);
   if (!format_info(f).can_write) fail(path, std::string(format_info(f).name) + " cannot be written");
   std::vector<uint8_t> bytes;
+  size_t first_new = diags ? diags->items.size() : 0;
+  auto name_file = [&] {
+    if (!diags) return;
+    for (size_t i = first_new; i < diags->items.size(); ++i)
+      if (diags->items[i].file.empty()) diags->items[i].file = path;
+  };
   try {
     bytes = write_memory(scene, f, options, diags);
+    name_file();
   } catch (const Error& e) {
+    name_file();
     Diagnostic d = e.diagnostic();
     if (d.file.empty()) d.file = path;
     throw Error(d);

@@ -1,7 +1,1132 @@
-// Placeholder until the IQM reader and writer land.
+// IQM reader (v1 and v2) and writer (v2). Layout: ../shared/specs/iqm.txt; behaviour beyond it:
+// ../shared/specs/iqm-notes.md.
+//
+// Reading validates every count and offset against the real size of the data before anything is
+// allocated or read (64-bit arithmetic), and bounds what the Scene may grow to by a budget
+// proportional to the file size, so hostile files fail fast. Errors name the byte offset of the
+// offending header field or record.
 #include "formats/iqm.h"
 
+#include "ops/adjacency.h"
+#include "ops/axes.h"
+#include "ops/bounds.h"
+#include "ops/components.h"
+#include "ops/math.h"
+#include "ops/quantize.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cctype>
+#include <cmath>
+#include <cstddef>
+#include <cstring>
+#include <limits>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
 namespace meshport::iqm {
-Scene read(std::span<const uint8_t>, const std::string& name, Diagnostics&) { fail(name, "IQM reader not built yet"); }
-std::vector<uint8_t> write(const Scene&, const WriteOptions&, Diagnostics&) { fail("", "IQM writer not built yet"); }
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Layout
+
+constexpr char kMagic[16] = "INTERQUAKEMODEL";  // 15 characters and the terminating NUL
+constexpr uint32_t kHeaderSize = 124;
+constexpr uint32_t kMeshSize = 24, kArraySize = 20, kTriangleSize = 12, kAnimSize = 20, kBoundsSize = 32,
+                   kExtensionSize = 16;
+constexpr uint32_t kJointSize[3] = {0, 44, 48};  // by version
+constexpr uint32_t kPoseSize[3] = {0, 80, 88};
+constexpr uint32_t kChannels[3] = {0, 9, 10};
+constexpr uint32_t kCustom = 0x10;
+constexpr uint32_t kLoop = 1;
+
+struct Header {
+  uint32_t version, filesize, flags, num_text, ofs_text, num_meshes, ofs_meshes, num_vertexarrays, num_vertexes,
+      ofs_vertexarrays, num_triangles, ofs_triangles, ofs_adjacency, num_joints, ofs_joints, num_poses, ofs_poses,
+      num_anims, ofs_anims, num_frames, num_framechannels, ofs_frames, ofs_bounds, num_comment, ofs_comment,
+      num_extensions, ofs_extensions;
+};
+static_assert(sizeof(Header) == kHeaderSize - 16);
+
+// Byte offset of a header field in the file.
+#define FIELD(f) (int64_t(offsetof(Header, f)) + 16)
+
+using u128 = unsigned __int128;
+
+std::string u128_string(u128 v) {
+  std::string s;
+  do {
+    s.insert(s.begin(), char('0' + int(v % 10)));
+    v /= 10;
+  } while (v);
+  return s;
+}
+
+const char* type_label(uint32_t type) {
+  static const char* names[] = {"position", "texcoord", "normal", "tangent", "blendindexes", "blendweights", "color"};
+  return type < 7 ? names[type] : "custom";
+}
+
+Attribute type_attribute(uint32_t type) { return type < 7 ? Attribute(type) : Attribute::Custom; }
+
+uint32_t attribute_type(Attribute a) { return a == Attribute::Custom ? kCustom : uint32_t(a); }
+
+bool normalized(Attribute a, ComponentType f) { return ops::is_integer(f) && a != Attribute::BlendIndices; }
+
+// Components kept in the Scene: positions and normals at least 3, tangents 4.
+uint32_t scene_components(Attribute a, uint32_t size) {
+  if (a == Attribute::Position || a == Attribute::Normal) return std::max(size, 3u);
+  if (a == Attribute::Tangent) return 4;
+  return size;
+}
+
+bool is_spatial(Attribute a) { return a == Attribute::Position || a == Attribute::Normal || a == Attribute::Tangent; }
+
+bool has_image_extension(const std::string& name) {
+  static const char* exts[] = {".png", ".tga", ".jpg", ".jpeg", ".dds", ".bmp"};
+  for (const char* e : exts) {
+    size_t n = std::strlen(e);
+    if (name.size() <= n) continue;
+    bool match = true;
+    for (size_t i = 0; i < n && match; ++i)
+      match = char(std::tolower(static_cast<unsigned char>(name[name.size() - n + i]))) == e[i];
+    if (match) return true;
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+
+struct In {
+  const uint8_t* p;
+  uint64_t size;
+  const std::string& name;
+  Diagnostics& diags;
+  uint64_t budget;  // bytes the Scene may still grow by
+
+  [[noreturn]] void fail(int64_t off, std::string msg) const { fail_at_offset(name, off, std::move(msg)); }
+  void warn(int64_t off, std::string msg) const { diags.add(warning_at_offset(name, off, std::move(msg))); }
+  uint32_t u32(uint64_t off) const {
+    uint32_t v;
+    std::memcpy(&v, p + off, 4);
+    return v;
+  }
+  int32_t i32(uint64_t off) const { return std::bit_cast<int32_t>(u32(off)); }
+  float f32(uint64_t off) const { return std::bit_cast<float>(u32(off)); }
+  // Charges `bytes` of Scene memory; fails when the file cannot justify that much.
+  void spend(u128 bytes, int64_t off, std::string_view what) {
+    if (bytes > budget)
+      fail(off, fmt::format("{} would need more memory than a file of {} bytes can justify (overlapping ranges?)", what,
+                            size));
+    budget -= uint64_t(bytes);
+  }
+};
+
+Header read_header(In& in) {
+  const size_t have = std::min<uint64_t>(in.size, 16);
+  if (have == 0 || std::memcmp(in.p, kMagic, have) != 0)
+    in.fail(0, "not an IQM file: the magic is not \"INTERQUAKEMODEL\\0\"");
+  if (in.size < kHeaderSize)
+    in.fail(0, fmt::format("truncated header: the file has {} bytes, an IQM header needs {}", in.size, kHeaderSize));
+  Header h;
+  std::memcpy(&h, in.p + 16, sizeof h);
+  if (h.version != 1 && h.version != 2)
+    in.fail(FIELD(version), fmt::format("unsupported IQM version {} (versions 1 and 2 are read)", h.version));
+  if (h.filesize != in.size)
+    in.warn(FIELD(filesize), fmt::format("the header's filesize is {} but the file has {} bytes", h.filesize, in.size));
+  return h;
+}
+
+// Checks that `count` records of `elem` bytes at `ofs` lie inside the file, after the header.
+void check_extent(const In& in, uint64_t count, uint64_t elem, uint32_t ofs, int64_t count_field,
+                  const char* count_name, int64_t ofs_field, const char* ofs_name) {
+  if (count == 0 || elem == 0) return;
+  if (ofs < kHeaderSize) in.fail(ofs_field, fmt::format("{} ({}) points into the header", ofs_name, ofs));
+  if (ofs > in.size)
+    in.fail(ofs_field, fmt::format("{} ({}) is past the end of the file ({} bytes)", ofs_name, ofs, in.size));
+  u128 bytes = u128(count) * elem;
+  if (bytes > in.size - ofs) {
+    std::string what = elem == 1 ? fmt::format("{} bytes", count) : fmt::format("{} x {} bytes", count, elem);
+    in.fail(count_field, fmt::format("{}: {} at offset {} end at {}, past the end of the file ({} bytes)", count_name,
+                                     what, ofs, u128_string(bytes + ofs), in.size));
+  }
+}
+
+void check_sections(const In& in, const Header& h) {
+  const uint32_t v = h.version;
+  check_extent(in, h.num_text, 1, h.ofs_text, FIELD(num_text), "num_text", FIELD(ofs_text), "ofs_text");
+  check_extent(in, h.num_meshes, kMeshSize, h.ofs_meshes, FIELD(num_meshes), "num_meshes", FIELD(ofs_meshes),
+               "ofs_meshes");
+  check_extent(in, h.num_vertexarrays, kArraySize, h.ofs_vertexarrays, FIELD(num_vertexarrays), "num_vertexarrays",
+               FIELD(ofs_vertexarrays), "ofs_vertexarrays");
+  check_extent(in, h.num_triangles, kTriangleSize, h.ofs_triangles, FIELD(num_triangles), "num_triangles",
+               FIELD(ofs_triangles), "ofs_triangles");
+  if (h.ofs_adjacency)
+    check_extent(in, h.num_triangles, kTriangleSize, h.ofs_adjacency, FIELD(ofs_adjacency), "adjacency",
+                 FIELD(ofs_adjacency), "ofs_adjacency");
+  check_extent(in, h.num_joints, kJointSize[v], h.ofs_joints, FIELD(num_joints), "num_joints", FIELD(ofs_joints),
+               "ofs_joints");
+  check_extent(in, h.num_poses, kPoseSize[v], h.ofs_poses, FIELD(num_poses), "num_poses", FIELD(ofs_poses),
+               "ofs_poses");
+  check_extent(in, h.num_anims, kAnimSize, h.ofs_anims, FIELD(num_anims), "num_anims", FIELD(ofs_anims), "ofs_anims");
+  check_extent(in, h.num_frames, uint64_t(h.num_framechannels) * 2, h.ofs_frames, FIELD(num_frames), "num_frames",
+               FIELD(ofs_frames), "ofs_frames");
+  if (h.ofs_bounds)
+    check_extent(in, h.num_frames, kBoundsSize, h.ofs_bounds, FIELD(ofs_bounds), "bounds", FIELD(ofs_bounds),
+                 "ofs_bounds");
+  check_extent(in, h.num_comment, 1, h.ofs_comment, FIELD(num_comment), "num_comment", FIELD(ofs_comment),
+               "ofs_comment");
+  if (u128(h.num_extensions) * kExtensionSize > in.size)
+    in.fail(FIELD(num_extensions), fmt::format("num_extensions: {} x {} bytes cannot fit in the file ({} bytes)",
+                                               h.num_extensions, kExtensionSize, in.size));
+  if (h.num_text && in.p[uint64_t(h.ofs_text) + h.num_text - 1] != 0)
+    in.fail(int64_t(h.ofs_text) + h.num_text - 1, "the text table does not end with a NUL");
+  if (h.num_vertexes && !h.num_vertexarrays)
+    in.fail(FIELD(num_vertexes), fmt::format("num_vertexes is {} but the file has no vertex arrays", h.num_vertexes));
+}
+
+// The string at text index `index`, named `what` (with the record at `ref`) in diagnostics.
+std::string text(In& in, const Header& h, uint32_t index, int64_t ref, std::string_view what) {
+  if (index == 0 && h.num_text == 0) return {};
+  if (index >= h.num_text)
+    in.fail(ref, fmt::format("{}: text index {} is out of range (num_text {})", what, index, h.num_text));
+  const char* s = reinterpret_cast<const char*>(in.p) + h.ofs_text + index;
+  size_t len = strnlen(s, h.num_text - index);  // the table ends with a NUL
+  in.spend(len, ref, what);
+  return std::string(s, len);
+}
+
+struct Array {
+  uint32_t index;  // among the file's vertex arrays
+  uint32_t type;
+  Attribute attribute;
+  std::string name;
+  ComponentType format;
+  uint32_t size;
+  uint64_t offset;
+  int64_t record;
+  size_t blend_out_of_range = 0;  // blend indices not below num_joints
+};
+
+std::string array_label(const Array& a) {
+  std::string l = a.attribute == Attribute::Custom ? fmt::format("custom '{}'", a.name) : type_label(a.type);
+  return fmt::format("vertex array {} ({}, {} x{})", a.index, l, ops::component_name(a.format), a.size);
+}
+
+Array read_array(In& in, const Header& h, uint32_t i) {
+  Array a;
+  a.index = i;
+  a.record = int64_t(h.ofs_vertexarrays) + int64_t(i) * kArraySize;
+  a.type = in.u32(a.record);
+  uint32_t format = in.u32(a.record + 8);
+  a.size = in.u32(a.record + 12);
+  a.offset = in.u32(a.record + 16);
+  if (a.type >= 7 && a.type < kCustom)
+    in.fail(a.record, fmt::format("vertex array {}: unknown type {} (types 7 to 15 are reserved)", i, a.type));
+  if (format > uint32_t(ComponentType::Double))
+    in.fail(a.record, fmt::format("vertex array {}: unknown format {}", i, format));
+  if (a.size < 1 || a.size > 4)
+    in.fail(a.record, fmt::format("vertex array {}: size {} is not between 1 and 4", i, a.size));
+  a.format = ComponentType(format);
+  a.attribute = type_attribute(a.type);
+  if (a.attribute == Attribute::Custom)
+    a.name = text(in, h, a.type - kCustom, a.record, fmt::format("vertex array {}: custom type name", i));
+  if (h.num_vertexes == 0) return a;
+  if (a.offset < kHeaderSize)
+    in.fail(a.record, fmt::format("{}: data offset {} points into the header", array_label(a), a.offset));
+  u128 bytes = u128(h.num_vertexes) * a.size * ops::component_size(a.format);
+  if (a.offset > in.size || bytes > in.size - a.offset)
+    in.fail(a.record, fmt::format("{}: {} vertices need {} bytes at offset {}, past the end of the file ({} bytes)",
+                                  array_label(a), h.num_vertexes, u128_string(bytes), a.offset, in.size));
+  return a;
+}
+
+std::vector<Array> read_arrays(In& in, const Header& h) {
+  std::vector<Array> out;
+  for (uint32_t i = 0; i < h.num_vertexarrays; ++i) {
+    Array a = read_array(in, h, i);
+    bool dup = std::any_of(out.begin(), out.end(), [&](const Array& b) {
+      return b.attribute == a.attribute && (a.attribute != Attribute::Custom || b.name == a.name);
+    });
+    if (dup) {
+      in.warn(a.record, fmt::format("{}: a second array of this type is ignored", array_label(a)));
+      continue;
+    }
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+// Vertices a mesh reads: its own range, then copies of vertices its triangles take from outside it.
+struct MeshVertices {
+  uint32_t first = 0, count = 0;
+  std::vector<uint32_t> extra;  // global indices, in order of first use
+};
+
+std::vector<uint32_t> read_triangles(In& in, const Header& h, uint32_t first, uint32_t count, MeshVertices& mv) {
+  std::vector<uint32_t> tris(size_t(count) * 3);
+  std::unordered_map<uint32_t, uint32_t> extra_map;
+  const uint64_t lo = mv.first, hi = uint64_t(mv.first) + mv.count;
+  for (uint32_t t = 0; t < count; ++t) {
+    const uint64_t rec = uint64_t(h.ofs_triangles) + uint64_t(first + t) * kTriangleSize;
+    uint32_t v[3];
+    std::memcpy(v, in.p + rec, 12);
+    for (uint32_t& x : v) {
+      if (x >= h.num_vertexes)
+        in.fail(int64_t(rec), fmt::format("triangle {}: vertex index {} is out of range (num_vertexes {})", first + t,
+                                          x, h.num_vertexes));
+      if (x >= lo && x < hi) {
+        x -= mv.first;
+        continue;
+      }
+      auto [it, added] = extra_map.try_emplace(x, mv.count + uint32_t(mv.extra.size()));
+      if (added) mv.extra.push_back(x);
+      x = it->second;
+    }
+    tris[size_t(t) * 3] = v[0];  // clockwise (a b c) -> counter-clockwise (a c b)
+    tris[size_t(t) * 3 + 1] = v[2];
+    tris[size_t(t) * 3 + 2] = v[1];
+  }
+  return tris;
+}
+
+void fill_defaults(VertexStream& s, uint32_t size) {
+  if (s.components == size) return;
+  const size_t n = s.vertex_count();
+  for (size_t v = 0; v < n; ++v)
+    for (uint32_t c = size; c < s.components; ++c)
+      s.data[v * s.components + c] = (s.attribute == Attribute::Tangent && c == 3) ? 1.0f : 0.0f;
+}
+
+VertexStream read_stream(const In& in, Array& a, const MeshVertices& mv, uint32_t num_joints) {
+  VertexStream s;
+  s.attribute = a.attribute;
+  s.name = a.name;
+  s.format = a.format;
+  s.source_size = a.size;
+  s.components = scene_components(a.attribute, a.size);
+  const size_t n = size_t(mv.count) + mv.extra.size();
+  const size_t stride = size_t(a.size) * ops::component_size(a.format);
+  const bool norm = normalized(a.attribute, a.format);
+  s.data.resize(n * s.components);
+  fill_defaults(s, a.size);
+  ops::decode_strided(a.format, norm, in.p + a.offset + mv.first * stride, mv.count, a.size, s.data.data(),
+                      s.components);
+  for (size_t e = 0; e < mv.extra.size(); ++e)
+    ops::decode_strided(a.format, norm, in.p + a.offset + mv.extra[e] * stride, 1, a.size,
+                        s.data.data() + (mv.count + e) * s.components, s.components);
+  if (is_spatial(a.attribute)) axes::stream_zup_to_scene(s);
+  if (a.attribute == Attribute::BlendIndices && num_joints)
+    for (float x : s.data) a.blend_out_of_range += !(x >= 0 && x < float(num_joints));
+  return s;
+}
+
+// Blend indices and weights get the same component count (the missing ones are 0).
+void match_blend_widths(Mesh& m) {
+  VertexStream* bi = m.find(Attribute::BlendIndices);
+  VertexStream* bw = m.find(Attribute::BlendWeights);
+  if (!bi || !bw || bi->components == bw->components) return;
+  VertexStream* narrow = bi->components < bw->components ? bi : bw;
+  const uint32_t wide = std::max(bi->components, bw->components);
+  std::vector<float> data(narrow->vertex_count() * wide, 0.0f);
+  for (size_t v = 0; v < narrow->vertex_count(); ++v)
+    for (uint32_t c = 0; c < narrow->components; ++c) data[v * wide + c] = narrow->data[v * narrow->components + c];
+  narrow->data = std::move(data);
+  narrow->components = wide;
+}
+
+int32_t material_index(Scene& s, std::unordered_map<std::string, int32_t>& known, const std::string& name) {
+  if (name.empty()) return -1;
+  auto [it, added] = known.try_emplace(name, int32_t(s.materials.size()));
+  if (added) s.materials.push_back({name, has_image_extension(name) ? name : std::string()});
+  return it->second;
+}
+
+void read_mesh(In& in, const Header& h, uint32_t i, std::vector<Array>& arrays, Scene& s,
+               std::unordered_map<std::string, int32_t>& materials) {
+  const int64_t rec = int64_t(h.ofs_meshes) + int64_t(i) * kMeshSize;
+  Mesh m;
+  m.name = text(in, h, in.u32(rec), rec, fmt::format("mesh {}: name", i));
+  std::string material = text(in, h, in.u32(rec + 4), rec, fmt::format("mesh {}: material", i));
+  MeshVertices mv{in.u32(rec + 8), in.u32(rec + 12), {}};
+  uint32_t first_tri = in.u32(rec + 16), num_tris = in.u32(rec + 20);
+  if (uint64_t(mv.first) + mv.count > h.num_vertexes)
+    in.fail(rec, fmt::format("mesh {}: vertices {} to {} are past num_vertexes ({})", i, mv.first,
+                             uint64_t(mv.first) + mv.count, h.num_vertexes));
+  if (uint64_t(first_tri) + num_tris > h.num_triangles)
+    in.fail(rec, fmt::format("mesh {}: triangles {} to {} are past num_triangles ({})", i, first_tri,
+                             uint64_t(first_tri) + num_tris, h.num_triangles));
+  in.spend(u128(num_tris) * 12, rec, fmt::format("mesh {}", i));
+  m.triangles = read_triangles(in, h, first_tri, num_tris, mv);
+  if (!mv.extra.empty())
+    in.warn(rec, fmt::format("mesh {} ('{}'): its triangles use {} vertices outside its own range [{}, {}); they "
+                             "are copied into the mesh",
+                             i, m.name, mv.extra.size(), mv.first, uint64_t(mv.first) + mv.count));
+  for (Array& a : arrays) {
+    in.spend(u128(uint64_t(mv.count) + mv.extra.size()) * scene_components(a.attribute, a.size) * 4, rec,
+             fmt::format("mesh {}", i));
+    m.streams.push_back(read_stream(in, a, mv, h.num_joints));
+  }
+  match_blend_widths(m);
+  m.material = material_index(s, materials, material);
+  s.meshes.push_back(std::move(m));
+}
+
+void read_meshes(In& in, const Header& h, std::vector<Array>& arrays, Scene& s) {
+  std::unordered_map<std::string, int32_t> materials;
+  in.spend(u128(h.num_meshes) * sizeof(Mesh), FIELD(num_meshes), "num_meshes");
+  s.meshes.reserve(h.num_meshes);
+  for (uint32_t i = 0; i < h.num_meshes; ++i) read_mesh(in, h, i, arrays, s, materials);
+  for (const Array& a : arrays)
+    if (a.blend_out_of_range)
+      in.warn(a.record, fmt::format("{}: {} blend indices are not below num_joints ({})", array_label(a),
+                                    a.blend_out_of_range, h.num_joints));
+  const Array* bi = nullptr;
+  const Array* bw = nullptr;
+  for (const Array& a : arrays) {
+    if (a.attribute == Attribute::BlendIndices) bi = &a;
+    if (a.attribute == Attribute::BlendWeights) bw = &a;
+  }
+  if (bi && bw && bi->size != bw->size)
+    in.warn(bw->record, fmt::format("blendindexes has {} components but blendweights {}; the missing ones read as 0",
+                                    bi->size, bw->size));
+}
+
+// Transform from IQM channels (v2: 10, v1: 9 without quaternion w), Z-up, to the Scene.
+Transform transform_from(const float* c, uint32_t version) {
+  Transform t;
+  t.translation = {c[0], c[1], c[2]};
+  if (version == 2) {
+    t.rotation = {c[3], c[4], c[5], c[6]};
+    t.scale = {c[7], c[8], c[9]};
+  } else {
+    float w = -std::sqrt(std::max(0.0f, 1.0f - c[3] * c[3] - c[4] * c[4] - c[5] * c[5]));
+    t.rotation = {c[3], c[4], c[5], w};
+    t.scale = {c[6], c[7], c[8]};
+  }
+  return axes::zup_to_scene(t);
+}
+
+void read_joints(In& in, const Header& h, Scene& s) {
+  const uint32_t size = kJointSize[h.version], channels = kChannels[h.version];
+  in.spend(u128(h.num_joints) * sizeof(Joint), FIELD(num_joints), "num_joints");
+  s.joints.reserve(h.num_joints);
+  for (uint32_t j = 0; j < h.num_joints; ++j) {
+    const int64_t rec = int64_t(h.ofs_joints) + int64_t(j) * size;
+    Joint joint;
+    joint.name = text(in, h, in.u32(rec), rec, fmt::format("joint {}", j));
+    int32_t parent = in.i32(rec + 4);
+    if (parent >= 0 && uint32_t(parent) >= j)
+      in.fail(rec, fmt::format("joint {}: parent {} is not less than its own index", j, parent));
+    joint.parent = parent < 0 ? -1 : parent;
+    float c[10];
+    for (uint32_t k = 0; k < channels; ++k) c[k] = in.f32(rec + 8 + 4 * k);
+    joint.rest = transform_from(c, h.version);
+    s.joints.push_back(std::move(joint));
+  }
+}
+
+ops::QuantizedFrames read_poses(In& in, const Header& h, std::vector<int32_t>& parents) {
+  const uint32_t size = kPoseSize[h.version], channels = kChannels[h.version];
+  ops::QuantizedFrames q;
+  q.poses = h.num_poses;
+  q.channels = channels;
+  q.frames = h.num_frames;
+  q.masks.resize(h.num_poses);
+  q.offsets.resize(size_t(h.num_poses) * channels);
+  q.scales.resize(size_t(h.num_poses) * channels);
+  parents.resize(h.num_poses);
+  for (uint32_t p = 0; p < h.num_poses; ++p) {
+    const int64_t rec = int64_t(h.ofs_poses) + int64_t(p) * size;
+    int32_t parent = in.i32(rec);
+    if (parent >= 0 && uint32_t(parent) >= p)
+      in.fail(rec, fmt::format("pose {}: parent {} is not less than its own index", p, parent));
+    parents[p] = parent < 0 ? -1 : parent;
+    uint32_t mask = in.u32(rec + 4);
+    if (mask >> channels)
+      in.warn(rec, fmt::format("pose {}: channelmask 0x{:x} has bits above channel {}; they are ignored", p, mask,
+                               channels - 1));
+    q.masks[p] = mask & ((1u << channels) - 1);
+    for (uint32_t c = 0; c < channels; ++c) {
+      q.offsets[size_t(p) * channels + c] = in.f32(rec + 8 + 4 * c);
+      q.scales[size_t(p) * channels + c] = in.f32(rec + 8 + 4 * (channels + c));
+    }
+  }
+  const size_t bits = q.stored_channels();
+  if ((h.num_frames || h.num_framechannels) && bits != h.num_framechannels)
+    in.fail(FIELD(num_framechannels),
+            fmt::format("num_framechannels is {} but the poses' channel masks set {} bits", h.num_framechannels, bits));
+  if (h.num_frames && bits) {
+    q.data.resize(size_t(h.num_frames) * bits);
+    std::memcpy(q.data.data(), in.p + h.ofs_frames, q.data.size() * 2);
+  }
+  return q;
+}
+
+void warn_uncovered_frames(In& in, const Header& h, std::vector<std::pair<uint32_t, uint32_t>> ranges) {
+  std::sort(ranges.begin(), ranges.end());
+  uint64_t covered = 0, reach = 0;
+  for (auto [first, end] : ranges) {
+    uint64_t b = std::max<uint64_t>(first, reach);
+    if (end > b) covered += end - b;
+    reach = std::max<uint64_t>(reach, end);
+  }
+  if (covered < h.num_frames)
+    in.warn(FIELD(num_frames), fmt::format("{} of the {} frames belong to no animation and are not read",
+                                           h.num_frames - covered, h.num_frames));
+}
+
+Animation read_animation(In& in, const Header& h, uint32_t a, const ops::QuantizedFrames& q, const Scene& s,
+                         uint32_t channels) {
+  const int64_t rec = int64_t(h.ofs_anims) + int64_t(a) * kAnimSize;
+  Animation anim;
+  anim.name = text(in, h, in.u32(rec), rec, fmt::format("animation {}", a));
+  uint32_t first = in.u32(rec + 4), count = in.u32(rec + 8);
+  anim.framerate = in.f32(rec + 12);
+  anim.loop = (in.u32(rec + 16) & kLoop) != 0;
+  anim.channels = channels;
+  if (uint64_t(first) + count > h.num_frames)
+    in.fail(rec, fmt::format("animation {}: frames {} to {} are past num_frames ({})", a, first,
+                             uint64_t(first) + count, h.num_frames));
+  in.spend(u128(count) * channels * sizeof(Transform) + u128(count) * q.poses * q.channels * 4, rec,
+           fmt::format("animation {}", a));
+  std::vector<float> values(size_t(count) * q.poses * q.channels);
+  ops::dequantize_frames(q, first, count, values.data());
+  anim.poses.resize(size_t(count) * channels);
+  for (size_t f = 0; f < count; ++f)
+    for (size_t j = 0; j < channels; ++j)
+      anim.poses[f * channels + j] =
+          j < q.poses ? transform_from(&values[(f * q.poses + j) * q.channels], h.version) : s.joints[j].rest;
+  return anim;
+}
+
+void read_animations(In& in, const Header& h, Scene& s) {
+  std::vector<int32_t> parents;
+  ops::QuantizedFrames q = read_poses(in, h, parents);
+  if (h.num_joints && h.num_poses && h.num_poses != h.num_joints)
+    in.warn(FIELD(num_poses), fmt::format("num_poses is {} but num_joints is {}: poses past the joints are dropped and "
+                                          "joints without a pose keep their rest transform",
+                                          h.num_poses, h.num_joints));
+  const uint32_t channels = h.num_joints ? h.num_joints : h.num_poses;
+  if (!h.num_joints) s.iqm.pose_parents = std::move(parents);
+  std::vector<std::pair<uint32_t, uint32_t>> ranges;
+  in.spend(u128(h.num_anims) * sizeof(Animation), FIELD(num_anims), "num_anims");
+  for (uint32_t a = 0; a < h.num_anims; ++a) {
+    s.animations.push_back(read_animation(in, h, a, q, s, channels));
+    uint32_t first = in.u32(uint64_t(h.ofs_anims) + uint64_t(a) * kAnimSize + 4);
+    ranges.emplace_back(first, first + uint32_t(s.animations.back().frame_count()));
+  }
+  if (channels) warn_uncovered_frames(in, h, std::move(ranges));
+}
+
+void read_comment(In& in, const Header& h, Scene& s) {
+  if (!h.num_comment) return;
+  const char* c = reinterpret_cast<const char*>(in.p) + h.ofs_comment;
+  size_t n = h.num_comment;
+  while (n && c[n - 1] == 0) --n;  // the terminating NUL and the padding
+  s.comment.assign(c, n);
+}
+
+void read_extensions(In& in, const Header& h, Scene& s) {
+  if (!h.num_extensions) return;
+  std::vector<bool> visited(h.num_extensions > 1 ? in.size : 0);
+  uint64_t ofs = h.ofs_extensions;
+  int64_t link = FIELD(ofs_extensions);
+  for (uint32_t e = 0; e < h.num_extensions; ++e) {
+    if (ofs == 0) {
+      in.warn(FIELD(num_extensions),
+              fmt::format("the extension list ends after {} of num_extensions ({}) extensions", e, h.num_extensions));
+      return;
+    }
+    if (ofs < kHeaderSize) in.fail(link, fmt::format("extension {}: offset {} points into the header", e, ofs));
+    if (ofs > in.size || in.size - ofs < kExtensionSize)
+      in.fail(link, fmt::format("extension {}: its record at offset {} is past the end of the file ({} bytes)", e, ofs,
+                                in.size));
+    if (!visited.empty()) {
+      if (visited[ofs]) in.fail(link, fmt::format("extension {}: the list loops back to offset {}", e, ofs));
+      visited[ofs] = true;
+    }
+    const int64_t rec = int64_t(ofs);
+    IqmExtension x;
+    x.name = text(in, h, in.u32(ofs), rec, fmt::format("extension {}", e));
+    uint32_t num_data = in.u32(ofs + 4), ofs_data = in.u32(ofs + 8);
+    if (num_data) {
+      if (ofs_data < kHeaderSize)
+        in.fail(rec, fmt::format("extension {}: data offset {} points into the header", e, ofs_data));
+      if (ofs_data > in.size || num_data > in.size - ofs_data)
+        in.fail(rec, fmt::format("extension {}: {} bytes at offset {} end at {}, past the end of the file ({} bytes)",
+                                 e, num_data, ofs_data, uint64_t(ofs_data) + num_data, in.size));
+      in.spend(num_data, rec, fmt::format("extension {}", e));
+      x.data.assign(in.p + ofs_data, in.p + ofs_data + num_data);
+    }
+    s.iqm.extensions.push_back(std::move(x));
+    link = rec + 12;
+    ofs = in.u32(ofs + 12);
+  }
+  if (ofs != 0)
+    in.warn(link,
+            fmt::format("the extension list goes on past num_extensions ({}); the rest is ignored", h.num_extensions));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing
+
+[[noreturn]] void wfail(std::string msg) { fail("", std::move(msg)); }
+void wwarn(Diagnostics& d, std::string msg) { d.add(warning("", std::move(msg))); }
+
+struct TextTable {
+  std::string bytes{std::string(1, '\0')};
+  std::unordered_map<std::string, uint32_t> index{{std::string(), 0u}};
+  uint32_t add(const std::string& s) {
+    auto [it, added] = index.try_emplace(s, uint32_t(bytes.size()));
+    if (added) {
+      bytes += s;
+      bytes += '\0';
+    }
+    return it->second;
+  }
+  uint32_t at(const std::string& s) const { return index.at(s); }  // every string is added before layout
+};
+
+// One global vertex array: the union over the meshes of one attribute (customs by name).
+struct Plan {
+  Attribute attribute;
+  std::string name;
+  uint32_t type = 0;
+  ComponentType format = ComponentType::Float;
+  uint32_t size = 0;
+  std::vector<const VertexStream*> streams;  // per mesh; nullptr where a mesh lacks the array
+  uint64_t offset = 0;
+  ops::EncodeStats stats;
+};
+
+std::string plan_label(const Plan& p) {
+  return p.attribute == Attribute::Custom ? fmt::format("custom '{}'", p.name) : type_label(uint32_t(p.attribute));
+}
+
+ComponentType default_format(Attribute a) {
+  bool ubyte = a == Attribute::BlendIndices || a == Attribute::BlendWeights || a == Attribute::Color;
+  return ubyte ? ComponentType::UByte : ComponentType::Float;
+}
+
+uint32_t default_size(Attribute a, uint32_t components) {
+  switch (a) {
+    case Attribute::Position:
+    case Attribute::Normal:
+      return 3;
+    case Attribute::Texcoord:
+      return 2;
+    case Attribute::Tangent:
+    case Attribute::BlendIndices:
+    case Attribute::BlendWeights:
+      return 4;
+    default:
+      return std::clamp(components, 1u, 4u);
+  }
+}
+
+std::string custom_name(const VertexStream& s) {
+  if (!s.name.empty()) return s.name;
+  return s.custom_slot >= 0 ? fmt::format("custom{}", s.custom_slot) : std::string("custom");
+}
+
+void declare(Plan& p, const VertexStream& s, bool first) {
+  ComponentType f = s.source_size ? s.format : default_format(s.attribute);
+  uint32_t n = s.source_size ? std::min(s.source_size, 4u) : default_size(s.attribute, s.components);
+  if (first) p.format = f;
+  p.size = std::max(p.size, n);
+}
+
+std::vector<Plan> plan_arrays(const Scene& scene, Diagnostics& d) {
+  std::vector<Plan> plans;
+  const size_t nm = scene.meshes.size();
+  for (size_t m = 0; m < nm; ++m)
+    for (const VertexStream& s : scene.meshes[m].streams) {
+      std::string name = s.attribute == Attribute::Custom ? custom_name(s) : std::string();
+      auto it = std::find_if(plans.begin(), plans.end(),
+                             [&](const Plan& p) { return p.attribute == s.attribute && p.name == name; });
+      if (it == plans.end()) {
+        Plan p;
+        p.attribute = s.attribute;
+        p.name = name;
+        p.type = attribute_type(s.attribute);
+        p.streams.resize(nm);
+        plans.push_back(std::move(p));
+        it = plans.end() - 1;
+      }
+      if (it->streams[m]) {
+        wwarn(d,
+              fmt::format("mesh {} ('{}'): a second {} stream is ignored", m, scene.meshes[m].name, plan_label(*it)));
+        continue;
+      }
+      declare(*it, s, std::none_of(it->streams.begin(), it->streams.end(), [](auto* x) { return x != nullptr; }));
+      it->streams[m] = &s;
+    }
+  std::stable_sort(plans.begin(), plans.end(),
+                   [](const Plan& a, const Plan& b) { return uint32_t(a.attribute) < uint32_t(b.attribute); });
+  for (Plan& p : plans)
+    for (size_t m = 0; m < nm; ++m)
+      if (!p.streams[m] && scene.meshes[m].vertex_count())
+        wwarn(d, fmt::format("mesh {} ('{}') has no {} array; its vertices get zeros", m, scene.meshes[m].name,
+                             plan_label(p)));
+  return plans;
+}
+
+Plan* find_plan(std::vector<Plan>& plans, Attribute a) {
+  for (Plan& p : plans)
+    if (p.attribute == a) return &p;
+  return nullptr;
+}
+
+// Blend indices widen (ubyte -> ushort -> uint) when the skeleton or an index does not fit.
+void widen_blend_indices(const Scene& scene, Plan& p, Diagnostics& d) {
+  float top = 0;
+  for (const VertexStream* s : p.streams)
+    if (s)
+      for (float x : s->data) top = x > top && x < std::numeric_limits<float>::infinity() ? x : top;
+  double need = std::max(double(top), double(scene.joints.size()) - 1);
+  if (need <= ops::max_exact_integer(p.format)) return;
+  ComponentType wide = need <= 65535 ? ComponentType::UShort : ComponentType::UInt;
+  wwarn(d, fmt::format("blendindexes: the largest joint index is {:.0f} (skeleton of {} joints), more than {} "
+                       "holds; written as {}",
+                       top, scene.joints.size(), ops::component_name(p.format), ops::component_name(wide)));
+  p.format = wide;
+}
+
+float default_value(Attribute a, uint32_t c) {
+  return (c == 3 && (a == Attribute::Tangent || a == Attribute::Color)) ? 1.0f : 0.0f;
+}
+
+// The file values of one mesh's stream: `size` per vertex, Z-up, defaults where it has fewer.
+void stream_values(const Plan& p, const VertexStream* s, size_t nv, std::vector<float>& out) {
+  if (s && s->components == p.size && !is_spatial(p.attribute)) {
+    out.assign(s->data.begin(), s->data.begin() + nv * p.size);
+    return;
+  }
+  out.assign(nv * p.size, 0.0f);
+  if (!s) return;
+  if (is_spatial(p.attribute) && s->components >= 3 && p.size >= 3) {
+    const float* d = s->data.data();
+    for (size_t v = 0; v < nv; ++v) {
+      const float* i = d + v * s->components;
+      float* o = out.data() + v * p.size;
+      o[0] = i[0], o[1] = -i[2], o[2] = i[1];  // Scene (x, y, z) -> Z-up (x, -z, y)
+      if (p.size == 4) o[3] = s->components > 3 ? i[3] : default_value(p.attribute, 3);
+    }
+    return;
+  }
+  for (size_t v = 0; v < nv; ++v) {
+    float* o = out.data() + v * p.size;
+    if (is_spatial(p.attribute)) {
+      Vec3 z = axes::scene_to_zup(Vec3{s->get(v, 0), s->get(v, 1), s->get(v, 2)});
+      for (uint32_t c = 0; c < p.size; ++c) o[c] = c < 3 ? z[c] : s->get(v, c, default_value(p.attribute, c));
+    } else {
+      for (uint32_t c = 0; c < p.size; ++c) o[c] = s->get(v, c, default_value(p.attribute, c));
+    }
+  }
+}
+
+// Keeps the n largest weights of one vertex (ties: the earlier), in their original order,
+// renormalised; integer weights are made to sum exactly to the format's maximum.
+void blend_vertex(const float* idx, const float* wgt, uint32_t k, uint32_t n, ComponentType wformat, float* oi,
+                  float* ow) {
+  bool keep[64] = {};
+  k = std::min(k, 64u);
+  for (uint32_t r = 0; r < std::min(k, n); ++r) {
+    int best = -1;
+    for (uint32_t c = 0; c < k; ++c)
+      if (!keep[c] && (best < 0 || wgt[c] > wgt[best])) best = int(c);
+    keep[best] = true;
+  }
+  float sum = 0;
+  uint32_t o = 0;
+  for (uint32_t c = 0; c < k; ++c)
+    if (keep[c]) {
+      oi[o] = idx[c];
+      ow[o++] = wgt[c];
+      sum += wgt[c];
+    }
+  for (; o < n; ++o) oi[o] = ow[o] = 0;
+  if (!(sum > 0) || !std::isfinite(sum)) return;
+  for (uint32_t c = 0; c < n; ++c) ow[c] /= sum;
+  if (!ops::is_integer(wformat)) return;
+  const double top = ops::integer_max(wformat);
+  double q[4] = {0, 0, 0, 0}, total = 0;
+  uint32_t largest = 0;
+  for (uint32_t c = 0; c < n; ++c) {
+    const double x = std::clamp(double(ow[c]) * top, 0.0, top);
+    q[c] = double(int64_t(x + 0.5));  // round to nearest
+    total += q[c];
+    if (q[c] > q[largest]) largest = c;
+  }
+  q[largest] = std::clamp(q[largest] + (top - total), 0.0, top);  // the rounding remainder
+  for (uint32_t c = 0; c < n; ++c) ow[c] = float(q[c] / top);
+}
+
+void blend_values(const VertexStream* bi, const VertexStream* bw, size_t nv, uint32_t n, ComponentType wformat,
+                  std::vector<float>& idx, std::vector<float>& wgt) {
+  idx.assign(nv * n, 0.0f);
+  wgt.assign(nv * n, 0.0f);
+  const uint32_t k = std::min(bi->components, bw->components);
+  for (size_t v = 0; v < nv; ++v)
+    blend_vertex(bi->data.data() + v * bi->components, bw->data.data() + v * bw->components, k, n, wformat,
+                 idx.data() + v * n, wgt.data() + v * n);
+}
+
+struct Layout {
+  uint64_t end = kHeaderSize;
+  uint64_t place(uint64_t bytes, uint64_t align = 4) {
+    if (!bytes) return 0;
+    end = (end + align - 1) / align * align;
+    uint64_t at = end;
+    end += bytes;
+    return at;
+  }
+};
+
+struct Out {
+  std::vector<uint8_t> b;
+  void u32(uint64_t off, uint32_t v) { std::memcpy(b.data() + off, &v, 4); }
+  void f32(uint64_t off, float v) { std::memcpy(b.data() + off, &v, 4); }
+  void bytes(uint64_t off, const void* p, size_t n) {
+    if (n) std::memcpy(b.data() + off, p, n);
+  }
+};
+
+struct Writer {
+  Writer(const Scene& s, const WriteOptions& o, Diagnostics& d) : scene(s), options(o), diags(d) {}
+  const Scene& scene;
+  const WriteOptions& options;
+  Diagnostics& diags;
+  TextTable text;
+  std::vector<Plan> plans;
+  std::vector<uint32_t> first_vertex;
+  uint64_t num_vertexes = 0, num_triangles = 0;
+  std::vector<uint32_t> triangles;  // global, clockwise
+  bool with_adjacency = false;
+  std::vector<uint32_t> adjacency;
+  ops::QuantizedFrames frames;
+  std::vector<int32_t> pose_parents;
+  std::vector<ops::FrameBounds> bounds;
+  std::string comment;
+  Header h{};
+  std::vector<uint64_t> ext_ofs;
+  Out out;
+};
+
+void validate_scene(const Scene& s) {
+  for (size_t i = 0; i < s.meshes.size(); ++i) {
+    const Mesh& m = s.meshes[i];
+    const size_t nv = m.vertex_count();
+    for (const VertexStream& st : m.streams)
+      if ((st.components ? st.data.size() % st.components : st.data.size()) != 0 || st.vertex_count() != nv)
+        wfail(fmt::format("mesh {} ('{}'): a stream holds {} values of {} components, but the mesh has {} vertices", i,
+                          m.name, st.data.size(), st.components, nv));
+    if (m.triangles.size() % 3)
+      wfail(fmt::format("mesh {} ('{}'): {} triangle indices are not a multiple of 3", i, m.name, m.triangles.size()));
+    for (size_t t = 0; t < m.triangles.size(); ++t)
+      if (m.triangles[t] >= nv)
+        wfail(fmt::format("mesh {} ('{}'): triangle {} uses vertex {}, but the mesh has {} vertices", i, m.name, t / 3,
+                          m.triangles[t], nv));
+    if (m.material < -1 || m.material >= int64_t(s.materials.size()))
+      wfail(fmt::format("mesh {} ('{}'): material {} does not exist", i, m.name, m.material));
+  }
+  for (size_t j = 0; j < s.joints.size(); ++j)
+    if (s.joints[j].parent >= int64_t(j) || s.joints[j].parent < -1)
+      wfail(
+          fmt::format("joint {} ('{}'): parent {} is not a preceding joint", j, s.joints[j].name, s.joints[j].parent));
+}
+
+uint32_t num_poses(const Scene& s) {
+  if (s.animations.empty()) return 0;
+  return s.joints.empty() ? s.animations[0].channels : uint32_t(s.joints.size());
+}
+
+void prepare_animations(Writer& w) {
+  const Scene& s = w.scene;
+  const uint32_t np = num_poses(s);
+  size_t total = 0;
+  for (const Animation& a : s.animations) {
+    if (a.channels != np)
+      wfail(fmt::format("animation '{}' has {} poses per frame but the file has {} poses", a.name, a.channels, np));
+    if (a.channels ? a.poses.size() % a.channels : a.poses.size())
+      wfail(fmt::format("animation '{}': {} poses are not whole frames of {}", a.name, a.poses.size(), a.channels));
+    total += a.frame_count();
+  }
+  if (total > 0xFFFFFFFFu) wfail(fmt::format("{} animation frames are more than IQM can count", total));
+  std::vector<float> values;
+  values.reserve(total * np * 10);
+  for (const Animation& a : s.animations)
+    for (const Transform& p : a.poses) {
+      Transform z = axes::scene_to_zup(p);
+      values.insert(values.end(), z.translation.begin(), z.translation.end());
+      values.insert(values.end(), z.rotation.begin(), z.rotation.end());
+      values.insert(values.end(), z.scale.begin(), z.scale.end());
+    }
+  w.frames = ops::quantize_frames(values, np, 10, total);
+  w.pose_parents.assign(np, -1);
+  if (!s.joints.empty()) {
+    for (uint32_t p = 0; p < np; ++p) w.pose_parents[p] = s.joints[p].parent;
+  } else if (s.iqm.pose_parents.size() == np) {
+    w.pose_parents = s.iqm.pose_parents;
+  } else if (np) {
+    wwarn(w.diags, fmt::format("the animations name no skeleton and no pose parents for their {} poses; every pose is "
+                               "written as a root",
+                               np));
+  }
+  if (w.options.bounds && total && w.num_vertexes) w.bounds = ops::frame_bounds(s);
+}
+
+void prepare_triangles(Writer& w) {
+  const Scene& s = w.scene;
+  w.first_vertex.resize(s.meshes.size());
+  for (size_t m = 0; m < s.meshes.size(); ++m) {
+    w.first_vertex[m] = uint32_t(w.num_vertexes);
+    w.num_vertexes += s.meshes[m].vertex_count();
+    w.num_triangles += s.meshes[m].triangles.size() / 3;
+    if (w.num_vertexes > 0xFFFFFFFFu || w.num_triangles > 0xFFFFFFFFu)
+      wfail(fmt::format("more than 2^32 - 1 vertices or triangles: IQM cannot count them"));
+  }
+  w.triangles.reserve(w.num_triangles * 3);
+  for (size_t m = 0; m < s.meshes.size(); ++m) {
+    const auto& t = s.meshes[m].triangles;
+    const uint32_t base = w.first_vertex[m];
+    for (size_t i = 0; i + 2 < t.size(); i += 3) {
+      w.triangles.push_back(base + t[i]);  // counter-clockwise (a b c) -> clockwise (a c b)
+      w.triangles.push_back(base + t[i + 2]);
+      w.triangles.push_back(base + t[i + 1]);
+    }
+  }
+}
+
+// A mesh's material string: the material's name, or its texture when it has no name.
+const std::string& material_text(const Material& m) { return m.name.empty() ? m.base_color_texture : m.name; }
+
+void prepare_text(Writer& w) {
+  const Scene& s = w.scene;
+  for (const Mesh& m : s.meshes) {
+    w.text.add(m.name);
+    if (m.material >= 0) w.text.add(material_text(s.materials[m.material]));
+  }
+  for (const Plan& p : w.plans)
+    if (p.attribute == Attribute::Custom) w.text.add(p.name);
+  for (const Joint& j : s.joints) w.text.add(j.name);
+  for (const Animation& a : s.animations) w.text.add(a.name);
+  for (const IqmExtension& e : s.iqm.extensions) w.text.add(e.name);
+  while (w.text.bytes.size() % 4) w.text.bytes += '\0';
+  if (!s.comment.empty()) {
+    w.comment = s.comment;
+    w.comment += '\0';
+    while (w.comment.size() % 4) w.comment += '\0';
+  }
+}
+
+void check_u32(uint64_t v, const char* what) {
+  if (v > 0xFFFFFFFFu)
+    wfail(fmt::format("the file would need {} = {}, more than IQM's 32-bit fields can hold (4 GiB)", what, v));
+}
+
+void layout(Writer& w) {
+  Header& h = w.h;
+  Layout l;
+  h.version = 2;
+  h.num_text = uint32_t(w.text.bytes.size());
+  h.ofs_text = uint32_t(l.place(h.num_text));
+  h.num_meshes = uint32_t(w.scene.meshes.size());
+  h.ofs_meshes = uint32_t(l.place(uint64_t(h.num_meshes) * kMeshSize));
+  h.num_vertexarrays = uint32_t(w.plans.size());
+  h.num_vertexes = uint32_t(w.num_vertexes);
+  h.ofs_vertexarrays = uint32_t(l.place(uint64_t(h.num_vertexarrays) * kArraySize));
+  for (Plan& p : w.plans) {
+    const uint64_t cs = ops::component_size(p.format);
+    p.offset = l.place(w.num_vertexes * p.size * cs, std::max<uint64_t>(cs, 4));
+    check_u32(p.offset, "a vertex array offset");
+  }
+  h.num_triangles = uint32_t(w.num_triangles);
+  h.ofs_triangles = uint32_t(l.place(w.num_triangles * kTriangleSize));
+  h.ofs_adjacency = uint32_t(l.place(w.with_adjacency ? w.num_triangles * kTriangleSize : 0));
+  h.num_joints = uint32_t(w.scene.joints.size());
+  h.ofs_joints = uint32_t(l.place(uint64_t(h.num_joints) * kJointSize[2]));
+  h.num_poses = uint32_t(w.frames.poses);
+  h.ofs_poses = uint32_t(l.place(uint64_t(h.num_poses) * kPoseSize[2]));
+  h.num_anims = uint32_t(w.scene.animations.size());
+  h.ofs_anims = uint32_t(l.place(uint64_t(h.num_anims) * kAnimSize));
+  h.num_frames = uint32_t(w.frames.frames);
+  h.num_framechannels = uint32_t(w.frames.stored_channels());
+  h.ofs_frames = uint32_t(l.place(w.frames.data.size() * 2));
+  h.ofs_bounds = uint32_t(l.place(w.bounds.size() * kBoundsSize));
+  h.num_comment = uint32_t(w.comment.size());
+  h.ofs_comment = uint32_t(l.place(w.comment.size()));
+  for (const IqmExtension& e : w.scene.iqm.extensions) {
+    w.ext_ofs.push_back(l.place(kExtensionSize));
+    l.place(e.data.size());
+    check_u32(e.data.size(), "an extension's size");
+  }
+  h.num_extensions = uint32_t(w.scene.iqm.extensions.size());
+  h.ofs_extensions = w.ext_ofs.empty() ? 0 : uint32_t(w.ext_ofs[0]);
+  check_u32(l.end, "a file size");
+  h.filesize = uint32_t(l.end);
+}
+
+void emit_arrays(Writer& w) {
+  Plan* pbi = find_plan(w.plans, Attribute::BlendIndices);
+  Plan* pbw = find_plan(w.plans, Attribute::BlendWeights);
+  std::vector<float> tmp, idx, wgt;
+  for (size_t m = 0; m < w.scene.meshes.size(); ++m) {
+    const size_t nv = w.scene.meshes[m].vertex_count();
+    const bool paired = pbi && pbw && pbi->streams[m] && pbw->streams[m];
+    if (paired) blend_values(pbi->streams[m], pbw->streams[m], nv, pbi->size, pbw->format, idx, wgt);
+    for (Plan& p : w.plans) {
+      const std::vector<float>* values = &tmp;
+      if (paired && &p == pbi)
+        values = &idx;
+      else if (paired && &p == pbw)
+        values = &wgt;
+      else
+        stream_values(p, p.streams[m], nv, tmp);
+      uint8_t* dst = w.out.b.data() + p.offset + uint64_t(w.first_vertex[m]) * p.size * ops::component_size(p.format);
+      ops::encode(p.format, normalized(p.attribute, p.format), values->data(), nv * p.size, dst, p.stats);
+    }
+  }
+  for (const Plan& p : w.plans) {
+    if (p.stats.clamped)
+      wwarn(w.diags, fmt::format("vertex array {} ({}): {} values out of range were clamped", plan_label(p),
+                                 ops::component_name(p.format), p.stats.clamped));
+    if (p.stats.nan)
+      wwarn(w.diags, fmt::format("vertex array {} ({}): {} NaN values were written as 0", plan_label(p),
+                                 ops::component_name(p.format), p.stats.nan));
+  }
+}
+
+void compute_adjacency(Writer& w) {
+  const Plan* pos = find_plan(w.plans, Attribute::Position);
+  if (!w.with_adjacency) return;
+  std::vector<float> xyz(w.num_vertexes * 3, 0.0f);  // what the file holds, decoded back
+  ops::decode_strided(pos->format, normalized(pos->attribute, pos->format), w.out.b.data() + pos->offset,
+                      w.num_vertexes, std::min(pos->size, 3u), xyz.data(), 3);
+  w.adjacency = ops::triangle_adjacency(xyz, w.triangles);
+}
+
+void emit_skeleton(Writer& w) {
+  const Header& h = w.h;
+  for (size_t j = 0; j < w.scene.joints.size(); ++j) {
+    const Joint& joint = w.scene.joints[j];
+    const uint64_t r = h.ofs_joints + j * kJointSize[2];
+    Transform z = axes::scene_to_zup(joint.rest);
+    w.out.u32(r, w.text.at(joint.name));
+    w.out.u32(r + 4, uint32_t(joint.parent));
+    float c[10] = {z.translation[0], z.translation[1], z.translation[2], z.rotation[0], z.rotation[1],
+                   z.rotation[2],    z.rotation[3],    z.scale[0],       z.scale[1],    z.scale[2]};
+    w.out.bytes(r + 8, c, sizeof c);
+  }
+  for (size_t p = 0; p < w.frames.poses; ++p) {
+    const uint64_t r = h.ofs_poses + p * kPoseSize[2];
+    w.out.u32(r, uint32_t(w.pose_parents[p]));
+    w.out.u32(r + 4, w.frames.masks[p]);
+    w.out.bytes(r + 8, &w.frames.offsets[p * 10], 40);
+    w.out.bytes(r + 48, &w.frames.scales[p * 10], 40);
+  }
+  w.out.bytes(h.ofs_frames, w.frames.data.data(), w.frames.data.size() * 2);
+}
+
+void emit_animations(Writer& w) {
+  const Header& h = w.h;
+  uint32_t first = 0;
+  for (size_t a = 0; a < w.scene.animations.size(); ++a) {
+    const Animation& anim = w.scene.animations[a];
+    const uint64_t r = h.ofs_anims + a * kAnimSize;
+    w.out.u32(r, w.text.at(anim.name));
+    w.out.u32(r + 4, first);
+    w.out.u32(r + 8, uint32_t(anim.frame_count()));
+    w.out.f32(r + 12, anim.framerate);
+    w.out.u32(r + 16, anim.loop ? kLoop : 0);
+    first += uint32_t(anim.frame_count());
+  }
+  for (size_t f = 0; f < w.bounds.size(); ++f) {
+    const ops::FrameBounds& b = w.bounds[f];
+    // Scene (x, y, z) -> Z-up (x, -z, y): the box's z range flips into y.
+    float v[8] = {b.min[0], -b.max[2], b.min[1], b.max[0], -b.min[2], b.max[1], b.horizontal_radius, b.radius};
+    w.out.bytes(h.ofs_bounds + f * kBoundsSize, v, sizeof v);
+  }
+}
+
+void emit_rest(Writer& w) {
+  const Header& h = w.h;
+  std::memcpy(w.out.b.data(), kMagic, 16);
+  std::memcpy(w.out.b.data() + 16, &h, sizeof h);
+  w.out.bytes(h.ofs_text, w.text.bytes.data(), w.text.bytes.size());
+  uint32_t first_triangle = 0;
+  for (size_t m = 0; m < w.scene.meshes.size(); ++m) {
+    const Mesh& mesh = w.scene.meshes[m];
+    const uint32_t num_triangles = uint32_t(mesh.triangles.size() / 3);
+    uint32_t v[6] = {
+        w.text.at(mesh.name), mesh.material >= 0 ? w.text.at(material_text(w.scene.materials[mesh.material])) : 0,
+        w.first_vertex[m],    uint32_t(mesh.vertex_count()),
+        first_triangle,       num_triangles};
+    w.out.bytes(h.ofs_meshes + m * kMeshSize, v, sizeof v);
+    first_triangle += num_triangles;
+  }
+  for (size_t i = 0; i < w.plans.size(); ++i) {
+    const Plan& p = w.plans[i];
+    uint32_t type = p.attribute == Attribute::Custom ? kCustom + w.text.at(p.name) : p.type;
+    uint32_t v[5] = {type, 0, uint32_t(p.format), p.size, uint32_t(p.offset)};
+    w.out.bytes(h.ofs_vertexarrays + i * kArraySize, v, sizeof v);
+  }
+  w.out.bytes(h.ofs_triangles, w.triangles.data(), w.triangles.size() * 4);
+  w.out.bytes(h.ofs_adjacency, w.adjacency.data(), w.adjacency.size() * 4);
+  w.out.bytes(h.ofs_comment, w.comment.data(), w.comment.size());
+  const auto& ext = w.scene.iqm.extensions;
+  for (size_t e = 0; e < ext.size(); ++e) {
+    const uint64_t r = w.ext_ofs[e];
+    const uint64_t data = ext[e].data.empty() ? 0 : r + kExtensionSize;
+    uint32_t v[4] = {w.text.at(ext[e].name), uint32_t(ext[e].data.size()), uint32_t(data),
+                     e + 1 < ext.size() ? uint32_t(w.ext_ofs[e + 1]) : 0u};
+    w.out.bytes(r, v, sizeof v);
+    w.out.bytes(data, ext[e].data.data(), ext[e].data.size());
+  }
+}
+
+}  // namespace
+
+Scene read(std::span<const uint8_t> data, const std::string& name, Diagnostics& diags) {
+  In in{data.data(), data.size(), name, diags, uint64_t(data.size()) * 32 + (uint64_t(16) << 20)};
+  Header h = read_header(in);
+  check_sections(in, h);
+  Scene s;
+  std::vector<Array> arrays = read_arrays(in, h);
+  read_meshes(in, h, arrays, s);
+  read_joints(in, h, s);
+  read_animations(in, h, s);
+  read_comment(in, h, s);
+  read_extensions(in, h, s);
+  return s;
+}
+
+std::vector<uint8_t> write(const Scene& scene, const WriteOptions& options, Diagnostics& diags) {
+  validate_scene(scene);
+  Writer w(scene, options, diags);
+  w.plans = plan_arrays(scene, diags);
+  if (Plan* bi = find_plan(w.plans, Attribute::BlendIndices)) {
+    widen_blend_indices(scene, *bi, diags);
+    if (Plan* bw = find_plan(w.plans, Attribute::BlendWeights)) bi->size = bw->size = std::max(bi->size, bw->size);
+  }
+  prepare_triangles(w);
+  prepare_animations(w);
+  prepare_text(w);
+  w.with_adjacency = options.adjacency && find_plan(w.plans, Attribute::Position) && !w.triangles.empty();
+  layout(w);
+  w.out.b.assign(w.h.filesize, 0);
+  emit_arrays(w);
+  compute_adjacency(w);  // from the positions as encoded
+  emit_skeleton(w);
+  emit_animations(w);
+  emit_rest(w);
+  return std::move(w.out.b);
+}
+
 }  // namespace meshport::iqm

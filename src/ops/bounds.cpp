@@ -1,6 +1,11 @@
 #include "ops/bounds.h"
 
+#include "ops/math.h"
+
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <thread>
 
 namespace meshport {
 
@@ -21,6 +26,196 @@ Bounds rest_bounds(const Scene& scene) {
       }
   }
   return b;
+}
+
+namespace {
+
+constexpr size_t kBlock = 16;  // frames skinned together: the inner loops run over them (SIMD)
+
+// Skinning matrices of one block of frames, laid out [joint][element 0..11][frame in block].
+using BlockMatrices = std::vector<float>;
+
+// Per-frame accumulators of one thread: 8 arrays of `frames` floats.
+struct Accum {
+  size_t frames = 0;
+  std::vector<float> v;  // minx miny minz maxx maxy maxz r2 h2
+  explicit Accum(size_t f) : frames(f), v(f * 8) {
+    const float inf = std::numeric_limits<float>::infinity();
+    std::fill(v.begin(), v.begin() + f * 3, inf);
+    std::fill(v.begin() + f * 3, v.begin() + f * 6, -inf);
+    std::fill(v.begin() + f * 6, v.end(), 0.0f);
+  }
+  float* a(int k) { return v.data() + size_t(k) * frames; }
+};
+
+struct FrameRef {
+  const Animation* anim;
+  size_t frame;
+};
+
+std::vector<Mat3x4> world_matrices(const std::vector<Joint>& joints, const Transform* poses, size_t channels) {
+  std::vector<Mat3x4> w(joints.size());
+  for (size_t j = 0; j < joints.size(); ++j) {
+    const Transform& t = j < channels ? poses[j] : joints[j].rest;
+    Mat3x4 local = mat_from_trs(t.translation, t.rotation, t.scale);
+    int p = joints[j].parent;
+    w[j] = p >= 0 && size_t(p) < j ? mat_mul(w[p], local) : local;
+  }
+  return w;
+}
+
+BlockMatrices block_matrices(const Scene& scene, const std::vector<Mat3x4>& inv_rest, const std::vector<FrameRef>& refs,
+                             size_t first) {
+  const size_t nj = scene.joints.size();
+  BlockMatrices m(nj * 12 * kBlock, 0.0f);
+  for (size_t f = 0; f < kBlock && first + f < refs.size(); ++f) {
+    const FrameRef& r = refs[first + f];
+    const Transform* poses = r.anim->poses.data() + r.frame * r.anim->channels;
+    std::vector<Mat3x4> world = world_matrices(scene.joints, poses, r.anim->channels);
+    for (size_t j = 0; j < nj; ++j) {
+      Mat3x4 s = mat_mul(world[j], inv_rest[j]);
+      for (int e = 0; e < 12; ++e) m[(j * 12 + e) * kBlock + f] = s[e];
+    }
+  }
+  return m;
+}
+
+struct MeshRefs {
+  const VertexStream* pos;
+  const VertexStream* idx;  // nullptr when the mesh is not skinned
+  const VertexStream* wgt;
+};
+
+// Skins vertices [begin, end) of one mesh for one block of frames into the accumulators. The
+// inner loops run over the block's frames; an AVX2 build of this function is picked at run time
+// where the CPU has it (same operations in the same order, so the same results: no FMA).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+void skin_range(const MeshRefs& mr, size_t begin, size_t end, const float* mats, size_t joints, size_t block_first,
+                size_t block_count, Accum& acc) {
+  constexpr float inf = std::numeric_limits<float>::infinity();
+  float x[kBlock], y[kBlock], z[kBlock];
+  float mnx[kBlock], mny[kBlock], mnz[kBlock], mxx[kBlock], mxy[kBlock], mxz[kBlock], r2[kBlock], h2[kBlock];
+  for (size_t f = 0; f < kBlock; ++f) {
+    mnx[f] = mny[f] = mnz[f] = inf;
+    mxx[f] = mxy[f] = mxz[f] = -inf;
+    r2[f] = h2[f] = 0;
+  }
+  const uint32_t pc = mr.pos->components;
+  const uint32_t nc = mr.idx ? std::min(mr.idx->components, mr.wgt->components) : 0;
+  const uint32_t ic = mr.idx ? mr.idx->components : 0, wc = mr.wgt ? mr.wgt->components : 0;
+  const float* pos = mr.pos->data.data();
+  const float* ids = mr.idx ? mr.idx->data.data() : nullptr;
+  const float* wts = mr.wgt ? mr.wgt->data.data() : nullptr;
+  const float njoints = float(joints);
+  for (size_t v = begin; v < end; ++v) {
+    const float px = pos[v * pc], py = pos[v * pc + 1], pz = pos[v * pc + 2];
+    float wsum = 0;
+    for (size_t f = 0; f < kBlock; ++f) x[f] = y[f] = z[f] = 0;
+    for (uint32_t c = 0; c < nc; ++c) {
+      const float w = wts[v * wc + c];
+      const float jf = ids[v * ic + c];
+      if (w == 0 || !(jf >= 0) || !(jf < njoints)) continue;
+      wsum += w;
+      const float* m = mats + size_t(jf) * 12 * kBlock;
+      for (size_t f = 0; f < kBlock; ++f) {
+        x[f] += w * (m[0 * kBlock + f] * px + m[3 * kBlock + f] * py + m[6 * kBlock + f] * pz + m[9 * kBlock + f]);
+        y[f] += w * (m[1 * kBlock + f] * px + m[4 * kBlock + f] * py + m[7 * kBlock + f] * pz + m[10 * kBlock + f]);
+        z[f] += w * (m[2 * kBlock + f] * px + m[5 * kBlock + f] * py + m[8 * kBlock + f] * pz + m[11 * kBlock + f]);
+      }
+    }
+    if (wsum == 0)
+      for (size_t f = 0; f < kBlock; ++f) x[f] = px, y[f] = py, z[f] = pz;
+    for (size_t f = 0; f < kBlock; ++f) {
+      mnx[f] = x[f] < mnx[f] ? x[f] : mnx[f];
+      mny[f] = y[f] < mny[f] ? y[f] : mny[f];
+      mnz[f] = z[f] < mnz[f] ? z[f] : mnz[f];
+      mxx[f] = x[f] > mxx[f] ? x[f] : mxx[f];
+      mxy[f] = y[f] > mxy[f] ? y[f] : mxy[f];
+      mxz[f] = z[f] > mxz[f] ? z[f] : mxz[f];
+      const float h = x[f] * x[f] + z[f] * z[f], r = h + y[f] * y[f];
+      r2[f] = r > r2[f] ? r : r2[f];
+      h2[f] = h > h2[f] ? h : h2[f];
+    }
+  }
+  float* out[8] = {mnx, mny, mnz, mxx, mxy, mxz, r2, h2};
+  for (int k = 0; k < 8; ++k) {
+    float* a = acc.a(k) + block_first;
+    for (size_t f = 0; f < block_count; ++f) a[f] = k < 3 ? std::min(a[f], out[k][f]) : std::max(a[f], out[k][f]);
+  }
+}
+
+// Thread `t` of `threads` handles that share of every mesh's vertices, for every block.
+void skin_share(const Scene& scene, const std::vector<MeshRefs>& meshes, const std::vector<BlockMatrices>& blocks,
+                size_t frames, unsigned t, unsigned threads, Accum& acc) {
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    const size_t first = b * kBlock, count = std::min(kBlock, frames - first);
+    for (const MeshRefs& mr : meshes) {
+      const size_t n = mr.pos->vertex_count();
+      skin_range(mr, n * t / threads, n * (t + 1) / threads, blocks[b].data(), scene.joints.size(), first, count, acc);
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<FrameBounds> frame_bounds(const Scene& scene) {
+  std::vector<FrameRef> refs;
+  for (const Animation& a : scene.animations)
+    for (size_t f = 0; f < a.frame_count(); ++f) refs.push_back({&a, f});
+  const size_t frames = refs.size();
+  std::vector<FrameBounds> out(frames);
+
+  std::vector<MeshRefs> meshes;
+  size_t vertices = 0;
+  for (const Mesh& m : scene.meshes) {
+    const VertexStream* p = m.find(Attribute::Position);
+    if (!p || p->components < 3 || p->vertex_count() == 0) continue;
+    MeshRefs r{p, m.find(Attribute::BlendIndices), m.find(Attribute::BlendWeights)};
+    if (!r.idx || !r.wgt || r.idx->vertex_count() != p->vertex_count() || r.wgt->vertex_count() != p->vertex_count())
+      r.idx = r.wgt = nullptr;
+    meshes.push_back(r);
+    vertices += p->vertex_count();
+  }
+  if (frames == 0 || vertices == 0) return out;
+
+  std::vector<Mat3x4> inv_rest = world_matrices(scene.joints, nullptr, 0);
+  for (Mat3x4& m : inv_rest) m = mat_inverse(m);
+  std::vector<BlockMatrices> blocks;
+  for (size_t first = 0; first < frames; first += kBlock)
+    blocks.push_back(block_matrices(scene, inv_rest, refs, first));
+
+  const size_t padded = blocks.size() * kBlock;
+  const unsigned threads = vertices * frames >= (1u << 20) && std::thread::hardware_concurrency() > 1 ? 2 : 1;
+  std::vector<Accum> acc(threads, Accum(padded));
+  if (threads == 2) {
+    std::thread helper([&] { skin_share(scene, meshes, blocks, frames, 1, 2, acc[1]); });
+    skin_share(scene, meshes, blocks, frames, 0, 2, acc[0]);
+    helper.join();
+  } else {
+    skin_share(scene, meshes, blocks, frames, 0, 1, acc[0]);
+  }
+
+  for (size_t f = 0; f < frames; ++f) {
+    FrameBounds& b = out[f];
+    float r2 = 0, h2 = 0;
+    for (size_t c = 0; c < 3; ++c) {
+      b.min[c] = std::numeric_limits<float>::infinity();
+      b.max[c] = -std::numeric_limits<float>::infinity();
+    }
+    for (Accum& a : acc) {
+      for (int c = 0; c < 3; ++c) {
+        b.min[c] = std::min(b.min[c], a.a(c)[f]);
+        b.max[c] = std::max(b.max[c], a.a(3 + c)[f]);
+      }
+      r2 = std::max(r2, a.a(6)[f]);
+      h2 = std::max(h2, a.a(7)[f]);
+    }
+    b.radius = std::sqrt(r2);
+    b.horizontal_radius = std::sqrt(h2);
+  }
+  return out;
 }
 
 }  // namespace ops

@@ -5,7 +5,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <charconv>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -52,6 +54,14 @@ const char* attribute_name(Attribute a) {
   return "?";
 }
 
+// A float as the double with the same shortest decimal form, so JSON shows 1.5 rather than the
+// float's exact binary expansion.
+double shortest(float v) {
+  char buf[32];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::strtod(std::string(buf, r.ptr).c_str(), nullptr);
+}
+
 nlohmann::json info_json(const Scene& s, Format f) {
   using nlohmann::json;
   json j;
@@ -74,10 +84,13 @@ nlohmann::json info_json(const Scene& s, Format f) {
   j["joints"] = s.joints.size();
   json anims = json::array();
   for (const auto& a : s.animations)
-    anims.push_back({{"name", a.name}, {"frames", a.frame_count()}, {"framerate", a.framerate}, {"loop", a.loop}});
+    anims.push_back({{"name", a.name}, {"frames", a.frame_count()}, {"framerate", shortest(a.framerate)}, {"loop", a.loop}});
   j["animations"] = anims;
   Bounds b = scene_bounds(s);
-  j["bounds"] = {{"min", b.min}, {"max", b.max}};
+  auto vec = [](const std::array<float, 3>& v) {
+    return nlohmann::json::array({shortest(v[0]), shortest(v[1]), shortest(v[2])});
+  };
+  j["bounds"] = {{"min", vec(b.min)}, {"max", vec(b.max)}};
   j["materials"] = json::array();
   for (const auto& m : s.materials) j["materials"].push_back(m.name);
   j["comment_bytes"] = s.comment.size();

@@ -1,0 +1,244 @@
+// Rest and per-frame skinned bounds (src/ops/bounds.h).
+#include "ops/bounds.h"
+
+#include "ops/axes.h"
+#include "ops/math.h"
+#include "test_util.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <iterator>
+#include <random>
+
+using namespace meshport;
+using namespace meshport::ops;
+
+namespace {
+
+VertexStream stream(Attribute a, uint32_t components, std::vector<float> data) {
+  VertexStream s;
+  s.attribute = a;
+  s.components = components;
+  s.data = std::move(data);
+  return s;
+}
+
+Transform translate(float x, float y, float z) {
+  Transform t;
+  t.translation = {x, y, z};
+  return t;
+}
+
+// The unweighted.iqe edge case in Scene space: a triangle at file z = 5 (Scene y = 5) whose
+// third vertex has no weights, and a frame that lifts the joint by 1.
+Scene unweighted() {
+  Scene s;
+  s.joints.push_back({"r", -1, {}});
+  Mesh m;
+  m.streams.push_back(stream(Attribute::Position, 3, {0, 5, 0, 1, 5, 0, 0, 5, -1}));
+  m.streams.push_back(stream(Attribute::BlendIndices, 1, {0, 0, 0}));
+  m.streams.push_back(stream(Attribute::BlendWeights, 1, {1, 1, 0}));
+  m.triangles = {0, 2, 1};
+  s.meshes.push_back(m);
+  Animation a;
+  a.name = "a";
+  a.channels = 1;
+  a.poses = {Transform{}, translate(0, 1, 0)};
+  s.animations.push_back(a);
+  return s;
+}
+
+// Straightforward reference: per frame, per vertex, per influence.
+std::vector<FrameBounds> naive(const Scene& s) {
+  std::vector<FrameBounds> out;
+  const size_t nj = s.joints.size();
+  std::vector<Mat3x4> rest(nj);
+  for (size_t j = 0; j < nj; ++j) {
+    const Transform& t = s.joints[j].rest;
+    Mat3x4 l = mat_from_trs(t.translation, t.rotation, t.scale);
+    rest[j] = s.joints[j].parent >= 0 ? mat_mul(rest[s.joints[j].parent], l) : l;
+  }
+  for (const Animation& a : s.animations)
+    for (size_t f = 0; f < a.frame_count(); ++f) {
+      std::vector<Mat3x4> world(nj);
+      for (size_t j = 0; j < nj; ++j) {
+        const Transform& t = a.poses[f * a.channels + j];
+        Mat3x4 l = mat_from_trs(t.translation, t.rotation, t.scale);
+        world[j] = s.joints[j].parent >= 0 ? mat_mul(world[s.joints[j].parent], l) : l;
+      }
+      FrameBounds b;
+      bool first = true;
+      float r2 = 0, h2 = 0;
+      for (const Mesh& m : s.meshes) {
+        const VertexStream* p = m.find(Attribute::Position);
+        const VertexStream* bi = m.find(Attribute::BlendIndices);
+        const VertexStream* bw = m.find(Attribute::BlendWeights);
+        for (size_t v = 0; v < p->vertex_count(); ++v) {
+          Vec3 q{p->get(v, 0), p->get(v, 1), p->get(v, 2)};
+          Vec3 acc{0, 0, 0};
+          float sum = 0;
+          for (uint32_t c = 0; bi && c < bi->components; ++c) {
+            float w = bw->get(v, c);
+            if (w == 0) continue;
+            size_t j = size_t(bi->get(v, c));
+            acc = acc + mat_apply(mat_mul(world[j], mat_inverse(rest[j])), q) * w;
+            sum += w;
+          }
+          if (sum != 0) q = acc;
+          for (int c = 0; c < 3; ++c) {
+            b.min[c] = first ? q[c] : std::min(b.min[c], q[c]);
+            b.max[c] = first ? q[c] : std::max(b.max[c], q[c]);
+          }
+          first = false;
+          r2 = std::max(r2, dot(q, q));
+          h2 = std::max(h2, q[0] * q[0] + q[2] * q[2]);
+        }
+      }
+      b.radius = std::sqrt(r2);
+      b.horizontal_radius = std::sqrt(h2);
+      out.push_back(b);
+    }
+  return out;
+}
+
+void expect_near(const FrameBounds& a, const FrameBounds& b, float tol) {
+  for (int c = 0; c < 3; ++c) {
+    EXPECT_NEAR(a.min[c], b.min[c], tol);
+    EXPECT_NEAR(a.max[c], b.max[c], tol);
+  }
+  EXPECT_NEAR(a.radius, b.radius, tol);
+  EXPECT_NEAR(a.horizontal_radius, b.horizontal_radius, tol);
+}
+
+}  // namespace
+
+TEST(OpsBounds, RestBoundsStillWork) {
+  Scene s = unweighted();
+  Bounds b = rest_bounds(s);
+  EXPECT_FALSE(b.empty);
+  EXPECT_EQ(b.min, (std::array<float, 3>{0, 5, -1}));
+  EXPECT_EQ(b.max, (std::array<float, 3>{1, 5, 0}));
+  EXPECT_TRUE(rest_bounds(Scene{}).empty);
+}
+
+TEST(OpsBounds, UnweightedVertexStaysAtItsRestPosition) {
+  std::vector<FrameBounds> f = frame_bounds(unweighted());
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[0].min, (std::array<float, 3>{0, 5, -1}));
+  EXPECT_EQ(f[0].max, (std::array<float, 3>{1, 5, 0}));
+  // frame 1: the weighted vertices rise to y = 6; the unweighted one stays at (0, 5, -1), not the origin.
+  EXPECT_EQ(f[1].min, (std::array<float, 3>{0, 5, -1}));
+  EXPECT_EQ(f[1].max, (std::array<float, 3>{1, 6, 0}));
+  EXPECT_FLOAT_EQ(f[1].radius, std::sqrt(37.0f));
+  EXPECT_FLOAT_EQ(f[1].horizontal_radius, 1.0f);  // in the X-Z plane
+  EXPECT_FLOAT_EQ(f[0].radius, std::sqrt(26.0f));
+}
+
+TEST(OpsBounds, HierarchyAndBlending) {
+  Scene s;
+  s.joints.push_back({"root", -1, {}});
+  Transform child = translate(0, 1, 0);
+  child.scale = {2, 2, 2};  // a rest scale, undone by the inverse rest matrix
+  s.joints.push_back({"child", 0, child});
+  Mesh m;
+  // vertex 0 fully on the child, vertex 1 half on each joint
+  m.streams.push_back(stream(Attribute::Position, 3, {0, 2, 0, 1, 0, 0}));
+  m.streams.push_back(stream(Attribute::BlendIndices, 2, {1, 0, 0, 1}));
+  m.streams.push_back(stream(Attribute::BlendWeights, 2, {1, 0, 0.5f, 0.5f}));
+  s.meshes.push_back(m);
+  Animation a;
+  a.channels = 2;
+  Transform spin;  // root turned 90 degrees about +Z
+  spin.rotation = {0, 0, std::sqrt(0.5f), std::sqrt(0.5f)};
+  a.poses = {Transform{}, child, spin, child};
+  s.animations.push_back(a);
+  std::vector<FrameBounds> f = frame_bounds(s);
+  ASSERT_EQ(f.size(), 2u);
+  // frame 1: vertex 0 = R90 * (0, 2, 0) = (-2, 0, 0); vertex 1 = R90 * (1, 0, 0) = (0, 1, 0) by both joints
+  EXPECT_NEAR(f[1].min[0], -2, 1e-5);
+  EXPECT_NEAR(f[1].max[1], 1, 1e-5);
+  EXPECT_NEAR(f[1].radius, 2, 1e-5);
+  expect_near(f[1], naive(s)[1], 1e-5f);
+}
+
+TEST(OpsBounds, MatchesANaiveSkinnerOnARandomRigUsingTwoThreads) {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(-1, 1);
+  Scene s;
+  const int joints = 12;
+  for (int j = 0; j < joints; ++j) {
+    Transform t = translate(u(rng), u(rng) + 1, u(rng));
+    t.rotation = quat_normalize({u(rng), u(rng), u(rng), 1});
+    s.joints.push_back({fmt::format("j{}", j), j ? int(rng() % j) : -1, t});
+  }
+  for (int mi = 0; mi < 2; ++mi) {
+    Mesh m;
+    const size_t n = 20000;  // 40k vertices x 27 frames: above the two-thread threshold (2^20)
+    std::vector<float> p, bi, bw;
+    for (size_t v = 0; v < n; ++v) {
+      p.insert(p.end(), {u(rng) * 3, u(rng) * 3, u(rng) * 3});
+      float w0 = std::fabs(u(rng)), w1 = std::fabs(u(rng)), w2 = v % 17 == 0 ? 0.0f : std::fabs(u(rng));
+      if (v % 29 == 0) w0 = w1 = w2 = 0;  // unweighted
+      bi.insert(bi.end(), {float(rng() % joints), float(rng() % joints), float(rng() % joints)});
+      bw.insert(bw.end(), {w0, w1, w2});
+    }
+    m.streams.push_back(stream(Attribute::Position, 3, p));
+    m.streams.push_back(stream(Attribute::BlendIndices, 3, bi));
+    m.streams.push_back(stream(Attribute::BlendWeights, 3, bw));
+    s.meshes.push_back(m);
+  }
+  for (int an = 0; an < 2; ++an) {
+    Animation a;
+    a.channels = joints;
+    for (int f = 0; f < 10 + an * 7; ++f)  // 10 + 17 frames: a partial block of 16
+      for (int j = 0; j < joints; ++j) {
+        Transform t = s.joints[j].rest;
+        t.rotation = quat_normalize({u(rng), u(rng), u(rng), 2});
+        t.scale = {1 + u(rng) * 0.2f, 1, 1};
+        a.poses.push_back(t);
+      }
+    s.animations.push_back(a);
+  }
+  std::vector<FrameBounds> fast = frame_bounds(s), ref = naive(s);
+  ASSERT_EQ(fast.size(), 27u);
+  for (size_t f = 0; f < fast.size(); ++f) expect_near(fast[f], ref[f], 1e-4f);
+}
+
+TEST(OpsBounds, NoVerticesGiveZeros) {
+  Scene s = unweighted();
+  s.meshes.clear();
+  std::vector<FrameBounds> f = frame_bounds(s);
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[1].max, (std::array<float, 3>{0, 0, 0}));
+  EXPECT_EQ(f[1].radius, 0.0f);
+  EXPECT_TRUE(frame_bounds(Scene{}).empty());
+}
+
+TEST(OpsBounds, MrfixitAgreesWithTheReferenceCompiler) {
+  // Every mrfixit vertex is weighted, so the reference compiler's bounds are right there. It
+  // computed them from the IQE's poses before quantising them; we skin with the dequantised
+  // poses of its output, so they agree to about the quantisation step.
+  REQUIRE_CORPUS();
+  const std::string path = testutil::corpus("iqm/derived/mrfixit.roundtrip-by-upstream-compiler.iqm");
+  Scene s = read(path);
+  std::ifstream in(path, std::ios::binary);
+  std::vector<uint8_t> b((std::istreambuf_iterator<char>(in)), {});
+  auto h = testutil::iqm_header(b);
+  std::vector<FrameBounds> f = frame_bounds(s);
+  ASSERT_EQ(f.size(), h.num_frames);
+  for (size_t i = 0; i < f.size(); ++i) {
+    auto file = [&](int k) { return testutil::peek<float>(b, h.ofs_bounds + i * 32 + k * 4); };
+    // Scene -> Z-up (x, -z, y)
+    EXPECT_NEAR(file(0), f[i].min[0], 5e-4);
+    EXPECT_NEAR(file(1), -f[i].max[2], 5e-4);
+    EXPECT_NEAR(file(2), f[i].min[1], 5e-4);
+    EXPECT_NEAR(file(3), f[i].max[0], 5e-4);
+    EXPECT_NEAR(file(4), -f[i].min[2], 5e-4);
+    EXPECT_NEAR(file(5), f[i].max[1], 5e-4);
+    EXPECT_NEAR(file(6), f[i].horizontal_radius, 5e-4);
+    EXPECT_NEAR(file(7), f[i].radius, 5e-4);
+  }
+}
