@@ -150,6 +150,13 @@ TEST(RoundTrip, BoneIndexAbove255WidensInsteadOfWrapping) {
   ASSERT_NE(bi, nullptr);
   EXPECT_EQ(bi->format, ComponentType::UShort);
   EXPECT_EQ(bi->get(0, 0), 300.0f);  // the reference compiler stores 44
+  // Joint 0 is listed five times with 0.1: merged, it weighs 0.5 like joint 300, instead of the
+  // reference compiler's 159,32,32,32 which drops two of its five parts.
+  const VertexStream* bw = m.meshes[0].find(Attribute::BlendWeights);
+  EXPECT_EQ(bi->get(0, 1), 0.0f);
+  EXPECT_EQ(bw->get(0, 0) * 255.0f, 127.0f);
+  EXPECT_EQ(bw->get(0, 1) * 255.0f, 128.0f);
+  EXPECT_EQ(bw->get(0, 2), 0.0f);
   bool warned = false;
   for (const auto& item : d.items) warned |= item.message.find("300") != std::string::npos;
   EXPECT_TRUE(warned);

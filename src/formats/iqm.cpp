@@ -731,12 +731,27 @@ void stream_values(const Plan& p, const VertexStream* s, size_t nv, std::vector<
   }
 }
 
-// Keeps the n largest weights of one vertex (ties: the earlier), in their original order,
-// renormalised; integer weights are made to sum exactly to the format's maximum.
-void blend_vertex(const float* idx, const float* wgt, uint32_t k, uint32_t n, ComponentType wformat, float* oi,
+// When a vertex has more than n influences, first merges the weights of repeated joint indices
+// (a joint listed twice gets their sum, which skins identically), then keeps the n largest
+// weights (ties: the earlier), in their original order, renormalised; integer weights are made
+// to sum exactly to the format's maximum. A vertex that fits is kept as it is.
+void blend_vertex(const float* idx, const float* in_wgt, uint32_t k, uint32_t n, ComponentType wformat, float* oi,
                   float* ow) {
   bool keep[64] = {};
   k = std::min(k, 64u);
+  float wgt[64];
+  uint32_t used = 0;
+  for (uint32_t c = 0; c < k; ++c) used += in_wgt[c] != 0;
+  for (uint32_t c = 0; c < k; ++c) {
+    wgt[c] = in_wgt[c];
+    if (used <= n) continue;
+    for (uint32_t e = 0; e < c; ++e)
+      if (idx[e] == idx[c] && wgt[e] > 0 && wgt[c] > 0) {
+        wgt[e] += wgt[c];
+        wgt[c] = 0;
+        break;
+      }
+  }
   for (uint32_t r = 0; r < std::min(k, n); ++r) {
     int best = -1;
     for (uint32_t c = 0; c < k; ++c)
