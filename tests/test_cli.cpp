@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <sstream>
 #include <string>
 
@@ -70,8 +69,8 @@ TEST(Cli, NoCommandIsAnError) { EXPECT_NE(run("").status, 0); }
 TEST(Cli, FormatsListsReadAndWrite) {
   CliRun r = run("formats");
   EXPECT_EQ(r.status, 0);
-  EXPECT_TRUE(std::regex_search(r.out, std::regex("iqe +yes +yes +\\.iqe")));
-  EXPECT_TRUE(std::regex_search(r.out, std::regex("iqm +yes +yes +\\.iqm")));
+  EXPECT_NE(r.out.find("iqe      yes    yes    .iqe "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("iqm      yes    yes    .iqm "), std::string::npos) << r.out;
 }
 
 TEST(Cli, ConvertIqeToIqmAndInfoJson) {
@@ -92,8 +91,10 @@ TEST(Cli, ConvertIqeToIqmAndInfoJson) {
   EXPECT_NE(j.find("\"framerate\": 12.0"), std::string::npos) << j;
   EXPECT_NE(j.find("\"loop\": true"), std::string::npos) << j;
   // Z-up (x, y, z) becomes Scene (x, z, -y): the hinge spans z 0..2 in the file, y 0..2 here.
-  EXPECT_TRUE(std::regex_search(j, std::regex("\"min\": \\[\\s*-0\\.5,\\s*0\\.0,\\s*-?0\\.0\\s*\\]"))) << j;
-  EXPECT_TRUE(std::regex_search(j, std::regex("\"max\": \\[\\s*0\\.5,\\s*2\\.0,\\s*-?0\\.0\\s*\\]"))) << j;
+  std::string flat;
+  for (char ch : j)
+    if (ch != ' ' && ch != '\n') flat += ch;
+  EXPECT_NE(flat.find("\"max\":[0.5,2.0,0.0],\"min\":[-0.5,0.0,0.0]"), std::string::npos) << j;
 }
 
 TEST(Cli, InfoHumanReadable) {
@@ -107,7 +108,10 @@ TEST(Cli, ConvertFailureLeavesNoOutputAndKeepsExistingFile) {
   TempDir t;
   CliRun c = run("convert " + data("badindex.iqe") + " -o " + (t / "out.iqm"));
   EXPECT_EQ(c.status, 1);
-  EXPECT_TRUE(std::regex_search(c.out, std::regex("badindex\\.iqe:6:[0-9]+: error: ")) ) << c.out;
+  EXPECT_NE(c.out.find("badindex.iqe:6:8: error: face index 7 out of range: fm counts from this mesh's first "
+                       "vertex, and there are 3"),
+            std::string::npos)
+      << c.out;
   EXPECT_FALSE(fs::exists(t / "out.iqm"));
   { std::ofstream(t / "keep.iqm") << "precious"; }
   c = run("convert " + data("badindex.iqe") + " -o " + (t / "keep.iqm"));
@@ -158,7 +162,7 @@ TEST(Cli, ValidateExitCodes) {
   EXPECT_NE(ok.out.find("skinned.iqe: ok (0 errors, 0 warnings)"), std::string::npos) << ok.out;
   CliRun bad = run("validate " + data("skinned.iqe") + " " + data("badindex.iqe"));
   EXPECT_EQ(bad.status, 1);
-  EXPECT_TRUE(std::regex_search(bad.out, std::regex("badindex\\.iqe:6:[0-9]+: error: "))) << bad.out;
+  EXPECT_NE(bad.out.find("badindex.iqe:6:8: error: face index 7"), std::string::npos) << bad.out;
   EXPECT_NE(bad.out.find("badindex.iqe: invalid (1 errors, 0 warnings)"), std::string::npos) << bad.out;
 }
 
@@ -167,7 +171,8 @@ TEST(Cli, ValidateStrictCountsWarnings) {
   { std::ofstream(t / "hdr.iqe") << "#Inter-Quake Export\nmesh m\nvp 0 0 0\nvp 1 0 0\nvp 0 1 0\nfm 0 1 2\n"; }
   CliRun lax = run("validate " + (t / "hdr.iqe"));
   EXPECT_EQ(lax.status, 0) << lax.out;
-  EXPECT_TRUE(std::regex_search(lax.out, std::regex("hdr\\.iqe:1:[0-9]+: warning: "))) << lax.out;
+  EXPECT_NE(lax.out.find("hdr.iqe:1:1: warning: the header should be \"# Inter-Quake Export\""), std::string::npos)
+      << lax.out;
   CliRun strict = run("validate --strict " + (t / "hdr.iqe"));
   EXPECT_EQ(strict.status, 1) << strict.out;
 }

@@ -590,7 +590,7 @@ TEST(IqeFaces, IndexOutOfRangeIsAnError) {
   EXPECT_EQ(error_of("mesh m\nvp\nvp\nvp\nfa 0 1 100000\n"),
             "t.iqe:6:8: error: face index 100000 out of range: the file has 3 vertices");
   EXPECT_EQ(error_of("mesh a\nvp\nmesh b\nvp\nvp\nfm 0 1 2\n"),
-            "t.iqe:7:8: error: face index 2 out of range: the file has 2 vertices from this mesh's first on");
+            "t.iqe:7:8: error: face index 2 out of range: fm counts from this mesh's first vertex, and there are 2");
   EXPECT_EQ(error_of("mesh m\nvp\nvp\nvp\nfm 0 1 -4\n"),
             "t.iqe:6:8: error: face index -4 out of range: only 3 vertices are defined before this line");
   EXPECT_EQ(error_of("mesh m\nvp\nvp\nvp\nfa 0 1 4294967295\n"),
@@ -599,7 +599,7 @@ TEST(IqeFaces, IndexOutOfRangeIsAnError) {
             "t.iqe:6:8: error: number out of range \"99999999999999999999\"");
   // The first bad index is reported, at its line, even when later lines are fine.
   EXPECT_EQ(error_of("mesh m\nfm 0 1 3\nfm 0 1 9\nvp\nvp\nvp\n"),
-            "t.iqe:3:8: error: face index 3 out of range: the file has 3 vertices from this mesh's first on");
+            "t.iqe:3:8: error: face index 3 out of range: fm counts from this mesh's first vertex, and there are 3");
 }
 
 TEST(IqeFaces, AFaceNeedsThreeIndices) {

@@ -1063,9 +1063,10 @@ class Reader {
     for (const ForwardRef& f : forward_)
       if (f.global >= total)
         fail_at_line(file_, f.line, f.col,
-                     "face index " + std::to_string(f.written) + " out of range: the file has " +
-                         (f.relative ? std::to_string(total - f.mesh_first) + " vertices from this mesh's first on"
-                                     : std::to_string(total) + " vertices"));
+                     "face index " + std::to_string(f.written) + " out of range: " +
+                         (f.relative ? "fm counts from this mesh's first vertex, and there are " +
+                                           std::to_string(total - f.mesh_first)
+                                     : "the file has " + std::to_string(total) + " vertices"));
     forward_ = {};
     Scene scene;
     scene.animations = build_animations();  // before build_joints, which moves joints_ out

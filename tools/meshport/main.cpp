@@ -58,7 +58,7 @@ const char* attribute_name(Attribute a) {
 // float's exact binary expansion.
 double shortest(float v) {
   char buf[32];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  auto r = std::to_chars(buf, buf + sizeof buf, v + 0.0f);  // -0 prints as 0
   return std::strtod(std::string(buf, r.ptr).c_str(), nullptr);
 }
 
