@@ -1,5 +1,7 @@
 // The CLI contract later issues rely on: exit codes, diagnostics format, no partial output,
 // `info --json` fields, `validate`, `formats`.
+#include "test_util.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -12,6 +14,8 @@
 #include <unistd.h>
 
 namespace fs = std::filesystem;
+using testutil::slurp;
+using testutil::TempDir;
 
 namespace {
 
@@ -34,25 +38,6 @@ CliRun run(const std::string& args) {
 }
 
 std::string data(const std::string& name) { return std::string(MESHPORT_TEST_DATA) + "/cli/" + name; }
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() / ("meshport-cli-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string operator/(const std::string& n) const { return (path / n).string(); }
-};
-
-std::string slurp(const std::string& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 }  // namespace
 

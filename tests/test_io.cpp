@@ -3,6 +3,8 @@
 
 #include "io.h"
 
+#include "test_util.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -10,27 +12,11 @@
 #include <sstream>
 
 namespace fs = std::filesystem;
+using testutil::slurp;
+using testutil::TempDir;
 using namespace meshport;
 
 namespace {
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() / ("meshport-io-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 }  // namespace
 

@@ -9,13 +9,38 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <map>
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 namespace testutil {
 
 inline std::string corpus(const std::string& rel) { return std::string(MESHPORT_CORPUS) + "/" + rel; }
+// A fresh folder per test, removed afterwards.
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    path = std::filesystem::temp_directory_path() /
+           ("meshport-test-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(path);
+    std::filesystem::create_directories(path);
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+  std::string operator/(const std::string& n) const { return (path / n).string(); }
+};
+
+inline std::string slurp(const std::filesystem::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
 inline bool have_corpus() { return std::filesystem::exists(MESHPORT_CORPUS); }
 #define REQUIRE_CORPUS() \
   if (!testutil::have_corpus()) GTEST_SKIP() << "corpus not found at " MESHPORT_CORPUS
