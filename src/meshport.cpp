@@ -119,6 +119,7 @@ Scene convert(const std::vector<std::string>& inputs, const std::string& output,
     Scene extra = read(inputs[i], options.read, diags);
     attach_animations(scene, extra, inputs[i], diags);
   }
+  process(scene, options.process, diags);
   write(scene, output, options.write, diags);
   return scene;
 }

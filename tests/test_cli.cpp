@@ -161,3 +161,68 @@ TEST(Cli, ValidateStrictCountsWarnings) {
   CliRun strict = run("validate --strict " + (t / "hdr.iqe"));
   EXPECT_EQ(strict.status, 1) << strict.out;
 }
+
+// ---- processing flags (issue 3) -------------------------------------------------------------
+
+namespace {
+
+std::string flat_info(const std::string& path) {
+  CliRun i = run("info --json " + path);
+  std::string flat;
+  for (char ch : i.out)
+    if (ch != ' ' && ch != '\n') flat += ch;
+  return flat;
+}
+
+}  // namespace
+
+TEST(CliProcess, NormalsAreGeneratedWhereMissing) {
+  REQUIRE_CORPUS();
+  TempDir t;
+  std::string in = testutil::corpus("iqm/edge-cases/smooth.iqe");
+  ASSERT_EQ(run("convert " + in + " -o " + (t / "s.iqm")).status, 0);
+  std::string j = flat_info(t / "s.iqm");
+  EXPECT_NE(j.find("\"attributes\":[\"position\",\"normal\"]"), std::string::npos) << j;
+  EXPECT_NE(j.find("\"vertices\":4"), std::string::npos) << j;  // smoothed: the shared edge welds
+  ASSERT_EQ(run("convert --smooth-angle 0 " + in + " -o " + (t / "f.iqm")).status, 0);
+  EXPECT_NE(flat_info(t / "f.iqm").find("\"vertices\":6"), std::string::npos);  // faceted
+  ASSERT_EQ(run("convert --no-normals " + in + " -o " + (t / "n.iqm")).status, 0);
+  EXPECT_NE(flat_info(t / "n.iqm").find("\"attributes\":[\"position\"]"), std::string::npos);
+}
+
+TEST(CliProcess, TangentsForTexturedMeshes) {
+  TempDir t;
+  ASSERT_EQ(run("convert " + data("skinned.iqe") + " -o " + (t / "h.iqm")).status, 0);
+  std::string j = flat_info(t / "h.iqm");
+  EXPECT_NE(j.find("\"position\",\"texcoord\",\"normal\",\"tangent\""), std::string::npos) << j;
+  ASSERT_EQ(run("convert --no-tangents " + data("skinned.iqe") + " -o " + (t / "n.iqm")).status, 0);
+  EXPECT_EQ(flat_info(t / "n.iqm").find("\"tangent\""), std::string::npos);
+}
+
+TEST(CliProcess, TransformsMoveTheBounds) {
+  TempDir t;
+  // the hinge: Scene bounds x -0.5..0.5, y 0..2, z 0
+  ASSERT_EQ(run("convert --scale 2 --translate 1,0,0 " + data("skinned.iqe") + " -o " + (t / "a.iqm")).status, 0);
+  EXPECT_NE(flat_info(t / "a.iqm").find("\"bounds\":{\"max\":[2.0,4.0,0.0],\"min\":[0.0,0.0,0.0]}"),
+            std::string::npos)
+      << flat_info(t / "a.iqm");
+  // 90 degrees about X takes +Y to +Z
+  CliRun r = run("convert --rotate=90,0,0 " + data("skinned.iqe") + " -o " + (t / "b.iqm"));
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::string j = flat_info(t / "b.iqm");
+  EXPECT_NE(j.find("\"max\":[0.5,"), std::string::npos) << j;
+  EXPECT_NE(j.find(",2.0]"), std::string::npos) << j;
+  EXPECT_NE(run("convert --scale 0 " + data("skinned.iqe") + " -o " + (t / "c.iqm")).status, 0);
+  EXPECT_FALSE(fs::exists(t / "c.iqm"));
+  EXPECT_NE(run("convert --rotate 1,2 " + data("skinned.iqe") + " -o " + (t / "d.iqm")).status, 0);
+}
+
+TEST(CliProcess, FlipsOptimizeAndWeldRun) {
+  TempDir t;
+  for (const char* flag : {"--flip-v", "--flip-winding", "--optimize", "--weld", "--recompute-normals",
+                           "--recompute-tangents"}) {
+    CliRun r = run(std::string("convert ") + flag + " " + data("skinned.iqe") + " -o " + (t / "x.iqe"));
+    EXPECT_EQ(r.status, 0) << flag << ": " << r.out;
+    EXPECT_NE(flat_info(t / "x.iqe").find("\"triangles\":4"), std::string::npos) << flag;
+  }
+}

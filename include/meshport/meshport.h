@@ -2,6 +2,7 @@
 #pragma once
 
 #include <meshport/diagnostics.h>
+#include <meshport/process.h>
 #include <meshport/scene.h>
 
 #include <cstdint>
@@ -54,8 +55,11 @@ std::vector<uint8_t> write_memory(const Scene& scene, Format format, const Write
 // Conversion: meshes, materials and skeleton come from the first input; animations from every
 // input, attached to the first input's skeleton by joint name (by index, with a count check,
 // where names are missing).
+// Between reading and writing, `process` runs (process.h): by default it generates normals and
+// tangents where meshes lack them.
 struct ConvertOptions {
   ReadOptions read;
+  ProcessOptions process;
   WriteOptions write;
 };
 Scene convert(const std::vector<std::string>& inputs, const std::string& output,

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <optional>
+#include <vector>
 
 namespace meshport {
 
@@ -15,9 +16,12 @@ namespace meshport {
 // Triangle corners that share a position (across meshes, as iqe.txt says) are smoothed together
 // only when they pass every test in force for both faces: equal `smoothgroup` keys, the angle
 // between the face normals within the faces' `smoothangle`, equal texture coordinates when
-// `smoothuv` is on, equal `vs` keys where the mesh has them, and an `fs` flag of 1 on the shared
-// edge. Face normals are weighted by the corner angle. Afterwards vertices split where their
-// corners' normals differ and weld where every attribute agrees.
+// `smoothuv` is on, and no hard `fs` edge between them (they must be connected around the
+// position through smooth shared edges). In meshes with `vs` keys, corners are grouped by equal
+// key instead of equal position. Contributions are face normal x corner angle. Afterwards
+// vertices split where their corners' normals differ and weld where every attribute (and the vs
+// key) agrees; unused vertices get (0, 1, 0). Throws meshport::Error for an inconsistent mesh,
+// changing nothing. Details: docs/processing.md.
 struct NormalOptions {
   bool recompute = false;      // also replace normals a mesh already has
   std::optional<float> angle;  // degrees: one auto-smooth angle for every face, replacing the
@@ -36,27 +40,62 @@ struct TangentOptions {
 size_t generate_tangents(Scene& scene, const TangentOptions& options = {}, Diagnostics* diags = nullptr);
 
 // ---- Welding (src/ops/weld.cpp) ------------------------------------------------------------
-// Merges vertices of a mesh whose every attribute is bit-identical and drops vertices no
-// triangle uses. Keeps the first occurrence's position in the order. Returns vertices removed.
+// Merges vertices of a mesh whose every attribute (and vs key) is bit-identical, then drops
+// vertices no triangle uses (a mesh without triangles loses them all). Keeps first-occurrence
+// order. Returns vertices removed. Throws meshport::Error for an inconsistent mesh.
 size_t weld_vertices(Scene& scene);
 size_t remove_unused_vertices(Scene& scene);
 
 // ---- Optimisation (src/ops/optimize.cpp, meshoptimizer) -------------------------------------
-// Vertex cache then vertex fetch optimisation of every mesh. Reorders triangles and vertices,
-// so it clears source polygons and per-face smoothing rules.
+// Vertex cache then vertex fetch optimisation of every mesh with triangles. Reorders triangles
+// and vertices: source polygons are cleared (their smoothing rules become per-triangle ones,
+// which move with their triangles) and unused vertices are dropped. Throws meshport::Error,
+// before changing anything, when a mesh is inconsistent (an index out of range, a short stream).
 void optimize_meshes(Scene& scene);
 
 // ---- Transforms (src/ops/transform.cpp) ----------------------------------------------------
 // A similarity transform p' = translate + R(rotate) * (scale * p), applied consistently to
 // meshes (positions; normals and tangents rotated), the skeleton and every animation frame, so
-// that skinned results transform the same way.
+// that skinned results transform the same way. Throws meshport::Error for a scale that is not
+// positive and finite, or non-finite angles or offsets; the identity changes nothing.
 struct TransformOptions {
   float scale = 1.0f;                          // uniform, > 0
   std::array<float, 3> rotate_degrees{0, 0, 0};  // about X, then Y, then Z (q = qz * qy * qx)
   std::array<float, 3> translate{0, 0, 0};
 };
 void transform_scene(Scene& scene, const TransformOptions& options);
-void flip_v(Scene& scene);         // v' = 1 - v; tangent handedness negated
-void flip_winding(Scene& scene);   // reverses every triangle and polygon; normals kept
+// v' = 1 - v on every texture-coordinate stream; tangent handedness negated in the meshes whose
+// coordinates were flipped (mirroring texture space flips the bitangent). Custom arrays untouched.
+void flip_v(Scene& scene);
+// Reverses every triangle (a, b, c) -> (a, c, b) and every polygon (its fan and its fs flags);
+// normals are kept: for assets authored with the wrong winding.
+void flip_winding(Scene& scene);
+
+// ---- Bounds (src/ops/bounds.cpp) -----------------------------------------------------------
+// Rest-pose box: scene_bounds() in meshport.h. Per animation frame, with skinning:
+struct FrameBounds {
+  std::array<float, 3> min{0, 0, 0};
+  std::array<float, 3> max{0, 0, 0};
+  float radius = 0;             // max |p|: the sphere around the origin holding every vertex
+  float horizontal_radius = 0;  // max sqrt(x^2 + z^2): the circle in the horizontal X-Z plane,
+                                // which is the X-Y plane of Z-up formats (IQM's xyradius)
+};
+// One entry per frame of every animation, in order (animation 0's frames, then 1's, ...), of
+// every mesh skinned by linear blending; a vertex without weights stays at its rest position.
+std::vector<FrameBounds> frame_bounds(const Scene& scene);
+
+// ---- The whole pipeline, in this order (what `meshport convert` runs) -----------------------
+struct ProcessOptions {
+  bool flip_winding = false;
+  bool flip_v = false;
+  TransformOptions transform;  // identity unless set
+  bool weld = false;
+  bool normals = true;   // generate where missing (or everywhere with normal.recompute)
+  NormalOptions normal;
+  bool tangents = true;  // generate where missing, for meshes with normals and texcoords
+  TangentOptions tangent;
+  bool optimize = false;
+};
+void process(Scene& scene, const ProcessOptions& options, Diagnostics* diags = nullptr);
 
 }  // namespace meshport

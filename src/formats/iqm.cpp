@@ -827,7 +827,7 @@ struct Writer {
   std::vector<uint32_t> adjacency;
   ops::QuantizedFrames frames;
   std::vector<int32_t> pose_parents;
-  std::vector<ops::FrameBounds> bounds;
+  std::vector<FrameBounds> bounds;
   std::string comment;
   Header h{};
   std::vector<uint64_t> ext_ofs;
@@ -894,7 +894,7 @@ void prepare_animations(Writer& w) {
                                "written as a root",
                                np));
   }
-  if (w.options.bounds && total && w.num_vertexes) w.bounds = ops::frame_bounds(s);
+  if (w.options.bounds && total && w.num_vertexes) w.bounds = frame_bounds(s);
 }
 
 void prepare_triangles(Writer& w) {
@@ -1063,7 +1063,7 @@ void emit_animations(Writer& w) {
     first += uint32_t(anim.frame_count());
   }
   for (size_t f = 0; f < w.bounds.size(); ++f) {
-    const ops::FrameBounds& b = w.bounds[f];
+    const FrameBounds& b = w.bounds[f];
     // Scene (x, y, z) -> Z-up (x, -z, y): the box's z range flips into y.
     float v[8] = {b.min[0], -b.max[2], b.min[1], b.max[0], -b.min[2], b.max[1], b.horizontal_radius, b.radius};
     w.out.bytes(h.ofs_bounds + f * kBoundsSize, v, sizeof v);

@@ -160,7 +160,7 @@ void skin_share(const Scene& scene, const std::vector<MeshRefs>& meshes, const s
 
 }  // namespace
 
-std::vector<FrameBounds> frame_bounds(const Scene& scene) {
+std::vector<FrameBounds> skinned_frame_bounds(const Scene& scene) {
   std::vector<FrameRef> refs;
   for (const Animation& a : scene.animations)
     for (size_t f = 0; f < a.frame_count(); ++f) refs.push_back({&a, f});
@@ -221,5 +221,6 @@ std::vector<FrameBounds> frame_bounds(const Scene& scene) {
 }  // namespace ops
 
 Bounds scene_bounds(const Scene& scene) { return ops::rest_bounds(scene); }
+std::vector<FrameBounds> frame_bounds(const Scene& scene) { return ops::skinned_frame_bounds(scene); }
 
 }  // namespace meshport

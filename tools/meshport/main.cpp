@@ -5,7 +5,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -25,6 +27,21 @@ std::optional<Format> parse_format(const std::string& name, const char* option) 
   auto f = format_from_name(name);
   if (!f) throw CLI::ValidationError(option, "unknown format '" + name + "' (see `meshport formats`)");
   return f;
+}
+
+// "X,Y,Z" as three finite floats.
+std::array<float, 3> parse_triple(const std::string& text, const char* option) {
+  std::array<float, 3> v{};
+  const char* p = text.data();
+  const char* end = p + text.size();
+  for (int i = 0; i < 3; ++i) {
+    auto r = std::from_chars(p, end, v[i]);
+    bool last = i == 2;
+    if (r.ec != std::errc() || !std::isfinite(v[i]) || (last ? r.ptr != end : (r.ptr == end || *r.ptr != ',')))
+      throw CLI::ValidationError(option, "expects three numbers X,Y,Z, got '" + text + "'");
+    p = r.ptr + 1;
+  }
+  return v;
 }
 
 struct Counts {
@@ -143,6 +160,33 @@ int main(int argc, char** argv) {
   convert->add_flag("--no-adjacency", no_adjacency, "IQM: do not write triangle adjacency");
   convert->add_flag("--no-bounds", no_bounds, "IQM: do not write per-frame bounds");
   convert->add_flag("-q,--quiet", quiet, "Do not print warnings");
+  ProcessOptions proc;
+  bool no_normals = false, no_tangents = false;
+  float smooth_angle = -1;
+  std::string rotate, translate;
+  auto* g = "Processing (in this order)";
+  convert->add_flag("--flip-winding", proc.flip_winding, "Reverse every triangle (assets authored inside out)")
+      ->group(g);
+  convert->add_flag("--flip-v", proc.flip_v, "Flip texture coordinates vertically (v' = 1 - v)")->group(g);
+  convert->add_option("--scale", proc.transform.scale, "Scale uniformly by S (meshes, skeleton, animations)")
+      ->group(g);
+  convert->add_option("--rotate", rotate, "Rotate by X,Y,Z degrees (about X, then Y, then Z; --rotate=-90,0,0)")
+      ->type_name("X,Y,Z")
+      ->group(g);
+  convert->add_option("--translate", translate, "Translate by X,Y,Z (Scene axes: Y up, metres)")
+      ->type_name("X,Y,Z")
+      ->group(g);
+  convert->add_flag("--weld", proc.weld, "Weld identical vertices and drop unused ones")->group(g);
+  convert->add_flag("--no-normals", no_normals, "Do not generate normals for meshes without them")->group(g);
+  convert->add_flag("--recompute-normals", proc.normal.recompute, "Replace existing normals too")->group(g);
+  convert->add_option("--smooth-angle", smooth_angle,
+                      "One auto-smooth angle in degrees for every face, replacing the file's smoothing rules "
+                      "(0 faceted, 180 smooth)")
+      ->check(CLI::Range(0.0f, 180.0f))
+      ->group(g);
+  convert->add_flag("--no-tangents", no_tangents, "Do not generate tangents for meshes without them")->group(g);
+  convert->add_flag("--recompute-tangents", proc.tangent.recompute, "Replace existing tangents too")->group(g);
+  convert->add_flag("--optimize", proc.optimize, "Optimise vertex cache and fetch order (meshoptimizer)")->group(g);
 
   // info
   auto* info = app.add_subcommand("info", "Summarise a model");
@@ -171,6 +215,12 @@ int main(int argc, char** argv) {
       ConvertOptions o;
       o.read.format = parse_format(from, "--from");
       o.write.format = parse_format(to, "--to");
+      o.process = proc;
+      o.process.normals = !no_normals;
+      o.process.tangents = !no_tangents;
+      if (smooth_angle >= 0) o.process.normal.angle = smooth_angle;
+      if (!rotate.empty()) o.process.transform.rotate_degrees = parse_triple(rotate, "--rotate");
+      if (!translate.empty()) o.process.transform.translate = parse_triple(translate, "--translate");
       o.write.adjacency = !no_adjacency;
       o.write.bounds = !no_bounds;
       Diagnostics d;

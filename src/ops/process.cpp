@@ -1,0 +1,21 @@
+// The processing pipeline `meshport convert` runs between reading and writing.
+#include <meshport/process.h>
+
+namespace meshport {
+
+static bool is_identity(const TransformOptions& t) {
+  return t.scale == 1.0f && t.rotate_degrees == std::array<float, 3>{0, 0, 0} &&
+         t.translate == std::array<float, 3>{0, 0, 0};
+}
+
+void process(Scene& scene, const ProcessOptions& o, Diagnostics* diags) {
+  if (o.flip_winding) flip_winding(scene);
+  if (o.flip_v) flip_v(scene);
+  if (!is_identity(o.transform)) transform_scene(scene, o.transform);
+  if (o.weld) weld_vertices(scene);
+  if (o.normals) generate_normals(scene, o.normal, diags);
+  if (o.tangents) generate_tangents(scene, o.tangent, diags);
+  if (o.optimize) optimize_meshes(scene);
+}
+
+}  // namespace meshport

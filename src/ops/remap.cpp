@@ -1,0 +1,70 @@
+#include "ops/remap.h"
+
+#include <meshport/diagnostics.h>
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+#include <vector>
+
+namespace meshport::ops {
+
+void check_mesh(const Mesh& m) {
+  const size_t vertices = m.vertex_count();
+  if (m.triangles.size() % 3)
+    fail("", fmt::format("mesh \"{}\": {} triangle indices is not a multiple of 3", m.name, m.triangles.size()));
+  for (const VertexStream& s : m.streams)
+    if (s.data.size() != vertices * s.components)
+      fail("", fmt::format("mesh \"{}\": a vertex stream does not have {} vertices", m.name, vertices));
+  for (uint32_t i : m.triangles)
+    if (i >= vertices)
+      fail("", fmt::format("mesh \"{}\": triangle index {} out of range ({} vertices)", m.name, i, vertices));
+}
+
+namespace {
+
+template <class T>
+std::vector<T> gather(const std::vector<T>& data, uint32_t stride, std::span<const uint32_t> source) {
+  std::vector<T> out(source.size() * stride);
+  T* o = out.data();
+  for (uint32_t v : source) {
+    const T* in = data.data() + size_t(v) * stride;
+    for (uint32_t c = 0; c < stride; ++c) *o++ = in[c];
+  }
+  return out;
+}
+
+}  // namespace
+
+void gather_vertices(Mesh& m, std::span<const uint32_t> source) {
+  const size_t old_count = m.vertex_count();
+  for (uint32_t v : source)
+    if (v >= old_count) throw std::invalid_argument("gather_vertices: source vertex out of range");
+  for (VertexStream& s : m.streams) s.data = gather(s.data, s.components, source);
+  std::vector<int32_t>& keys = m.smoothing.vertex_key;
+  if (keys.size() == old_count)
+    keys = gather(keys, 1, source);
+  else
+    keys.clear();
+}
+
+void remap_vertices(Mesh& m, std::span<const uint32_t> remap, size_t new_count) {
+  const size_t old_count = m.vertex_count();
+  if (remap.size() != old_count) throw std::invalid_argument("remap_vertices: one entry per vertex needed");
+  std::vector<uint32_t> source(new_count, kDropped);
+  for (size_t v = 0; v < old_count; ++v) {
+    uint32_t n = remap[v];
+    if (n == kDropped) continue;
+    if (n >= new_count) throw std::invalid_argument("remap_vertices: target past new_count");
+    if (source[n] == kDropped) source[n] = uint32_t(v);
+  }
+  for (uint32_t s : source)
+    if (s == kDropped) throw std::invalid_argument("remap_vertices: a new vertex has no source");
+  for (uint32_t i : m.triangles)
+    if (i >= old_count || remap[i] == kDropped)
+      throw std::invalid_argument("remap_vertices: a triangle uses a dropped vertex");
+  for (uint32_t& i : m.triangles) i = remap[i];
+  gather_vertices(m, source);
+}
+
+}  // namespace meshport::ops
