@@ -18,14 +18,6 @@ using namespace meshport::ops;
 
 namespace {
 
-VertexStream stream(Attribute a, uint32_t components, std::vector<float> data) {
-  VertexStream s;
-  s.attribute = a;
-  s.components = components;
-  s.data = std::move(data);
-  return s;
-}
-
 Transform translate(float x, float y, float z) {
   Transform t;
   t.translation = {x, y, z};
@@ -38,9 +30,9 @@ Scene unweighted() {
   Scene s;
   s.joints.push_back({"r", -1, {}});
   Mesh m;
-  m.streams.push_back(stream(Attribute::Position, 3, {0, 5, 0, 1, 5, 0, 0, 5, -1}));
-  m.streams.push_back(stream(Attribute::BlendIndices, 1, {0, 0, 0}));
-  m.streams.push_back(stream(Attribute::BlendWeights, 1, {1, 1, 0}));
+  m.streams.push_back(testutil::float_stream(Attribute::Position, 3, {0, 5, 0, 1, 5, 0, 0, 5, -1}));
+  m.streams.push_back(testutil::float_stream(Attribute::BlendIndices, 1, {0, 0, 0}));
+  m.streams.push_back(testutil::float_stream(Attribute::BlendWeights, 1, {1, 1, 0}));
   m.triangles = {0, 2, 1};
   s.meshes.push_back(m);
   Animation a;
@@ -145,9 +137,9 @@ TEST(OpsBounds, HierarchyAndBlending) {
   s.joints.push_back({"child", 0, child});
   Mesh m;
   // vertex 0 fully on the child, vertex 1 half on each joint
-  m.streams.push_back(stream(Attribute::Position, 3, {0, 2, 0, 1, 0, 0}));
-  m.streams.push_back(stream(Attribute::BlendIndices, 2, {1, 0, 0, 1}));
-  m.streams.push_back(stream(Attribute::BlendWeights, 2, {1, 0, 0.5f, 0.5f}));
+  m.streams.push_back(testutil::float_stream(Attribute::Position, 3, {0, 2, 0, 1, 0, 0}));
+  m.streams.push_back(testutil::float_stream(Attribute::BlendIndices, 2, {1, 0, 0, 1}));
+  m.streams.push_back(testutil::float_stream(Attribute::BlendWeights, 2, {1, 0, 0.5f, 0.5f}));
   s.meshes.push_back(m);
   Animation a;
   a.channels = 2;
@@ -185,9 +177,9 @@ TEST(OpsBounds, MatchesANaiveSkinnerOnARandomRigUsingTwoThreads) {
       bi.insert(bi.end(), {float(rng() % joints), float(rng() % joints), float(rng() % joints)});
       bw.insert(bw.end(), {w0, w1, w2});
     }
-    m.streams.push_back(stream(Attribute::Position, 3, p));
-    m.streams.push_back(stream(Attribute::BlendIndices, 3, bi));
-    m.streams.push_back(stream(Attribute::BlendWeights, 3, bw));
+    m.streams.push_back(testutil::float_stream(Attribute::Position, 3, p));
+    m.streams.push_back(testutil::float_stream(Attribute::BlendIndices, 3, bi));
+    m.streams.push_back(testutil::float_stream(Attribute::BlendWeights, 3, bw));
     s.meshes.push_back(m);
   }
   for (int an = 0; an < 2; ++an) {

@@ -17,20 +17,10 @@ namespace {
 
 using V3 = std::array<double, 3>;
 
-VertexStream stream(Attribute a, uint32_t components, std::vector<float> data) {
-  VertexStream s;
-  s.attribute = a;
-  s.format = ComponentType::Float;
-  s.source_size = components;
-  s.components = components;
-  s.data = std::move(data);
-  return s;
-}
-
 Mesh make_mesh(std::vector<float> positions, std::vector<uint32_t> triangles) {
   Mesh m;
   m.name = "m";
-  m.streams.push_back(stream(Attribute::Position, 3, std::move(positions)));
+  m.streams.push_back(testutil::float_stream(Attribute::Position, 3, std::move(positions)));
   m.triangles = std::move(triangles);
   return m;
 }
@@ -264,7 +254,7 @@ TEST(OpsNormals, SmoothUv) {
   auto with_uv = [](bool differ, uint8_t on) {
     Mesh m = pair();
     float u = differ ? 0.5f : 0.0f, z = differ ? -0.0f : 0.0f;
-    m.streams.push_back(stream(Attribute::Texcoord, 2, {0, 0, 1, 0, 0, 1, /* B */ u, 0, 0, 1, 1, z}));
+    m.streams.push_back(testutil::float_stream(Attribute::Texcoord, 2, {0, 0, 1, 0, 0, 1, /* B */ u, 0, 0, 1, 1, z}));
     m.smoothing.face_uv = {on, on};
     return one(m);
   };
@@ -495,7 +485,7 @@ TEST(OpsNormals, AngleOptionOverridesTheRules) {
 
 TEST(OpsNormals, ExistingNormalsKeptUnlessRecompute) {
   Mesh m = pair();
-  m.streams.push_back(stream(Attribute::Normal, 3, std::vector<float>(18, 0.25f)));
+  m.streams.push_back(testutil::float_stream(Attribute::Normal, 3, std::vector<float>(18, 0.25f)));
   m.streams.back().format = ComponentType::Byte;
   Scene s = one(m);
   s.meshes.push_back(pair());

@@ -1,6 +1,8 @@
 // generate_tangents: MikkTSpace-equivalent frames, glTF handedness, vertex splitting.
 #include <meshport/process.h>
 
+#include "test_util.h"
+
 #include <gtest/gtest.h>
 
 #include <array>
@@ -20,15 +22,6 @@ namespace {
 
 using Vec4 = std::array<float, 4>;
 
-VertexStream make_stream(Attribute a, uint32_t components, std::vector<float> data) {
-  VertexStream s;
-  s.attribute = a;
-  s.components = components;
-  s.source_size = components;
-  s.data = std::move(data);
-  return s;
-}
-
 Mesh make_mesh(const std::vector<Vec3>& pos, const std::vector<Vec3>& nrm, const std::vector<std::array<float, 2>>& uv,
                std::vector<uint32_t> tris) {
   Mesh m;
@@ -37,9 +30,9 @@ Mesh make_mesh(const std::vector<Vec3>& pos, const std::vector<Vec3>& nrm, const
   for (auto& v : pos) p.insert(p.end(), v.begin(), v.end());
   for (auto& v : nrm) n.insert(n.end(), v.begin(), v.end());
   for (auto& v : uv) t.insert(t.end(), v.begin(), v.end());
-  m.streams.push_back(make_stream(Attribute::Position, 3, p));
-  m.streams.push_back(make_stream(Attribute::Texcoord, 2, t));
-  m.streams.push_back(make_stream(Attribute::Normal, 3, n));
+  m.streams.push_back(testutil::float_stream(Attribute::Position, 3, p));
+  m.streams.push_back(testutil::float_stream(Attribute::Texcoord, 2, t));
+  m.streams.push_back(testutil::float_stream(Attribute::Normal, 3, n));
   m.triangles = std::move(tris);
   return m;
 }
@@ -504,7 +497,7 @@ TEST(OpsTangents, DegenerateTriangleCopiesAGoodCornerOfItsWeldedVertex) {
   std::vector<Vec3> nrm(5, Vec3{0, 0, 1});
   std::vector<std::array<float, 2>> uv = {{0, 1}, {1, 1}, {1, 0}, {0, 0}, {1, 0}};
   Mesh mesh = make_mesh(pos, nrm, uv, {0, 1, 2, 0, 2, 3, 1, 2, 4});
-  mesh.streams.push_back(make_stream(Attribute::Color, 1, {0, 0, 0, 0, 1}));
+  mesh.streams.push_back(testutil::float_stream(Attribute::Color, 1, {0, 0, 0, 0, 1}));
   // Shear the UVs so the tangent is not an axis.
   VertexStream* t = mesh.find(Attribute::Texcoord);
   for (size_t v = 0; v < 5; ++v) t->data[2 * v] += 0.25f * t->data[2 * v + 1];
@@ -597,7 +590,7 @@ TEST(OpsTangents, EmptyMeshes) {
 TEST(OpsTangents, ExistingTangentsKeptUnlessRecompute) {
   Mesh base = mirrored_strip(4);
   base.streams.insert(base.streams.begin() + 1,
-                      make_stream(Attribute::Tangent, 4, std::vector<float>(40, 0.5f)));
+                      testutil::float_stream(Attribute::Tangent, 4, std::vector<float>(40, 0.5f)));
   Scene s = one(base);
   EXPECT_EQ(generate_tangents(s), 0u);
   EXPECT_EQ(s.meshes[0], base);
@@ -643,10 +636,10 @@ TEST(OpsTangents, SplitVerticesKeepEveryOtherAttribute) {
     weights.insert(weights.end(), {0.75f, 0.25f});
     custom.push_back(float(v) * 7);
   }
-  base.streams.push_back(make_stream(Attribute::Color, 4, color));
-  base.streams.push_back(make_stream(Attribute::BlendIndices, 2, joints));
-  base.streams.push_back(make_stream(Attribute::BlendWeights, 2, weights));
-  VertexStream cs = make_stream(Attribute::Custom, 1, custom);
+  base.streams.push_back(testutil::float_stream(Attribute::Color, 4, color));
+  base.streams.push_back(testutil::float_stream(Attribute::BlendIndices, 2, joints));
+  base.streams.push_back(testutil::float_stream(Attribute::BlendWeights, 2, weights));
+  VertexStream cs = testutil::float_stream(Attribute::Custom, 1, custom);
   cs.name = "heat";
   cs.custom_slot = 3;
   base.streams.push_back(cs);

@@ -4,6 +4,8 @@
 #include "ops/math.h"
 #include "ops/triangulate.h"
 
+#include "test_util.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -15,14 +17,6 @@
 using namespace meshport;
 
 namespace {
-
-VertexStream stream(Attribute a, uint32_t components, std::vector<float> data) {
-  VertexStream s;
-  s.attribute = a;
-  s.components = components;
-  s.data = std::move(data);
-  return s;
-}
 
 Transform trs(Vec3 t, Quat q, Vec3 s = {1, 1, 1}) {
   Transform x;
@@ -45,12 +39,12 @@ Scene skinned_scene() {
   Scene s;
   Mesh m;
   m.name = "m";
-  m.streams.push_back(stream(Attribute::Position, 3, {0.1f, 0.2f, 0.3f, -0.5f, 0.25f, 0.75f, 0.6f, -0.4f, 0.9f}));
-  m.streams.push_back(stream(Attribute::Normal, 3, {0, 0, 1, 0.6f, 0.8f, 0, 0, -1, 0}));
-  m.streams.push_back(stream(Attribute::Tangent, 4, {1, 0, 0, 1, 0, 0, 1, -1, 0.8f, -0.6f, 0, 1}));
-  m.streams.push_back(stream(Attribute::Texcoord, 2, {0, 0, 1, 0, 0.5f, 1}));
-  m.streams.push_back(stream(Attribute::BlendIndices, 2, {0, 1, 0, 1, 1, 0}));
-  m.streams.push_back(stream(Attribute::BlendWeights, 2, {1, 0, 0.5f, 0.5f, 0.75f, 0.25f}));
+  m.streams.push_back(testutil::float_stream(Attribute::Position, 3, {0.1f, 0.2f, 0.3f, -0.5f, 0.25f, 0.75f, 0.6f, -0.4f, 0.9f}));
+  m.streams.push_back(testutil::float_stream(Attribute::Normal, 3, {0, 0, 1, 0.6f, 0.8f, 0, 0, -1, 0}));
+  m.streams.push_back(testutil::float_stream(Attribute::Tangent, 4, {1, 0, 0, 1, 0, 0, 1, -1, 0.8f, -0.6f, 0, 1}));
+  m.streams.push_back(testutil::float_stream(Attribute::Texcoord, 2, {0, 0, 1, 0, 0.5f, 1}));
+  m.streams.push_back(testutil::float_stream(Attribute::BlendIndices, 2, {0, 1, 0, 1, 1, 0}));
+  m.streams.push_back(testutil::float_stream(Attribute::BlendWeights, 2, {1, 0, 0.5f, 0.5f, 0.75f, 0.25f}));
   m.triangles = {0, 1, 2};
   s.meshes.push_back(m);
   s.joints.push_back({"root", -1, trs({0.1f, 0.3f, -0.2f}, axis_angle({0, 1, 0}, 20), {1, 1.5f, 1})});
@@ -209,9 +203,9 @@ TEST(OpsTransform, RightAngleRotationsAreExact) {
   for (const Case& c : cases) {
     Scene s;
     Mesh m;
-    m.streams.push_back(stream(Attribute::Position, 3, {1, 2, 3}));
-    m.streams.push_back(stream(Attribute::Normal, 3, {0.6f, 0.8f, 0}));
-    m.streams.push_back(stream(Attribute::Tangent, 4, {0.6f, 0.8f, 0, -1}));
+    m.streams.push_back(testutil::float_stream(Attribute::Position, 3, {1, 2, 3}));
+    m.streams.push_back(testutil::float_stream(Attribute::Normal, 3, {0.6f, 0.8f, 0}));
+    m.streams.push_back(testutil::float_stream(Attribute::Tangent, 4, {0.6f, 0.8f, 0, -1}));
     s.meshes.push_back(m);
     s.joints.push_back({"root", -1, trs({1, 2, 3}, {0, 0, 0, 1})});
     s.joints.push_back({"child", 0, trs({1, 2, 3}, axis_angle({1, 0, 0}, 30), {1, 2, 3})});
@@ -348,14 +342,14 @@ TEST(OpsTransform, IdentityKeepsEveryBit) {
 TEST(OpsTransform, FlipV) {
   Scene s;
   Mesh m;
-  m.streams.push_back(stream(Attribute::Position, 3, {0, 0, 0, 1, 0, 0}));
-  m.streams.push_back(stream(Attribute::Texcoord, 2, {0.25f, 0, 0.5f, 0.875f}));
-  m.streams.push_back(stream(Attribute::Tangent, 4, {1, 0, 0, 1, 0, 1, 0, -1}));
-  m.streams.push_back(stream(Attribute::Custom, 2, {0.25f, 0, 0.5f, 0.875f}));
+  m.streams.push_back(testutil::float_stream(Attribute::Position, 3, {0, 0, 0, 1, 0, 0}));
+  m.streams.push_back(testutil::float_stream(Attribute::Texcoord, 2, {0.25f, 0, 0.5f, 0.875f}));
+  m.streams.push_back(testutil::float_stream(Attribute::Tangent, 4, {1, 0, 0, 1, 0, 1, 0, -1}));
+  m.streams.push_back(testutil::float_stream(Attribute::Custom, 2, {0.25f, 0, 0.5f, 0.875f}));
   s.meshes.push_back(m);
   Mesh plain;  // tangents without texture coordinates: nothing is mirrored
-  plain.streams.push_back(stream(Attribute::Position, 3, {0, 0, 0}));
-  plain.streams.push_back(stream(Attribute::Tangent, 4, {1, 0, 0, 1}));
+  plain.streams.push_back(testutil::float_stream(Attribute::Position, 3, {0, 0, 0}));
+  plain.streams.push_back(testutil::float_stream(Attribute::Tangent, 4, {1, 0, 0, 1}));
   s.meshes.push_back(plain);
   const Scene before = s;
   flip_v(s);
@@ -373,7 +367,7 @@ TEST(OpsTransform, FlipV) {
 TEST(OpsTransform, FlipWindingTriangles) {
   Scene s;
   Mesh m;
-  m.streams.push_back(stream(Attribute::Normal, 3, {0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1}));
+  m.streams.push_back(testutil::float_stream(Attribute::Normal, 3, {0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1}));
   m.triangles = {0, 1, 2, 3, 4, 5};
   // Triangle 0: edges 0->1 sharp-free (1), 1->2 sharp (0), 2->0 sharp (0).
   m.smoothing.corner_edge = {1, 0, 0, 0, 1, 1};
@@ -433,9 +427,9 @@ TEST(OpsTransform, NarrowStreamsAreWidened) {
   // before flip_v negates it.
   Scene s;
   Mesh m;
-  m.streams.push_back(stream(Attribute::Position, 2, {1, 2}));
-  m.streams.push_back(stream(Attribute::Texcoord, 2, {0.25f, 0.25f}));
-  m.streams.push_back(stream(Attribute::Tangent, 3, {1, 0, 0}));
+  m.streams.push_back(testutil::float_stream(Attribute::Position, 2, {1, 2}));
+  m.streams.push_back(testutil::float_stream(Attribute::Texcoord, 2, {0.25f, 0.25f}));
+  m.streams.push_back(testutil::float_stream(Attribute::Tangent, 3, {1, 0, 0}));
   s.meshes.push_back(m);
   transform_scene(s, rotate(90, 0, 0));
   EXPECT_EQ(s.meshes[0].streams[0].components, 3u);

@@ -5,6 +5,8 @@
 
 #include <meshport/process.h>
 
+#include "test_util.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -15,16 +17,6 @@ using namespace meshport;
 
 namespace {
 
-VertexStream stream(Attribute a, uint32_t components, std::vector<float> data) {
-  VertexStream s;
-  s.attribute = a;
-  s.format = ComponentType::Float;
-  s.source_size = components;
-  s.components = components;
-  s.data = std::move(data);
-  return s;
-}
-
 // Vertex i at position (x[i], 0, 0), texcoord (u[i], 0).
 Mesh line_mesh(const std::vector<float>& x, const std::vector<float>& u, std::vector<uint32_t> triangles) {
   Mesh m;
@@ -34,7 +26,7 @@ Mesh line_mesh(const std::vector<float>& x, const std::vector<float>& u, std::ve
     p.insert(p.end(), {x[i], 0, 0});
     t.insert(t.end(), {u[i], 0});
   }
-  m.streams = {stream(Attribute::Position, 3, p), stream(Attribute::Texcoord, 2, t)};
+  m.streams = {testutil::float_stream(Attribute::Position, 3, p), testutil::float_stream(Attribute::Texcoord, 2, t)};
   m.triangles = std::move(triangles);
   return m;
 }
@@ -92,7 +84,7 @@ TEST(OpsWeld, NanWithEqualBitsWelds) {
 TEST(OpsWeld, EveryMeshAndEveryStream) {
   Mesh a = line_mesh({0, 0, 1}, {0, 0, 0}, {0, 1, 2});
   Mesh b = line_mesh({0, 0, 1}, {0, 0, 0}, {0, 1, 2});
-  b.streams.push_back(stream(Attribute::Color, 3, {1, 0, 0, 1, 0, 1, 0, 0, 0}));  // 0 and 1 differ
+  b.streams.push_back(testutil::float_stream(Attribute::Color, 3, {1, 0, 0, 1, 0, 1, 0, 0, 0}));  // 0 and 1 differ
   Scene s;
   s.meshes = {a, b};
   EXPECT_EQ(weld_vertices(s), 1u);

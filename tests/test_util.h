@@ -20,6 +20,17 @@
 namespace testutil {
 
 inline std::string corpus(const std::string& rel) { return std::string(MESHPORT_CORPUS) + "/" + rel; }
+// A float stream of `components` values per vertex, as a reader of float data would make it.
+inline meshport::VertexStream float_stream(meshport::Attribute a, uint32_t components, std::vector<float> data) {
+  meshport::VertexStream s;
+  s.attribute = a;
+  s.format = meshport::ComponentType::Float;
+  s.source_size = components;
+  s.components = components;
+  s.data = std::move(data);
+  return s;
+}
+
 // A fresh folder per test, removed afterwards.
 struct TempDir {
   std::filesystem::path path;

@@ -64,6 +64,7 @@
 #include "ops/adjacency.h"
 #include "ops/math.h"
 #include "ops/remap.h"
+#include "ops/triangulate.h"
 #include "ops/weld.h"
 
 #include <fmt/format.h>
@@ -161,15 +162,6 @@ struct Work {
 };
 
 // Sizes sum to the triangles (n - 2 each) and each is at least 3.
-bool polygons_fit(const Mesh& m) {
-  size_t t = 0;
-  for (uint32_t n : m.polygon_sizes) {
-    if (n < 3) return false;
-    t += n - 2;
-  }
-  return t == m.triangles.size() / 3;
-}
-
 template <class T>
 const T* rule(const std::vector<T>& v, size_t n, const Mesh& m, const char* what, Diagnostics* diags) {
   if (v.empty()) return nullptr;
@@ -183,7 +175,7 @@ const T* rule(const std::vector<T>& v, size_t n, const Mesh& m, const char* what
 // not add up to its triangles, are ignored with a warning (the faces are then its triangles).
 MeshRules mesh_rules(const Mesh& m, const NormalOptions& o, Diagnostics* diags) {
   MeshRules r;
-  r.polygons = !m.polygon_sizes.empty() && polygons_fit(m);
+  r.polygons = !m.polygon_sizes.empty() && ops::polygons_fit(m);
   if (!m.polygon_sizes.empty() && !r.polygons)
     warn(diags, fmt::format("mesh \"{}\": polygon_sizes do not add up to its triangles: normals treat each "
                             "triangle as a face",

@@ -4,8 +4,8 @@
 //
 // CONVENTION. The Scene holds glTF texture coordinates: v grows downwards from the image top.
 // Blender runs MikkTSpace on its own coordinates, whose v grows upwards (v_blender = 1 - v_gltf),
-// and its glTF exporter writes Blender's tangent xyz and Blender's bitangent sign unchanged
-// ("No change for Zup -> Yup"), only flipping v to 1 - v. So that our tangents equal Blender's
+// and its glTF exporter writes Blender's tangent xyz and Blender's bitangent sign unchanged (the
+// axis change leaves the sign alone), only flipping v to 1 - v. So that our tangents equal Blender's
 // exported ones, every UV-derived quantity here is computed with v negated (Blender's v axis);
 // the tangent direction (dP/du) does not depend on that choice, the orientation does:
 //   w = +1 when the triangle's (u, -v) area is positive ("orientation preserving"), else -1.
