@@ -226,3 +226,12 @@ TEST(CliProcess, FlipsOptimizeAndWeldRun) {
     EXPECT_NE(flat_info(t / "x.iqe").find("\"triangles\":4"), std::string::npos) << flag;
   }
 }
+
+TEST(Cli, InfoJsonHasSkinnedAnimationBounds) {
+  // bend turns the tip joint 45 degrees about the file's X axis: the top vertices swing to
+  // Scene z = sin 45 (file y = -sin 45), and the farthest vertex stays sqrt(0.25 + 4) away.
+  std::string j = flat_info(data("skinned.iqe"));
+  EXPECT_NE(j.find("\"bounds\":{\"max\":[0.5,2.0,0.7071068],\"min\":[-0.5,0.0,0.0],\"radius\":2.0615528}"),
+            std::string::npos)
+      << j;
+}

@@ -99,14 +99,30 @@ nlohmann::json info_json(const Scene& s, Format f) {
   j["vertices"] = c.vertices;
   j["triangles"] = c.triangles;
   j["joints"] = s.joints.size();
-  json anims = json::array();
-  for (const auto& a : s.animations)
-    anims.push_back({{"name", a.name}, {"frames", a.frame_count()}, {"framerate", shortest(a.framerate)}, {"loop", a.loop}});
-  j["animations"] = anims;
-  Bounds b = scene_bounds(s);
   auto vec = [](const std::array<float, 3>& v) {
     return nlohmann::json::array({shortest(v[0]), shortest(v[1]), shortest(v[2])});
   };
+  // Each animation's skinned bounds over all its frames.
+  std::vector<FrameBounds> frames = frame_bounds(s);
+  size_t next = 0;
+  json anims = json::array();
+  for (const auto& a : s.animations) {
+    json entry = {{"name", a.name}, {"frames", a.frame_count()}, {"framerate", shortest(a.framerate)}, {"loop", a.loop}};
+    if (a.frame_count() > 0 && next + a.frame_count() <= frames.size() && !s.meshes.empty()) {
+      FrameBounds u = frames[next];
+      for (size_t f = next; f < next + a.frame_count(); ++f)
+        for (int c = 0; c < 3; ++c) {
+          u.min[c] = std::min(u.min[c], frames[f].min[c]);
+          u.max[c] = std::max(u.max[c], frames[f].max[c]);
+          u.radius = std::max(u.radius, frames[f].radius);
+        }
+      entry["bounds"] = {{"min", vec(u.min)}, {"max", vec(u.max)}, {"radius", shortest(u.radius)}};
+    }
+    next += a.frame_count();
+    anims.push_back(entry);
+  }
+  j["animations"] = anims;
+  Bounds b = scene_bounds(s);
   j["bounds"] = {{"min", vec(b.min)}, {"max", vec(b.max)}};
   j["materials"] = json::array();
   for (const auto& m : s.materials) j["materials"].push_back(m.name);
