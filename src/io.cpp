@@ -41,7 +41,10 @@ std::vector<uint8_t> read_file(const std::string& path) {
   return data;
 }
 
-void write_file_atomic(const std::string& path, std::span<const uint8_t> data) {
+namespace {
+
+// A temporary file beside `path`, filled with `data` and closed; returns its name.
+std::string write_temporary(const std::string& path, std::span<const uint8_t> data) {
   namespace fs = std::filesystem;
   fs::path dest(path);
   fs::path dir = dest.parent_path();
@@ -53,17 +56,17 @@ void write_file_atomic(const std::string& path, std::span<const uint8_t> data) {
   name.push_back('\0');
   int fd = ::mkstemp(name.data());
   if (fd < 0) fail(path, std::string("cannot create output: ") + std::strerror(errno));
-  auto abandon = [&](const char* what, int e) {
+  auto abandon = [&](int e) {
     ::close(fd);
     ::unlink(name.data());
-    fail(path, std::string(what) + std::strerror(e));
+    fail(path, std::string("cannot write output: ") + std::strerror(e));
   };
   size_t done = 0;
   while (done < data.size()) {
     ssize_t n = ::write(fd, data.data() + done, data.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      abandon("cannot write output: ", errno);
+      abandon(errno);
     }
     done += static_cast<size_t>(n);
   }
@@ -73,10 +76,41 @@ void write_file_atomic(const std::string& path, std::span<const uint8_t> data) {
     ::unlink(name.data());
     fail(path, std::string("cannot write output: ") + std::strerror(e));
   }
-  if (::rename(name.data(), path.c_str()) != 0) {
+  return std::string(name.data());
+}
+
+}  // namespace
+
+void write_file_atomic(const std::string& path, std::span<const uint8_t> data) {
+  std::string tmp = write_temporary(path, data);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
     int e = errno;
-    ::unlink(name.data());
+    ::unlink(tmp.c_str());
     fail(path, std::string("cannot write output: ") + std::strerror(e));
+  }
+}
+
+void write_files_atomic(const std::string& main_path, const std::vector<OutputFile>& files) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::path(main_path).parent_path();
+  std::vector<std::pair<std::string, std::string>> done;  // temporary, destination
+  try {
+    for (const OutputFile& f : files) {
+      std::string dest = f.name.empty() ? main_path : (dir / f.name).string();
+      done.emplace_back(write_temporary(dest, f.bytes), dest);
+    }
+  } catch (...) {
+    for (auto& [tmp, dest] : done) ::unlink(tmp.c_str());
+    throw;
+  }
+  // Side files first, the main file last: a reader never sees a main file without its parts.
+  for (size_t i = done.size(); i-- > 0;) {
+    auto& [tmp, dest] = done[i];
+    if (::rename(tmp.c_str(), dest.c_str()) != 0) {
+      int e = errno;
+      for (size_t k = 0; k <= i; ++k) ::unlink(done[k].first.c_str());
+      fail(dest, std::string("cannot write output: ") + std::strerror(e));
+    }
   }
 }
 

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "formats/files.h"
+
 namespace meshport::io {
 
 // Reads a whole file; throws meshport::Error ("file: error: cannot open: ...") on failure.
@@ -15,5 +17,11 @@ std::vector<uint8_t> read_file(const std::string& path);
 // `path`. On any failure the temporary file is removed, an existing `path` is left untouched,
 // and meshport::Error is thrown.
 void write_file_atomic(const std::string& path, std::span<const uint8_t> data);
+
+// Writes several files (the main one at `main_path`, side files named relative to its folder)
+// each to a temporary file first, then renames them all into place; on failure no temporary
+// is left and no destination is touched (a failure in the final renames, rare, can leave the
+// side files renamed but not the main file).
+void write_files_atomic(const std::string& main_path, const std::vector<OutputFile>& files);
 
 }  // namespace meshport::io

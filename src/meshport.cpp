@@ -1,9 +1,13 @@
 // Format registry and the read / write / convert entry points.
 #include <meshport/meshport.h>
 
+#include "formats/gltf.h"
 #include "formats/iqe.h"
 #include "formats/iqm.h"
+#include "formats/obj.h"
 #include "io.h"
+
+#include <filesystem>
 
 #include <algorithm>
 #include <cctype>
@@ -15,6 +19,9 @@ const std::vector<FormatInfo>& formats() {
   static const std::vector<FormatInfo> table = {
       {Format::Iqe, "iqe", "Inter-Quake Export (text)", {".iqe"}, true, true},
       {Format::Iqm, "iqm", "Inter-Quake Model (binary; v2 written, v1 and v2 read)", {".iqm"}, true, true},
+      {Format::Gltf, "gltf", "glTF 2.0 (JSON with .bin or data URIs)", {".gltf"}, true, true},
+      {Format::Glb, "glb", "glTF 2.0 binary", {".glb"}, true, true},
+      {Format::Obj, "obj", "Wavefront OBJ with MTL materials", {".obj"}, true, true},
   };
   return table;
 }
@@ -56,59 +63,108 @@ static Format resolve(const std::optional<Format>& given, const std::string& pat
   fail(path, "unknown format: cannot tell it from the file name; give it with --from/--to");
 }
 
-Scene read_memory(std::span<const uint8_t> data, Format format, const std::string& name, Diagnostics* diags) {
-  Diagnostics local;
-  Diagnostics& d = diags ? *diags : local;
+namespace {
+
+SideFileLoader no_side_files(const std::string& name) {
+  return [name](const std::string& rel) -> std::vector<uint8_t> {
+    fail(name, "cannot load '" + rel + "': side files are only found when reading from a file");
+  };
+}
+
+SideFileLoader side_files_beside(const std::string& path) {
+  std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  return [dir](const std::string& rel) { return io::read_file((dir / rel).string()); };
+}
+
+Scene read_with(std::span<const uint8_t> data, Format format, const std::string& name, const SideFileLoader& load,
+                Diagnostics& d) {
   switch (format) {
     case Format::Iqe:
       return iqe::read(std::string_view(reinterpret_cast<const char*>(data.data()), data.size()), name, d);
     case Format::Iqm:
       return iqm::read(data, name, d);
+    case Format::Gltf:
+    case Format::Glb:
+      return gltf::read(data, name, load, d);
+    case Format::Obj:
+      return obj::read(std::string_view(reinterpret_cast<const char*>(data.data()), data.size()), name, load, d);
   }
   fail(name, "format cannot be read");
+}
+
+// The files a writer produces for `path` ("" when writing to memory: the main file only).
+std::vector<OutputFile> write_with(const Scene& scene, Format format, const WriteOptions& options,
+                                   const std::string& path, Diagnostics& d) {
+  namespace fs = std::filesystem;
+  std::string dir = path.empty() ? std::string() : fs::path(path).parent_path().string();
+  std::string stem = path.empty() ? std::string() : fs::path(path).stem().string();
+  switch (format) {
+    case Format::Iqe: {
+      std::string text = iqe::write(scene, d);
+      std::vector<OutputFile> out(1);
+      out[0].bytes.assign(text.begin(), text.end());
+      return out;
+    }
+    case Format::Iqm: {
+      std::vector<OutputFile> out(1);
+      out[0].bytes = iqm::write(scene, options, d);
+      return out;
+    }
+    case Format::Gltf:
+      return gltf::write(scene, options, false, stem.empty() ? "" : stem + ".bin", path.empty() ? "" : dir.empty() ? "." : dir, d);
+    case Format::Glb:
+      return gltf::write(scene, options, true, "", path.empty() ? "" : dir.empty() ? "." : dir, d);
+    case Format::Obj:
+      return obj::write(scene, options, stem.empty() ? "" : stem + ".mtl", path.empty() ? "" : dir.empty() ? "." : dir, d);
+  }
+  fail(path, "format cannot be written");
+}
+
+}  // namespace
+
+Scene read_memory(std::span<const uint8_t> data, Format format, const std::string& name, Diagnostics* diags) {
+  Diagnostics local;
+  return read_with(data, format, name, no_side_files(name), diags ? *diags : local);
 }
 
 Scene read(const std::string& path, const ReadOptions& options, Diagnostics* diags) {
   Format f = resolve(options.format, path);
   if (!format_info(f).can_read) fail(path, std::string(format_info(f).name) + " cannot be read");
   std::vector<uint8_t> data = io::read_file(path);
-  return read_memory(data, f, path, diags);
+  Diagnostics local;
+  return read_with(data, f, path, side_files_beside(path), diags ? *diags : local);
 }
 
 std::vector<uint8_t> write_memory(const Scene& scene, Format format, const WriteOptions& options, Diagnostics* diags) {
   Diagnostics local;
-  Diagnostics& d = diags ? *diags : local;
-  switch (format) {
-    case Format::Iqe: {
-      std::string text = iqe::write(scene, d);
-      return std::vector<uint8_t>(text.begin(), text.end());
-    }
-    case Format::Iqm:
-      return iqm::write(scene, options, d);
-  }
-  fail("<memory>", "format cannot be written");
+  std::vector<OutputFile> files = write_with(scene, format, options, "", diags ? *diags : local);
+  return std::move(files.front().bytes);
 }
 
 void write(const Scene& scene, const std::string& path, const WriteOptions& options, Diagnostics* diags) {
   Format f = resolve(options.format, path);
   if (!format_info(f).can_write) fail(path, std::string(format_info(f).name) + " cannot be written");
-  std::vector<uint8_t> bytes;
-  size_t first_new = diags ? diags->items.size() : 0;
+  Diagnostics local;
+  Diagnostics& d = diags ? *diags : local;
+  size_t first_new = d.items.size();
   auto name_file = [&] {
-    if (!diags) return;
-    for (size_t i = first_new; i < diags->items.size(); ++i)
-      if (diags->items[i].file.empty()) diags->items[i].file = path;
+    for (size_t i = first_new; i < d.items.size(); ++i)
+      if (d.items[i].file.empty()) d.items[i].file = path;
   };
+  std::vector<OutputFile> files;
   try {
-    bytes = write_memory(scene, f, options, diags);
+    files = write_with(scene, f, options, path, d);
     name_file();
   } catch (const Error& e) {
     name_file();
-    Diagnostic d = e.diagnostic();
-    if (d.file.empty()) d.file = path;
-    throw Error(d);
+    Diagnostic diag = e.diagnostic();
+    if (diag.file.empty()) diag.file = path;
+    throw Error(diag);
   }
-  io::write_file_atomic(path, bytes);
+  if (files.size() == 1)
+    io::write_file_atomic(path, files.front().bytes);
+  else
+    io::write_files_atomic(path, files);
 }
 
 Scene convert(const std::vector<std::string>& inputs, const std::string& output, const ConvertOptions& options,
@@ -120,7 +176,12 @@ Scene convert(const std::vector<std::string>& inputs, const std::string& output,
     attach_animations(scene, extra, inputs[i], diags);
   }
   process(scene, options.process, diags);
-  write(scene, output, options.write, diags);
+  WriteOptions w = options.write;
+  if (w.texture_dir.empty()) {
+    std::string dir = std::filesystem::path(inputs[0]).parent_path().string();
+    w.texture_dir = dir.empty() ? "." : dir;
+  }
+  write(scene, output, w, diags);
   return scene;
 }
 

@@ -14,7 +14,7 @@
 
 namespace meshport {
 
-enum class Format { Iqe, Iqm };
+enum class Format { Iqe, Iqm, Gltf, Glb, Obj };
 
 struct FormatInfo {
   Format format;
@@ -36,17 +36,24 @@ struct ReadOptions {
 
 struct WriteOptions {
   std::optional<Format> format;  // by extension when unset
+  // Folder the materials' relative texture paths are relative to (convert sets it to the first
+  // input's folder). glTF and OBJ reference a texture only when the file is found there.
+  std::string texture_dir;
   bool adjacency = true;         // IQM: write triangle adjacency
   bool bounds = true;            // IQM: write per-frame bounds
 };
 
-// Reading. Fatal problems throw meshport::Error; warnings go to `diags` when given.
+// Reading. Fatal problems throw meshport::Error; warnings go to `diags` when given. Formats
+// with side files (glTF .bin, OBJ .mtl) load them relative to the file's folder; from memory
+// they cannot, and say so.
 Scene read(const std::string& path, const ReadOptions& options = {}, Diagnostics* diags = nullptr);
 Scene read_memory(std::span<const uint8_t> data, Format format, const std::string& name,
                   Diagnostics* diags = nullptr);
 
-// Writing. The file is written to a temporary file beside the destination and renamed into
-// place only when complete, so a failure never leaves a partial or clobbered file.
+// Writing. Every file is written to a temporary file beside its destination and renamed into
+// place only when all are complete, so a failure never leaves a partial or clobbered file.
+// write() writes side files beside the main one (.gltf -> .bin, .obj -> .mtl); write_memory()
+// returns the main file only (glTF embeds its buffer as a data URI, OBJ has no mtllib).
 void write(const Scene& scene, const std::string& path, const WriteOptions& options = {},
            Diagnostics* diags = nullptr);
 std::vector<uint8_t> write_memory(const Scene& scene, Format format, const WriteOptions& options = {},

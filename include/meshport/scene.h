@@ -64,6 +64,14 @@ struct SmoothingRules {
   bool operator==(const SmoothingRules&) const = default;
 };
 
+// A morph target (blend shape): per-vertex displacements of unit weight.
+struct MorphTarget {
+  std::string name;
+  std::vector<float> positions;  // vertex_count * 3 displacements, Scene axes
+  std::vector<float> normals;    // vertex_count * 3, or empty
+  bool operator==(const MorphTarget&) const = default;
+};
+
 struct Mesh {
   std::string name;
   int32_t material = -1;  // index into Scene::materials, -1 for none
@@ -75,6 +83,8 @@ struct Mesh {
   // reorders triangles must clear this.
   std::vector<uint32_t> polygon_sizes;
   SmoothingRules smoothing;
+  std::vector<MorphTarget> morph_targets;
+  std::vector<float> morph_weights;  // default weight per target (empty: all 0)
 
   size_t vertex_count() const;
   size_t face_count() const { return polygon_sizes.empty() ? triangles.size() / 3 : polygon_sizes.size(); }
