@@ -37,7 +37,8 @@ struct ReadOptions {
 struct WriteOptions {
   std::optional<Format> format;  // by extension when unset
   // Folder the materials' relative texture paths are relative to (convert sets it to the first
-  // input's folder). glTF and OBJ reference a texture only when the file is found there.
+  // input's folder). glTF references a texture only when the file is found there (and is PNG or
+  // JPEG); OBJ makes the path relative to the output when found there, else keeps it as stored.
   std::string texture_dir;
   bool adjacency = true;         // IQM: write triangle adjacency
   bool bounds = true;            // IQM: write per-frame bounds

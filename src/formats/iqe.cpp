@@ -12,6 +12,7 @@
 
 #include "ops/axes.h"
 #include "ops/math.h"
+#include "text.h"
 
 #include <algorithm>
 #include <array>
@@ -109,60 +110,6 @@ float default_value(int k, uint32_t c) {
 }
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-
-// Fast path for the plain decimals exporters write ("-0.70710677", "1.0024396e-06"), correctly
-// rounded like std::from_chars, which handles everything else: returns false to defer to it.
-// With at most 15 significant digits and a power of ten up to 1e22 both are exact doubles, so
-// one multiplication or division gives the correctly rounded double (Clinger). Rounding that
-// double to float differs from rounding the exact value only when the double is exactly halfway
-// between two floats; that case, and results outside the normal float range, are deferred too.
-bool fast_decimal(const char*& p, const char* end, float& out) {
-  static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-                                      1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-  const char* q = p;
-  bool neg = q < end && *q == '-';
-  if (neg) ++q;
-  uint64_t m = 0;
-  int digits = 0, exp10 = 0;
-  bool any = false;
-  for (; q < end && is_digit(*q); ++q, any = true) {
-    if (m || *q != '0') ++digits;
-    m = m * 10 + uint64_t(*q - '0');
-    if (digits > 15) return false;
-  }
-  if (q < end && *q == '.') {
-    for (++q; q < end && is_digit(*q); ++q, any = true) {
-      if (m || *q != '0') ++digits;
-      m = m * 10 + uint64_t(*q - '0');
-      --exp10;
-      if (digits > 15) return false;
-    }
-  }
-  if (!any) return false;
-  if (q < end && (*q == 'e' || *q == 'E')) {
-    ++q;
-    bool eneg = q < end && *q == '-';
-    if (q < end && (*q == '-' || *q == '+')) ++q;
-    if (q == end || !is_digit(*q)) return false;
-    int e = 0;
-    for (; q < end && is_digit(*q); ++q) {
-      e = e * 10 + (*q - '0');
-      if (e > 1000) return false;
-    }
-    exp10 += eneg ? -e : e;
-  }
-  if (exp10 < -22 || exp10 > 22) return false;
-  double d = exp10 < 0 ? double(m) / kPow10[-exp10] : double(m) * kPow10[exp10];
-  if (d != 0 && (d < double(std::numeric_limits<float>::min()) || d > double(std::numeric_limits<float>::max())))
-    return false;
-  uint64_t bits;
-  std::memcpy(&bits, &d, sizeof bits);
-  if ((bits & 0x1FFFFFFF) == 0x10000000) return false;  // exactly halfway between two floats
-  out = neg ? -float(d) : float(d);
-  p = q;
-  return true;
-}
 
 std::string quoted(std::string_view s) {
   if (s.size() > 40) return "\"" + std::string(s.substr(0, 40)) + "...\"";
@@ -452,7 +399,7 @@ class Reader {
     if (!more()) return false;
     tok_ = p_;
     const char* q = skip_plus(p_);
-    if (fast_decimal(q, end_, out)) {
+    if (text::fast_decimal(q, end_, out)) {
       check_number_end(q, tok_);
       p_ = q;
       return true;

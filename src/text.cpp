@@ -1,0 +1,81 @@
+// Number scanning shared by the text format readers: see text.h.
+#include "text.h"
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+namespace meshport::text {
+namespace {
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// The correctly rounded double of the decimal at p, when Clinger's fast path applies.
+bool fast_double(const char*& p, const char* end, double& out, bool& negative) {
+  static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                      1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  const char* q = p;
+  bool neg = q < end && *q == '-';
+  if (neg) ++q;
+  uint64_t m = 0;
+  int digits = 0, exp10 = 0;
+  bool any = false;
+  for (; q < end && is_digit(*q); ++q, any = true) {
+    if (m || *q != '0') ++digits;
+    m = m * 10 + uint64_t(*q - '0');
+    if (digits > 15) return false;
+  }
+  if (q < end && *q == '.') {
+    for (++q; q < end && is_digit(*q); ++q, any = true) {
+      if (m || *q != '0') ++digits;
+      m = m * 10 + uint64_t(*q - '0');
+      --exp10;
+      if (digits > 15) return false;
+    }
+  }
+  if (!any) return false;
+  if (q < end && (*q == 'e' || *q == 'E')) {
+    ++q;
+    bool eneg = q < end && *q == '-';
+    if (q < end && (*q == '-' || *q == '+')) ++q;
+    if (q == end || !is_digit(*q)) return false;
+    int e = 0;
+    for (; q < end && is_digit(*q); ++q) {
+      e = e * 10 + (*q - '0');
+      if (e > 1000) return false;
+    }
+    exp10 += eneg ? -e : e;
+  }
+  if (exp10 < -22 || exp10 > 22) return false;
+  out = exp10 < 0 ? double(m) / kPow10[-exp10] : double(m) * kPow10[exp10];
+  negative = neg;
+  p = q;
+  return true;
+}
+
+}  // namespace
+
+bool fast_decimal(const char*& p, const char* end, float& out) {
+  const char* q = p;
+  double d;
+  bool neg;
+  if (!fast_double(q, end, d, neg)) return false;
+  if (d != 0 && (d < double(std::numeric_limits<float>::min()) || d > double(std::numeric_limits<float>::max())))
+    return false;
+  uint64_t bits;
+  std::memcpy(&bits, &d, sizeof bits);
+  if ((bits & 0x1FFFFFFF) == 0x10000000) return false;  // exactly halfway between two floats
+  out = neg ? -float(d) : float(d);
+  p = q;
+  return true;
+}
+
+bool fast_decimal(const char*& p, const char* end, double& out) {
+  double d;
+  bool neg;
+  if (!fast_double(p, end, d, neg)) return false;
+  out = neg ? -d : d;
+  return true;
+}
+
+}  // namespace meshport::text

@@ -1,0 +1,19 @@
+// Number scanning shared by the text format readers (IQE, OBJ).
+#pragma once
+
+namespace meshport::text {
+
+// Fast path for the plain decimals exporters write ("-0.70710677", "1.0024396e-06"), correctly
+// rounded like std::from_chars, which the caller uses for everything else: returns false (and
+// leaves `p` alone) to defer to it. On success `p` is just past the number. No leading '+', no
+// "inf" / "nan", no hexadecimal: those are deferred too.
+//
+// With at most 15 significant digits and a power of ten up to 1e22 both are exact doubles, so
+// one multiplication or division gives the correctly rounded double (Clinger). For the float
+// overload, rounding that double to float differs from rounding the exact value only when the
+// double is exactly halfway between two floats; that case, and results outside the normal float
+// range, are deferred too.
+bool fast_decimal(const char*& p, const char* end, float& out);
+bool fast_decimal(const char*& p, const char* end, double& out);
+
+}  // namespace meshport::text
