@@ -4,12 +4,17 @@ ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all deps build build-asan test test-fast test-asan demo bench clean
+.PHONY: all deps npm-deps build build-asan test test-fast test-asan demo bench clean
 
 all: build
 
 deps:
 	@scripts/install-deps.sh
+
+# The Khronos glTF Validator (npm), used by the GltfValidator test.
+npm-deps:
+	@if [ -f tests/gltf_validate/package-lock.json ] && [ ! -d tests/gltf_validate/node_modules/gltf-validator ]; then \
+	  npm ci --prefix tests/gltf_validate --no-audit --no-fund; fi
 
 $(BUILD)/CMakeCache.txt:
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
@@ -26,10 +31,10 @@ build-asan: deps $(ASAN_BUILD)/CMakeCache.txt
 # Every test, twice: a normal build and an AddressSanitizer + UBSan build.
 test: test-fast test-asan
 
-test-fast: build
+test-fast: build npm-deps
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-test-asan: build-asan
+test-asan: build-asan npm-deps
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS)
 

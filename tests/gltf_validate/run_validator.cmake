@@ -1,0 +1,83 @@
+# CTest GltfValidator: converts the IQM/IQE corpus and the repository's models to .glb and .gltf
+# with meshport, then runs the Khronos glTF Validator (validate.mjs) over all of them; fails when
+# any output has an error or a warning, or when node or the validator is missing (never skips).
+# Infos are printed, not counted: what remains is unavoidable without dropping data (tangents
+# and texture coordinates of materials whose texture is not a PNG/JPEG file, NODE_EMPTY for a
+# leaf joint of a skeleton without meshes).
+#
+#   cmake -DMESHPORT=<meshport executable> -DSOURCE_DIR=<repository> -DCORPUS=<shared/corpus/iqm>
+#         -DWORK=<scratch folder, emptied first> -P run_validator.cmake
+cmake_minimum_required(VERSION 3.25)
+
+foreach(var MESHPORT SOURCE_DIR CORPUS WORK)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "run_validator.cmake: -D${var}=... is required")
+  endif()
+endforeach()
+set(here ${SOURCE_DIR}/tests/gltf_validate)
+
+find_program(NODE node)
+if(NOT NODE)
+  message(FATAL_ERROR "GltfValidator: node (Node.js) was not found on PATH. Install Node.js and run "
+                      "`npm ci --prefix tests/gltf_validate` (make test does both).")
+endif()
+if(NOT EXISTS ${here}/node_modules/gltf-validator/package.json)
+  message(FATAL_ERROR "GltfValidator: the Khronos glTF Validator is not installed in ${here}/node_modules. "
+                      "Run `npm ci --prefix tests/gltf_validate` (make test does).")
+endif()
+
+# Files that must convert, then every IQM / IQE of the corpus that meshport reads (some edge
+# cases are deliberately unreadable: those are skipped, and listed).
+set(required
+  ${CORPUS}/lsalzman-iqm/mrfixit.iqm
+  ${CORPUS}/derived/mrfixit.iqe
+  ${SOURCE_DIR}/tests/data/cli/skinned.iqe
+  ${SOURCE_DIR}/examples/tentacle.iqe)
+foreach(f ${required})
+  if(NOT EXISTS ${f})
+    message(FATAL_ERROR "GltfValidator: ${f} not found")
+  endif()
+endforeach()
+file(GLOB_RECURSE corpus_files ${CORPUS}/*.iqm ${CORPUS}/*.iqe)
+list(SORT corpus_files)
+set(inputs ${required} ${corpus_files})
+list(REMOVE_DUPLICATES inputs)
+
+file(REMOVE_RECURSE ${WORK})
+file(MAKE_DIRECTORY ${WORK})
+set(outputs "")
+set(skipped "")
+foreach(in ${inputs})
+  list(FIND required ${in} is_required)
+  if(is_required LESS 0)
+    execute_process(COMMAND ${MESHPORT} info ${in} RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+    if(NOT rc EQUAL 0)
+      list(APPEND skipped ${in})
+      continue()
+    endif()
+  endif()
+  # A unique output name from the path: corpus/edge-cases/x.iqe -> edge-cases_x.iqe
+  file(RELATIVE_PATH rel ${CORPUS} ${in})
+  if(rel MATCHES "^\\.\\.")
+    file(RELATIVE_PATH rel ${SOURCE_DIR} ${in})
+  endif()
+  string(REPLACE "/" "_" stem "${rel}")
+  foreach(ext glb gltf)
+    execute_process(COMMAND ${MESHPORT} convert -q ${in} -o ${WORK}/${stem}.${ext} RESULT_VARIABLE rc
+                    ERROR_VARIABLE err OUTPUT_VARIABLE out)
+    if(NOT rc EQUAL 0)
+      message(FATAL_ERROR "GltfValidator: meshport convert ${in} -o ${stem}.${ext} failed:\n${out}${err}")
+    endif()
+    list(APPEND outputs ${WORK}/${stem}.${ext})
+  endforeach()
+endforeach()
+foreach(s ${skipped})
+  message(STATUS "not converted (meshport does not read it): ${s}")
+endforeach()
+
+list(LENGTH outputs n)
+message(STATUS "validating ${n} files")
+execute_process(COMMAND ${NODE} ${here}/validate.mjs --max-warnings 0 ${outputs} RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "GltfValidator: the glTF Validator reported errors or warnings (above)")
+endif()
