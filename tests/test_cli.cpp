@@ -235,3 +235,30 @@ TEST(Cli, InfoJsonHasSkinnedAnimationBounds) {
             std::string::npos)
       << j;
 }
+
+TEST(CliGltf, MrfixitToGlbAndBackKeepsCounts) {
+  REQUIRE_CORPUS();
+  TempDir t;
+  std::string in = testutil::corpus("iqm/lsalzman-iqm/mrfixit.iqm");
+  ASSERT_EQ(run("convert " + in + " -o " + (t / "m.glb")).status, 0);
+  ASSERT_EQ(run("convert " + (t / "m.glb") + " -o " + (t / "m.iqm")).status, 0);
+  ASSERT_EQ(run("convert " + in + " -o " + (t / "m.gltf")).status, 0);
+  EXPECT_TRUE(fs::exists(t / "m.bin"));
+  for (const char* f : {"m.glb", "m.iqm", "m.gltf"}) {
+    std::string j = flat_info(t / f);
+    EXPECT_NE(j.find("\"vertices\":1861"), std::string::npos) << f;
+    EXPECT_NE(j.find("\"triangles\":2988"), std::string::npos) << f;
+    EXPECT_NE(j.find("\"joints\":75"), std::string::npos) << f;
+    EXPECT_NE(j.find("\"frames\":101,\"loop\":false,\"name\":\"idle\""), std::string::npos) << f << j.substr(0, 400);
+  }
+}
+
+TEST(CliGltf, ObjRoundTripThroughGlb) {
+  REQUIRE_CORPUS();
+  TempDir t;
+  ASSERT_EQ(run("convert " + testutil::corpus("iqm/edge-cases/tri.obj") + " -o " + (t / "tri.glb")).status, 0);
+  ASSERT_EQ(run("convert " + (t / "tri.glb") + " -o " + (t / "tri.obj")).status, 0);
+  std::string j = flat_info(t / "tri.obj");
+  EXPECT_NE(j.find("\"triangles\":1"), std::string::npos) << j;
+  EXPECT_NE(j.find("\"vertices\":3"), std::string::npos) << j;
+}
