@@ -25,6 +25,10 @@ enum class Attribute : uint8_t {
   Custom,
 };
 
+// "position", "texcoord", "normal", "tangent", "blendindexes", "blendweights", "color", "custom"
+// (IQE's spelling).
+const char* attribute_name(Attribute a);
+
 // One per-vertex attribute array. Values are decoded: normalised integer formats hold their
 // real value (ubyte 255 -> 1.0, byte -127 -> -1.0); blend indices hold the integer index.
 // `format` and `source_size` are what the source declared, so that writing the same format back

@@ -86,6 +86,7 @@
 //   in every frame.
 #include "formats/gltf.h"
 
+#include "ops/check.h"
 #include "ops/components.h"
 #include "ops/math.h"
 
@@ -198,20 +199,6 @@ bool ends_with_ci(std::string_view s, std::string_view suffix) {
   for (size_t i = 0; i < suffix.size(); ++i)
     if (std::tolower(static_cast<unsigned char>(s[s.size() - suffix.size() + i])) != suffix[i]) return false;
   return true;
-}
-
-const char* attribute_label(Attribute a) {
-  switch (a) {
-    case Attribute::Position: return "position";
-    case Attribute::Texcoord: return "texcoord";
-    case Attribute::Normal: return "normal";
-    case Attribute::Tangent: return "tangent";
-    case Attribute::BlendIndices: return "blendindexes";
-    case Attribute::BlendWeights: return "blendweights";
-    case Attribute::Color: return "color";
-    case Attribute::Custom: return "custom";
-  }
-  return "custom";
 }
 
 // glTF application-specific attribute name: "_" + upper case, other characters '_'.
@@ -405,37 +392,6 @@ struct Writer {
     return r;
   }
 };
-
-void validate_scene(const Scene& s) {
-  for (size_t i = 0; i < s.meshes.size(); ++i) {
-    const Mesh& m = s.meshes[i];
-    const size_t nv = m.vertex_count();
-    for (const VertexStream& st : m.streams)
-      if ((st.components ? st.data.size() % st.components : st.data.size()) != 0 || st.vertex_count() != nv)
-        wfail(fmt::format("mesh {} ('{}'): a stream holds {} values of {} components, but the mesh has {} vertices", i,
-                          m.name, st.data.size(), st.components, nv));
-    if (m.triangles.size() % 3)
-      wfail(fmt::format("mesh {} ('{}'): {} triangle indices are not a multiple of 3", i, m.name, m.triangles.size()));
-    for (size_t t = 0; t < m.triangles.size(); ++t)
-      if (m.triangles[t] >= nv)
-        wfail(fmt::format("mesh {} ('{}'): triangle {} uses vertex {}, but the mesh has {} vertices", i, m.name, t / 3,
-                          m.triangles[t], nv));
-    if (m.material < -1 || m.material >= int64_t(s.materials.size()))
-      wfail(fmt::format("mesh {} ('{}'): material {} does not exist", i, m.name, m.material));
-    for (size_t k = 0; k < m.morph_targets.size(); ++k) {
-      const MorphTarget& t = m.morph_targets[k];
-      if ((!t.positions.empty() && t.positions.size() != nv * 3) || (!t.normals.empty() && t.normals.size() != nv * 3))
-        wfail(fmt::format("mesh {} ('{}'): morph target {} ('{}') does not have 3 values per vertex ({} vertices)", i,
-                          m.name, k, t.name, nv));
-    }
-  }
-  for (size_t j = 0; j < s.joints.size(); ++j)
-    if (s.joints[j].parent >= int64_t(j) || s.joints[j].parent < -1)
-      wfail(fmt::format("joint {} ('{}'): parent {} is not a preceding joint", j, s.joints[j].name, s.joints[j].parent));
-  for (const Animation& a : s.animations)
-    if (a.channels ? a.poses.size() % a.channels : a.poses.size())
-      wfail(fmt::format("animation '{}': {} poses are not whole frames of {}", a.name, a.poses.size(), a.channels));
-}
 
 bool written(const Mesh& m) { return m.vertex_count() > 0 && !m.triangles.empty(); }
 
@@ -741,7 +697,7 @@ std::vector<float> stream_floats(const VertexStream& s, uint32_t n, size_t& non_
 }
 
 json stream_entry(Writer& w, const VertexStream& s, const std::string& gltf_name) {
-  json e = {{"attribute", attribute_label(s.attribute)},
+  json e = {{"attribute", attribute_name(s.attribute)},
             {"gltf", gltf_name},
             {"format", ops::component_name(s.format)},
             {"source_size", s.source_size},
@@ -784,7 +740,7 @@ void emit_mesh(Writer& w, size_t mi, const Influences* inf_in) {
                                w.joint_nodes == 0 || w.animation_only ? "the Scene has no skeleton"
                                                                       : "the mesh lacks one of the two"));
   auto ignored = [&](const VertexStream& st) {
-    wwarn(w.diags, fmt::format("{}: a second {} stream is not written", label, attribute_label(st.attribute)));
+    wwarn(w.diags, fmt::format("{}: a second {} stream is not written", label, attribute_name(st.attribute)));
   };
   for (const VertexStream& st : m.streams) {
     switch (st.attribute) {
@@ -1129,7 +1085,7 @@ void put_u32(std::vector<uint8_t>& b, uint32_t v) {
 
 std::vector<OutputFile> write(const Scene& scene, const WriteOptions& options, bool binary, const std::string& bin_name,
                               const std::string& output_dir, Diagnostics& diags) {
-  validate_scene(scene);
+  ops::check_scene(scene);
   Writer w(scene, options, output_dir, diags);
   w.root["asset"] = {{"generator", "meshport"}, {"version", "2.0"}};
 

@@ -10,6 +10,7 @@
 #include "ops/adjacency.h"
 #include "ops/axes.h"
 #include "ops/bounds.h"
+#include "ops/check.h"
 #include "ops/components.h"
 #include "ops/math.h"
 #include "ops/quantize.h"
@@ -834,29 +835,6 @@ struct Writer {
   Out out;
 };
 
-void validate_scene(const Scene& s) {
-  for (size_t i = 0; i < s.meshes.size(); ++i) {
-    const Mesh& m = s.meshes[i];
-    const size_t nv = m.vertex_count();
-    for (const VertexStream& st : m.streams)
-      if ((st.components ? st.data.size() % st.components : st.data.size()) != 0 || st.vertex_count() != nv)
-        wfail(fmt::format("mesh {} ('{}'): a stream holds {} values of {} components, but the mesh has {} vertices", i,
-                          m.name, st.data.size(), st.components, nv));
-    if (m.triangles.size() % 3)
-      wfail(fmt::format("mesh {} ('{}'): {} triangle indices are not a multiple of 3", i, m.name, m.triangles.size()));
-    for (size_t t = 0; t < m.triangles.size(); ++t)
-      if (m.triangles[t] >= nv)
-        wfail(fmt::format("mesh {} ('{}'): triangle {} uses vertex {}, but the mesh has {} vertices", i, m.name, t / 3,
-                          m.triangles[t], nv));
-    if (m.material < -1 || m.material >= int64_t(s.materials.size()))
-      wfail(fmt::format("mesh {} ('{}'): material {} does not exist", i, m.name, m.material));
-  }
-  for (size_t j = 0; j < s.joints.size(); ++j)
-    if (s.joints[j].parent >= int64_t(j) || s.joints[j].parent < -1)
-      wfail(
-          fmt::format("joint {} ('{}'): parent {} is not a preceding joint", j, s.joints[j].name, s.joints[j].parent));
-}
-
 uint32_t num_poses(const Scene& s) {
   if (s.animations.empty()) return 0;
   return s.joints.empty() ? s.animations[0].channels : uint32_t(s.joints.size());
@@ -1123,7 +1101,7 @@ Scene read(std::span<const uint8_t> data, const std::string& name, Diagnostics& 
 }
 
 std::vector<uint8_t> write(const Scene& scene, const WriteOptions& options, Diagnostics& diags) {
-  validate_scene(scene);
+  ops::check_scene(scene);
   Writer w(scene, options, diags);
   w.plans = plan_arrays(scene, diags);
   if (Plan* bi = find_plan(w.plans, Attribute::BlendIndices)) {

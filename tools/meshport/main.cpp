@@ -57,20 +57,6 @@ Counts count(const Scene& s) {
   return c;
 }
 
-const char* attribute_name(Attribute a) {
-  switch (a) {
-    case Attribute::Position: return "position";
-    case Attribute::Texcoord: return "texcoord";
-    case Attribute::Normal: return "normal";
-    case Attribute::Tangent: return "tangent";
-    case Attribute::BlendIndices: return "blendindexes";
-    case Attribute::BlendWeights: return "blendweights";
-    case Attribute::Color: return "color";
-    case Attribute::Custom: return "custom";
-  }
-  return "?";
-}
-
 // A float as the double with the same shortest decimal form, so JSON shows 1.5 rather than the
 // float's exact binary expansion.
 double shortest(float v) {

@@ -1,0 +1,48 @@
+#include "ops/check.h"
+
+#include <meshport/diagnostics.h>
+
+#include <fmt/format.h>
+
+namespace meshport::ops {
+
+namespace {
+
+[[noreturn]] void bad(std::string msg) { fail("", std::move(msg)); }
+
+void check_mesh_in(const Scene& s, size_t i) {
+  const Mesh& m = s.meshes[i];
+  const size_t nv = m.vertex_count();
+  for (const VertexStream& st : m.streams)
+    if ((st.components ? st.data.size() % st.components : st.data.size()) != 0 || st.vertex_count() != nv)
+      bad(fmt::format("mesh {} ('{}'): a stream holds {} values of {} components, but the mesh has {} vertices", i,
+                      m.name, st.data.size(), st.components, nv));
+  if (m.triangles.size() % 3)
+    bad(fmt::format("mesh {} ('{}'): {} triangle indices are not a multiple of 3", i, m.name, m.triangles.size()));
+  for (size_t t = 0; t < m.triangles.size(); ++t)
+    if (m.triangles[t] >= nv)
+      bad(fmt::format("mesh {} ('{}'): triangle {} uses vertex {}, but the mesh has {} vertices", i, m.name, t / 3,
+                      m.triangles[t], nv));
+  if (m.material < -1 || m.material >= int64_t(s.materials.size()))
+    bad(fmt::format("mesh {} ('{}'): material {} does not exist", i, m.name, m.material));
+  for (size_t k = 0; k < m.morph_targets.size(); ++k) {
+    const MorphTarget& t = m.morph_targets[k];
+    if ((!t.positions.empty() && t.positions.size() != nv * 3) || (!t.normals.empty() && t.normals.size() != nv * 3))
+      bad(fmt::format("mesh {} ('{}'): morph target {} ('{}') does not have 3 values per vertex ({} vertices)", i,
+                      m.name, k, t.name, nv));
+  }
+}
+
+}  // namespace
+
+void check_scene(const Scene& s) {
+  for (size_t i = 0; i < s.meshes.size(); ++i) check_mesh_in(s, i);
+  for (size_t j = 0; j < s.joints.size(); ++j)
+    if (s.joints[j].parent >= int64_t(j) || s.joints[j].parent < -1)
+      bad(fmt::format("joint {} ('{}'): parent {} is not a preceding joint", j, s.joints[j].name, s.joints[j].parent));
+  for (const Animation& a : s.animations)
+    if (a.channels ? a.poses.size() % a.channels : a.poses.size())
+      bad(fmt::format("animation '{}': {} poses are not whole frames of {}", a.name, a.poses.size(), a.channels));
+}
+
+}  // namespace meshport::ops
