@@ -1,6 +1,8 @@
 // Number scanning shared by the text format readers (IQE, OBJ).
 #pragma once
 
+#include <string_view>
+
 namespace meshport::text {
 
 // Fast path for the plain decimals exporters write ("-0.70710677", "1.0024396e-06"), correctly
@@ -15,5 +17,8 @@ namespace meshport::text {
 // range, are deferred too.
 bool fast_decimal(const char*& p, const char* end, float& out);
 bool fast_decimal(const char*& p, const char* end, double& out);
+
+// Whether `s` ends with `suffix`, which must be lower case (ASCII letters compared case-blind).
+bool ends_with_nocase(std::string_view s, std::string_view suffix);
 
 }  // namespace meshport::text

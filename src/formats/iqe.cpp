@@ -116,19 +116,9 @@ std::string quoted(std::string_view s) {
   return "\"" + std::string(s) + "\"";
 }
 
-bool ends_with_nocase(std::string_view s, std::string_view suffix) {
-  if (s.size() < suffix.size()) return false;
-  for (size_t i = 0; i < suffix.size(); ++i) {
-    char c = s[s.size() - suffix.size() + i];
-    if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
-    if (c != suffix[i]) return false;
-  }
-  return true;
-}
-
 bool is_image_name(std::string_view name) {
   for (std::string_view ext : {".png", ".tga", ".jpg", ".jpeg", ".dds", ".bmp"})
-    if (ends_with_nocase(name, ext)) return true;
+    if (text::ends_with_nocase(name, ext)) return true;
   return false;
 }
 

@@ -56,16 +56,6 @@ std::string quote(std::string_view s) {
 
 const char* plural(uint64_t n) { return n == 1 ? "" : "s"; }
 
-bool ends_with_nocase(std::string_view s, std::string_view suffix) {
-  if (s.size() < suffix.size()) return false;
-  for (size_t i = 0; i < suffix.size(); ++i) {
-    char c = s[s.size() - suffix.size() + i];
-    if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
-    if (c != suffix[i]) return false;
-  }
-  return true;
-}
-
 // A double rounded to float; beyond float range it becomes an infinity of its sign (converting
 // such a double directly would be undefined behaviour).
 float to_float(double d) {
@@ -715,7 +705,7 @@ class Reader : Scanner {
       while (j < all.size() && !is_space(all[j])) ++j;
       if (j > i) {
         names.push_back(all.substr(i, j - i));
-        split = split && ends_with_nocase(names.back(), ".mtl");
+        split = split && text::ends_with_nocase(names.back(), ".mtl");
       }
       i = j;
     }
