@@ -1,6 +1,8 @@
 // Number scanning shared by the text format readers: see text.h.
 #include "text.h"
 
+#include <charconv>
+
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -86,6 +88,22 @@ bool ends_with_nocase(std::string_view s, std::string_view suffix) {
     if (c != suffix[i]) return false;
   }
   return true;
+}
+
+std::string u128_string(unsigned __int128 v) {
+  std::string s;
+  do {
+    s.insert(s.begin(), char('0' + int(v % 10)));
+    v /= 10;
+  } while (v);
+  return s;
+}
+
+void append_float(std::string& out, float f) {
+  if (f == 0) f = 0;
+  char buf[32];
+  auto r = std::to_chars(buf, buf + sizeof buf, f);
+  out.append(buf, size_t(r.ptr - buf));
 }
 
 }  // namespace meshport::text

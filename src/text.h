@@ -1,6 +1,7 @@
 // Number scanning shared by the text format readers (IQE, OBJ).
 #pragma once
 
+#include <string>
 #include <string_view>
 
 namespace meshport::text {
@@ -20,5 +21,11 @@ bool fast_decimal(const char*& p, const char* end, double& out);
 
 // Whether `s` ends with `suffix`, which must be lower case (ASCII letters compared case-blind).
 bool ends_with_nocase(std::string_view s, std::string_view suffix);
+
+// Decimal digits of a 128-bit count, for messages about sizes that overflow 64 bits.
+std::string u128_string(unsigned __int128 v);
+
+// Appends f in shortest round-trip form; -0 is written as "0" (-0 == 0 in the Scene).
+void append_float(std::string& out, float f);
 
 }  // namespace meshport::text

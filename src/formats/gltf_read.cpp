@@ -50,6 +50,7 @@
 //   Malformed extras are ignored with a warning, never fatal.
 #include "formats/gltf.h"
 
+#include "text.h"
 #include "ops/components.h"
 #include "ops/math.h"
 
@@ -80,14 +81,6 @@ constexpr uint32_t kChunkBin = 0x004E4942;   // "BIN\0"
 constexpr uint64_t kBudgetFactor = 32;
 constexpr uint64_t kBudgetSlack = uint64_t(16) << 20;
 
-std::string u128_string(u128 v) {
-  std::string s;
-  do {
-    s.insert(s.begin(), char('0' + int(v % 10)));
-    v /= 10;
-  } while (v);
-  return s;
-}
 
 uint32_t le32(const uint8_t* p) {
   uint32_t v;
@@ -475,7 +468,7 @@ class Reader {
     if (bytes > budget_)
       error(path, fmt::format("{} would need {} bytes of memory, more than the input ({} bytes and its buffers) can "
                               "justify",
-                              what, u128_string(bytes), data_.size()));
+                              what, text::u128_string(bytes), data_.size()));
     budget_ -= uint64_t(bytes);
   }
 
@@ -759,7 +752,7 @@ const View& Reader::view(uint32_t i) {
   std::span<const uint8_t> bytes = buffer(b);
   if (u128(off) + len > bytes.size())
     error(path, fmt::format("byteOffset {} + byteLength {} = {} is past the end of buffers[{}] ({} bytes)", off, len,
-                            u128_string(u128(off) + len), b, bytes.size()));
+                            text::u128_string(u128(off) + len), b, bytes.size()));
   views_[i] = View{bytes.subspan(off, len), uint32_t(stride)};
   return *views_[i];
 }
@@ -807,7 +800,7 @@ const Accessor& Reader::accessor(uint32_t i) {
     if (need > v.bytes.size())
       error(path + ".count", fmt::format("{} elements do not fit bufferViews[{}] ({} bytes): from byteOffset {} with "
                                          "stride {} they need {} bytes",
-                                         a->count, *bv, v.bytes.size(), offset, a->stride, u128_string(need)));
+                                         a->count, *bv, v.bytes.size(), offset, a->stride, text::u128_string(need)));
     a->base = v.bytes.data() + offset;
   } else if (offset) {
     error(path + ".byteOffset", "is set but the accessor has no bufferView");
@@ -833,14 +826,14 @@ const Accessor& Reader::accessor(uint32_t i) {
     u128 ineed = u128(ioff) + u128(s.count) * ops::component_size(s.index_type);
     if (ineed > iv.bytes.size())
       error(ip, fmt::format("{} indices from byteOffset {} need {} bytes, but bufferViews[{}] has {}", s.count, ioff,
-                            u128_string(ineed), ibv, iv.bytes.size()));
+                            text::u128_string(ineed), ibv, iv.bytes.size()));
     uint32_t vbv = get_index(*val, "bufferView", vp, "bufferViews");
     uint64_t voff = get_uint(*val, "byteOffset", vp, 0);
     const View& vv = view(vbv);
     u128 vneed = u128(voff) + u128(s.count) * a->element_size;
     if (vneed > vv.bytes.size())
       error(vp, fmt::format("{} values from byteOffset {} need {} bytes, but bufferViews[{}] has {}", s.count, voff,
-                            u128_string(vneed), vbv, vv.bytes.size()));
+                            text::u128_string(vneed), vbv, vv.bytes.size()));
     s.indices = iv.bytes.data() + ioff;
     s.values = vv.bytes.data() + voff;
     a->sparse = s;
@@ -2010,7 +2003,7 @@ void Reader::restore_primitive(Mesh& m, const std::vector<std::string>& keys, co
       covered += *n - 2;
     }
     if (covered != tris)
-      error(pp, fmt::format("the polygons hold {} triangles, but the primitive has {}", u128_string(covered), tris));
+      error(pp, fmt::format("the polygons hold {} triangles, but the primitive has {}", text::u128_string(covered), tris));
     m.polygon_sizes = std::move(sizes);
   }
   if (const json* sm = member(mp, "smoothing")) {

@@ -1323,11 +1323,8 @@ class Writer {
   }
 
   void num(float f) {
-    if (f == 0) f = 0;  // "0", not "-0" (axis conversion negates zeros); -0 == 0 in the Scene
-    char buf[32];
-    auto r = std::to_chars(buf, buf + sizeof buf, f);
     out_ += ' ';
-    out_.append(buf, size_t(r.ptr - buf));
+    text::append_float(out_, f);
   }
   void num(int64_t v) {
     char buf[24];

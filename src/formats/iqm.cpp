@@ -7,6 +7,7 @@
 // offending header field or record.
 #include "formats/iqm.h"
 
+#include "text.h"
 #include "ops/adjacency.h"
 #include "ops/axes.h"
 #include "ops/bounds.h"
@@ -58,14 +59,6 @@ static_assert(sizeof(Header) == kHeaderSize - 16);
 
 using u128 = unsigned __int128;
 
-std::string u128_string(u128 v) {
-  std::string s;
-  do {
-    s.insert(s.begin(), char('0' + int(v % 10)));
-    v /= 10;
-  } while (v);
-  return s;
-}
 
 const char* type_label(uint32_t type) {
   static const char* names[] = {"position", "texcoord", "normal", "tangent", "blendindexes", "blendweights", "color"};
@@ -154,7 +147,7 @@ void check_extent(const In& in, uint64_t count, uint64_t elem, uint32_t ofs, int
   if (bytes > in.size - ofs) {
     std::string what = elem == 1 ? fmt::format("{} bytes", count) : fmt::format("{} x {} bytes", count, elem);
     in.fail(count_field, fmt::format("{}: {} at offset {} end at {}, past the end of the file ({} bytes)", count_name,
-                                     what, ofs, u128_string(bytes + ofs), in.size));
+                                     what, ofs, text::u128_string(bytes + ofs), in.size));
   }
 }
 
@@ -243,7 +236,7 @@ Array read_array(In& in, const Header& h, uint32_t i) {
   u128 bytes = u128(h.num_vertexes) * a.size * ops::component_size(a.format);
   if (a.offset > in.size || bytes > in.size - a.offset)
     in.fail(a.record, fmt::format("{}: {} vertices need {} bytes at offset {}, past the end of the file ({} bytes)",
-                                  array_label(a), h.num_vertexes, u128_string(bytes), a.offset, in.size));
+                                  array_label(a), h.num_vertexes, text::u128_string(bytes), a.offset, in.size));
   return a;
 }
 

@@ -1193,11 +1193,8 @@ class Writer {
 
   // ---- Numbers ---------------------------------------------------------------------------------
   void num(float f) {
-    if (f == 0) f = 0;  // "0", not "-0"; -0 == 0 in the Scene
-    char buf[32];
-    auto r = std::to_chars(buf, buf + sizeof buf, f);
     out_ += ' ';
-    out_.append(buf, size_t(r.ptr - buf));
+    text::append_float(out_, f);
   }
   void integer(uint64_t v) {
     char buf[24];
