@@ -5,6 +5,7 @@
 #include "formats/iqe.h"
 #include "formats/iqm.h"
 #include "formats/obj.h"
+#include "formats/pie.h"
 #include "io.h"
 
 #include <filesystem>
@@ -22,6 +23,7 @@ const std::vector<FormatInfo>& formats() {
       {Format::Gltf, "gltf", "glTF 2.0 (JSON with .bin or data URIs)", {".gltf"}, true, true},
       {Format::Glb, "glb", "glTF 2.0 binary", {".glb"}, true, true},
       {Format::Obj, "obj", "Wavefront OBJ with MTL materials", {".obj"}, true, true},
+      {Format::Pie, "pie", "Warzone 2100 PIE 2, 3 and 4 (text)", {".pie"}, true, true},
   };
   return table;
 }
@@ -88,6 +90,8 @@ Scene read_with(std::span<const uint8_t> data, Format format, const std::string&
       return gltf::read(data, name, load, d);
     case Format::Obj:
       return obj::read(std::string_view(reinterpret_cast<const char*>(data.data()), data.size()), name, load, d);
+    case Format::Pie:
+      return pie::read(std::string_view(reinterpret_cast<const char*>(data.data()), data.size()), name, d);
   }
   fail(name, "format cannot be read");
 }
@@ -116,6 +120,12 @@ std::vector<OutputFile> write_with(const Scene& scene, Format format, const Writ
       return gltf::write(scene, options, true, "", path.empty() ? "" : dir.empty() ? "." : dir, d);
     case Format::Obj:
       return obj::write(scene, options, stem.empty() ? "" : stem + ".mtl", path.empty() ? "" : dir.empty() ? "." : dir, d);
+    case Format::Pie: {
+      std::string text = pie::write(scene, options, d);
+      std::vector<OutputFile> out(1);
+      out[0].bytes.assign(text.begin(), text.end());
+      return out;
+    }
   }
   fail(path, "format cannot be written");
 }

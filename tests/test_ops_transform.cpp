@@ -438,3 +438,83 @@ TEST(OpsTransform, NarrowStreamsAreWidened) {
   EXPECT_EQ(s.meshes[0].streams[2].components, 4u);
   EXPECT_EQ(s.meshes[0].streams[2].data, (std::vector<float>{1, 0, 0, -1}));
 }
+
+// ---- Attachments and PIE points ------------------------------------------------------------------
+
+TEST(OpsTransform, AttachmentsExactValues) {
+  // Model space: like a position (translation), rotation composed, scale multiplied. Joint
+  // relative: translation and scale multiplied by the scale, as the joint's frame keeps its size.
+  Scene s;
+  s.meshes.push_back(Mesh{});
+  s.joints.push_back({"j", -1, trs({0, 0, 0}, {0, 0, 0, 1})});
+  s.attachments.push_back({"model", 0, -1, trs({1, 0, 0}, {0, 0, 0, 1})});
+  s.attachments.push_back({"joint", -1, 0, trs({1, 0, 0}, {0, 0, 0, 1}, {1, 0.5f, 1})});
+  TransformOptions o = rotate(0, 90, 0);
+  o.scale = 2;
+  o.translate = {1, 2, 3};
+  transform_scene(s, o);
+  const float h = std::sqrt(0.5f);
+  EXPECT_EQ(s.attachments[0].transform.translation, (Vec3{1, 2, 1}));  // (1, 0, 0) -> (0, 0, -2) + t
+  expect_quat_near(s.attachments[0].transform.rotation, {0, h, 0, h}, 1e-7f, "model rotation");
+  EXPECT_EQ(s.attachments[0].transform.scale, (Vec3{2, 2, 2}));
+  EXPECT_EQ(s.attachments[0].mesh, 0);
+  EXPECT_EQ(s.attachments[1].transform, trs({2, 0, 0}, {0, 0, 0, 1}, {2, 1, 2}));
+  EXPECT_EQ(s.attachments[1].joint, 0);
+}
+
+TEST(OpsTransform, AttachmentsFollowTheModel) {
+  // After the transform M, every attachment's world matrix is M times its old one (scale included),
+  // whether it is in model space or under a joint.
+  Scene s = skinned_scene();
+  s.attachments.push_back({"model", 0, -1, trs({0.3f, -0.2f, 0.9f}, axis_angle({1, 2, 3}, 40), {1, 1.5f, 0.5f})});
+  s.attachments.push_back({"on_child", 0, 1, trs({0.1f, 0.4f, -0.3f}, axis_angle({0, 1, 1}, -25), {2, 1, 1})});
+  s.attachments.push_back({"on_root", -1, 0, trs({-0.5f, 0, 0.2f}, {0, 0, 0, 1})});
+  TransformOptions o;
+  o.scale = 1.7f;
+  o.rotate_degrees = {25, -130, 70};
+  o.translate = {0.4f, -1.2f, 2.5f};
+  auto worlds = [](const Scene& x) {
+    std::vector<Transform> rest;
+    for (const Joint& j : x.joints) rest.push_back(j.rest);
+    const std::vector<Mat3x4> joint_world = world(x, rest);
+    std::vector<Mat3x4> r;
+    for (const Attachment& a : x.attachments) {
+      const Mat3x4 local = mat_from_trs(a.transform.translation, a.transform.rotation, a.transform.scale);
+      r.push_back(a.joint >= 0 ? mat_mul(joint_world[size_t(a.joint)], local) : local);
+    }
+    return r;
+  };
+  const std::vector<Mat3x4> before = worlds(s);
+  transform_scene(s, o);
+  const std::vector<Mat3x4> after = worlds(s);
+  const Mat3x4 m = option_matrix(o);
+  for (size_t k = 0; k < before.size(); ++k) {
+    const Mat3x4 expected = mat_mul(m, before[k]);
+    for (int c = 0; c < 12; ++c) EXPECT_NEAR(after[k][c], expected[c], 1e-5f) << "attachment " << k << " [" << c << "]";
+  }
+}
+
+TEST(OpsTransform, PiePointsMoveWithTheirVertices) {
+  // PIE points are in PIE axes (Z mirrored): each stays exactly on its transformed vertex.
+  Scene s;
+  Mesh m;
+  m.streams.push_back(testutil::float_stream(Attribute::Position, 3, {0.1f, 0.2f, -0.3f, -5, 7.5f, 1.25f}));
+  s.meshes.push_back(m);
+  PieLevel l;
+  l.mesh = 0;
+  l.points = {{0.1f, 0.2f, 0.3f}, {-5, 7.5f, -1.25f}};
+  l.shadow_points = l.points;
+  s.pie.version = 3;
+  s.pie.levels.push_back(l);
+  TransformOptions o;
+  o.scale = 1.7f;
+  o.rotate_degrees = {25, -130, 70};
+  o.translate = {0.4f, -1.2f, 2.5f};
+  transform_scene(s, o);
+  const std::vector<float>& p = s.meshes[0].streams[0].data;
+  for (size_t v = 0; v < 2; ++v) {
+    const std::array<float, 3> expected{p[v * 3], p[v * 3 + 1], -p[v * 3 + 2]};
+    EXPECT_EQ(s.pie.levels[0].points[v], expected) << v;
+    EXPECT_EQ(s.pie.levels[0].shadow_points[v], expected) << v;
+  }
+}

@@ -14,7 +14,7 @@
 
 namespace meshport {
 
-enum class Format { Iqe, Iqm, Gltf, Glb, Obj };
+enum class Format { Iqe, Iqm, Gltf, Glb, Obj, Pie };
 
 struct FormatInfo {
   Format format;
@@ -42,6 +42,7 @@ struct WriteOptions {
   std::string texture_dir;
   bool adjacency = true;         // IQM: write triangle adjacency
   bool bounds = true;            // IQM: write per-frame bounds
+  int pie_version = 0;           // PIE: 2, 3 or 4; 0: the Scene's source version, else 4
 };
 
 // Reading. Fatal problems throw meshport::Error; warnings go to `diags` when given. Formats

@@ -41,15 +41,28 @@
 //   of a frame of a sample count as on it, so keys written at f / rate are reproduced exactly.
 //   Only translation / rotation / scale channels of joints are read (one warning per animation
 //   for the rest). Joints without a channel keep their rest value.
+// - attachments (Scene::attachments, in node order): the writer's attachment nodes
+//   (extras.meshport.attachment), and every other empty leaf node of the scene read (no mesh, skin,
+//   camera, KHR_lights_punctual light or children, not a joint, not meshport_static nor an
+//   animation-only file's pose node): what Blender and other tools export for an empty
+//   ("connector1" parented to a mesh object). Under a joint (the nearest joint ancestor) the
+//   transform is relative to that joint (the node's own TRS when the joint is its parent);
+//   otherwise it is the node's world transform (its own TRS, bit for bit, when its parent's world
+//   matrix is the identity), model space like the baked static meshes. Mesh: the writer's
+//   extras.meshport.mesh (a glTF mesh, mapped to the Scene mesh of its first instance), else -1;
+//   for an empty leaf, the Scene mesh (first primitive) of its nearest ancestor with a mesh, else
+//   -1.
 // - external buffers are relative paths only (percent-decoded, loaded through the SideFileLoader);
 //   absolute paths and URIs with a scheme are an error.
 // - the writer's `extras` (schema at the top of gltf_write.cpp) restore what glTF cannot express:
 //   the joints are nodes 0 .. joint_nodes-1 in order (meshport_static is dropped and influences
 //   on it are none), animation-only files, stream declarations, polygons, smoothing rules,
-//   material strings, framerate / loop / channel count, comment, IQM extensions, pose parents.
+//   material strings, framerate / loop / channel count, comment, IQM extensions, pose parents,
+//   Scene::pie (extras.meshport.pie, gltf_pie.h; its glTF mesh indices mapped to Scene meshes).
 //   Malformed extras are ignored with a warning, never fatal.
 #include "formats/gltf.h"
 
+#include "formats/gltf_pie.h"
 #include "text.h"
 #include "ops/components.h"
 #include "ops/math.h"
@@ -272,8 +285,9 @@ std::string percent_decode(std::string_view u) {
   return out;
 }
 
-// Decodes base64 (padding optional). Returns the position of the first invalid character, or
-// npos when the text is valid.
+}  // namespace
+
+// Decodes base64 (gltf.h).
 size_t base64_decode(std::string_view s, std::vector<uint8_t>& out) {
   auto value = [](char c) -> int {
     if (c >= 'A' && c <= 'Z') return c - 'A';
@@ -304,6 +318,8 @@ size_t base64_decode(std::string_view s, std::vector<uint8_t>& out) {
   if (end % 4 == 1) return end;  // a lone sextet cannot encode a byte
   return std::string_view::npos;
 }
+
+namespace {
 
 // ---------------------------------------------------------------------------------------------
 // Accessors
@@ -409,6 +425,10 @@ struct Node {
   Mat3x4 world = mat_identity();
   bool active = false;
   int32_t joint = -1;  // Scene joint index
+  bool camera = false, light = false;  // has a camera / a KHR_lights_punctual light
+  bool attachment = false;             // extras.meshport.attachment
+  std::optional<uint32_t> attachment_mesh;  // extras.meshport.mesh: a glTF mesh
+  int32_t scene_mesh = -1;             // the Scene mesh of its first primitive, when it has a mesh
 };
 
 struct Skin {
@@ -450,6 +470,7 @@ class Reader {
   std::vector<Node> nodes_;
   std::vector<uint32_t> topo_;  // parents before children
   std::vector<std::vector<Primitive>> meshes_;
+  std::vector<int32_t> mesh_scene_;  // per glTF mesh: the Scene mesh of its first instance's first primitive
   std::vector<Skin> skins_;
   // The writer's root extras (gltf_write.cpp): which nodes are the Scene's joints.
   struct MeshportRoot {
@@ -574,15 +595,20 @@ class Reader {
   void read_materials();
   std::string texture_name(uint32_t texture);
   void read_nodes();
+  void read_node_extras(Node& node, const json& o, const std::string& path);
   void read_skeleton();
   Primitive read_primitive(uint32_t m, uint32_t p, const json& mesh, const json& prim, bool compact);
   void read_meshes();
   void instance_meshes();
+  bool is_attachment(uint32_t n) const;
+  Attachment attachment(uint32_t n);
+  void read_attachments();
   void read_animations();
   void read_animation(uint32_t a);
   void read_root_extras();
   void restore_primitive(Mesh& m, const std::vector<std::string>& keys, const json& mp, const std::string& path);
   void restore_extras();
+  void restore_pie(const json& mp);
   static const json* meshport_extras(const json& o) {
     const json* e = member(o, "extras");
     return e ? member(*e, "meshport") : nullptr;
@@ -946,6 +972,10 @@ void Reader::read_nodes() {
     node.name = get_string(o, "name", path);
     node.mesh = opt_index(o, "mesh", path, "meshes");
     node.skin = opt_index(o, "skin", path, "skins");
+    node.camera = member(o, "camera") != nullptr;
+    const json* ext = member(o, "extensions");
+    node.light = ext && member(*ext, "KHR_lights_punctual");
+    read_node_extras(node, o, path);
     const json& ch = get_array(o, "children", path);
     for (size_t k = 0; k < ch.size(); ++k) {
       const std::string cp = fmt::format("{}.children[{}]", path, k);
@@ -1031,6 +1061,23 @@ void Reader::read_nodes() {
   for (const Node& node : nodes_) ignored += !node.active && node.mesh;
   if (ignored)
     warn(fmt::format("{} nodes with a mesh are not in {}, the scene read; they are ignored", ignored, sp));
+}
+
+// A node's extras.meshport: whether the writer made it an attachment, and of which mesh.
+// Malformed: a warning, and the node is read as any other.
+void Reader::read_node_extras(Node& node, const json& o, const std::string& path) {
+  const json* mp = meshport_extras(o);
+  if (!mp) return;
+  const std::string xp = path + ".extras.meshport";
+  try {
+    if (!mp->is_object()) error(xp, "is not an object");
+    node.attachment = get_bool(*mp, "attachment", xp, false);
+    node.attachment_mesh = opt_index(*mp, "mesh", xp, "meshes");
+  } catch (const Error& e) {
+    warn(fmt::format("{}; ignored", e.diagnostic().message));
+    node.attachment = false;
+    node.attachment_mesh.reset();
+  }
 }
 
 // ---- Skins -----------------------------------------------------------------------------------
@@ -1494,12 +1541,15 @@ void Reader::instance_meshes() {
       return s.attribute == Attribute::BlendIndices || s.attribute == Attribute::BlendWeights;
     });
   };
+  mesh_scene_.assign(meshes_.size(), -1);
   for (size_t n = 0; n < nodes_.size(); ++n) {
-    const Node& node = nodes_[n];
+    Node& node = nodes_[n];
     if (!node.mesh) continue;
     used[*node.mesh] = true;
     if (!node.active) continue;
     const std::string np = fmt::format("nodes[{}]", n);
+    node.scene_mesh = int32_t(scene_.meshes.size());
+    if (mesh_scene_[*node.mesh] < 0) mesh_scene_[*node.mesh] = node.scene_mesh;
     for (const Primitive& prim : meshes_[*node.mesh]) {
       charge(prim.mesh, np);
       Mesh m = prim.mesh;
@@ -1621,6 +1671,7 @@ void Reader::instance_meshes() {
   for (size_t m = 0; m < meshes_.size(); ++m) {
     if (used[m]) continue;
     ++unused;
+    mesh_scene_[m] = int32_t(scene_.meshes.size());
     for (const Primitive& prim : meshes_[m]) {
       charge(prim.mesh, fmt::format("meshes[{}]", m));
       Mesh mesh = prim.mesh;
@@ -1635,6 +1686,53 @@ void Reader::instance_meshes() {
   if (skinless)
     warn(fmt::format("{} skinned nodes' primitives have no joints and weights; they are read as static meshes",
                      skinless));
+}
+
+// ---- Attachments -----------------------------------------------------------------------------
+
+// The writer's attachment nodes, and every other empty leaf (no mesh, skin, camera, light or
+// children, not a joint): what Blender exports for an empty. Never meshport_static or the
+// "pose N" nodes of an animation-only file.
+bool Reader::is_attachment(uint32_t n) const {
+  const Node& node = nodes_[n];
+  if (!node.active || node.joint >= 0 || (mp_.static_node && *mp_.static_node == n)) return false;
+  if (mp_.animation_only && n < mp_.joint_nodes) return false;
+  if (node.attachment) return true;
+  return !node.mesh && !node.skin && !node.camera && !node.light && node.children.empty();
+}
+
+Attachment Reader::attachment(uint32_t n) {
+  const Node& node = nodes_[n];
+  Attachment a;
+  a.name = node.name;
+  int32_t above = node.parent;  // the nearest joint ancestor, if any
+  while (above >= 0 && nodes_[above].joint < 0) above = nodes_[above].parent;
+  bool exact = node.trs_exact;
+  if (above >= 0) {
+    a.joint = nodes_[above].joint;
+    a.transform = above == node.parent ? node.trs
+                                       : decompose(mat_mul(mat_inverse(nodes_[above].world), node.world), exact);
+  } else {
+    const bool at_origin = node.parent < 0 || nodes_[node.parent].world == mat_identity();
+    a.transform = at_origin ? node.trs : decompose(node.world, exact);
+  }
+  if (!exact)
+    warn(fmt::format("nodes[{}] (attachment '{}'): its transform has shear or a zero scale; decomposed approximately",
+                     n, a.name));
+  if (node.attachment) {
+    if (node.attachment_mesh) a.mesh = mesh_scene_[*node.attachment_mesh];
+    return a;
+  }
+  for (int32_t p = node.parent; p >= 0 && a.mesh < 0; p = nodes_[p].parent) a.mesh = nodes_[p].scene_mesh;
+  return a;
+}
+
+void Reader::read_attachments() {
+  std::vector<uint32_t> found;
+  for (uint32_t n = 0; n < nodes_.size(); ++n)
+    if (is_attachment(n)) found.push_back(n);
+  spend(u128(found.size()) * sizeof(Attachment), "nodes", fmt::format("{} attachments", found.size()));
+  for (uint32_t n : found) scene_.attachments.push_back(attachment(n));
 }
 
 // ---- Animations ------------------------------------------------------------------------------
@@ -1837,7 +1935,7 @@ void Reader::read_animation(uint32_t ai) {
         size_t k = size_t(it - times.begin()) - 1;
         double dt = k + 1 < n ? double(times[k + 1]) - times[k] : 0;
         double u = dt > 0 ? (t - times[k]) / dt : 0;
-        if (k + 1 >= n || c.interp == Interp::Step || u <= 0) {
+        if (k + 1 >= n || c.interp == Interp::Step || u <= 0 || t - times[k] <= eps) {  // on key k
           set(c.value(k));
         } else {
           u = std::min(u, 1.0);
@@ -2072,6 +2170,19 @@ void Reader::restore_extras() {
   } catch (const Error& e) {
     warn(fmt::format("{}; ignored", e.diagnostic().message));
   }
+  restore_pie(*mp);
+}
+
+// extras.meshport.pie (gltf_pie.h): its levels name glTF meshes, mapped to the Scene's.
+void Reader::restore_pie(const json& mp) {
+  const json* pie = member(mp, "pie");
+  if (!pie) return;
+  try {
+    scene_.pie = pie_from_json(*pie, "extras.meshport.pie", mesh_scene_, scene_.joints.size());
+  } catch (const Error& e) {
+    warn(fmt::format("{}; the PIE data is ignored", e.diagnostic().message));
+    scene_.pie = {};
+  }
 }
 
 // ---- The whole file --------------------------------------------------------------------------
@@ -2093,6 +2204,7 @@ Scene Reader::run() {
   read_skeleton();
   read_meshes();
   instance_meshes();
+  read_attachments();
   read_animations();
   restore_extras();
   return std::move(scene_);

@@ -14,7 +14,16 @@
 //   weight (IQM: they stay at rest) are bound to it with weight 1: it never moves, so they stay
 //   where they are, as in IQM. It is a skin joint (the last one) only when such vertices exist.
 // - then one node per written mesh (named after the mesh, no transform; skinned meshes reference
-//   the skin). scenes[0].nodes: the mesh nodes, then the root joints (or meshport_static).
+//   the skin). scenes[0].nodes: the mesh nodes, then the root joints (or meshport_static), then
+//   the root attachments.
+// - then one node per Scene attachment, in Scene order (they are the last nodes): name, translation
+//   / rotation / scale from Attachment::transform (each omitted when the identity; a rotation of
+//   unit length within float rounding is written bit for bit; a transform that is not finite is
+//   written as the identity with a warning). Its parent is the joint's node when Attachment::joint
+//   >= 0 (the transform is relative to the joint, as in the Scene), else the node of its mesh when
+//   the mesh was written (mesh nodes have identity transforms, so the model-space transform stays
+//   model space), else it is a scene root. Empty nodes: the validator reports them as information
+//   (NODE_EMPTY), not as warnings.
 // - meshes: one per Scene mesh with vertices and triangles (others are skipped with a warning),
 //   one triangle primitive each; Scene winding (counter-clockwise) is glTF's, so indices are
 //   written as they are (UNSIGNED_SHORT up to 65535 vertices, as 65535 is that type's primitive
@@ -32,6 +41,8 @@
 // - animations: one per Scene animation with frames; per joint, translation / rotation / scale
 //   channels (LINEAR, keyframe f at time f / framerate, or f / 30 when the framerate is 0) except
 //   those whose every frame equals the joint's rest value exactly; at least one channel is kept.
+// - rotations (joint rests, attachments, animation keys) are normalised, except that one of unit
+//   length within float rounding (|length^2 - 1| <= 1e-6) is written bit for bit.
 // - one buffer; one buffer view per accessor, each starting on a 4-byte boundary, no byteStride.
 //
 // ===== Extras: what glTF cannot say, for a meshport reader to restore the Scene =====
@@ -50,7 +61,14 @@
 //   "comment_base64": string          Scene::comment as base64 when it is not valid UTF-8
 //   "iqm_extensions": [{"name": string, "data": base64 string}]   Scene::iqm.extensions [[]]
 //   "iqm_pose_parents": [int]         Scene::iqm.pose_parents [[]]
+//   "pie": object                     Scene::pie when its version is not 0 (a Scene read from
+//                                     PIE), schema in gltf_pie.h; its levels name glTF meshes
+//                                     (-1 for a level without a written mesh), which a reader
+//                                     maps back to its Scene meshes
 // Node meshport_static: extras.meshport = {"static": true}.
+// Attachment nodes: extras.meshport = {"attachment": true, "mesh": the glTF mesh of
+//   Attachment::mesh}; "mesh" is omitted when the attachment has no mesh or its mesh was not
+//   written (then the attachment is read back with mesh -1, and the writer warns).
 // Material extras.meshport: {"name": Material::name, "base_color_texture": the texture string as
 //   the Scene had it} (both always written, possibly "").
 // Mesh extras: {"targetNames": [MorphTarget::name]} when the mesh has morph targets (the common
@@ -86,6 +104,7 @@
 //   in every frame.
 #include "formats/gltf.h"
 
+#include "formats/gltf_pie.h"
 #include "ops/check.h"
 #include "ops/components.h"
 #include "ops/math.h"
@@ -131,8 +150,10 @@ json num_array(const std::array<float, N>& a) {
   return r;
 }
 
+}  // namespace
+
 // ---------------------------------------------------------------------------------------------
-// Text helpers
+// Text helpers (gltf.h)
 
 bool valid_utf8(std::string_view s) {
   size_t i = 0;
@@ -165,7 +186,7 @@ bool valid_utf8(std::string_view s) {
   return true;
 }
 
-std::string base64(const uint8_t* p, size_t n) {
+std::string base64_encode(const uint8_t* p, size_t n) {
   static const char* t = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::string r;
   r.reserve((n + 2) / 3 * 4);
@@ -180,6 +201,8 @@ std::string base64(const uint8_t* p, size_t n) {
   }
   return r;
 }
+
+namespace {
 
 // Percent-encodes everything but RFC 3986 unreserved characters and '/'.
 std::string uri_encode(std::string_view s) {
@@ -267,13 +290,24 @@ D34 d_inverse(const D34& m) {
   return r;
 }
 
-// A quaternion normalised in double; the identity when it has no length or is not finite.
+// A quaternion normalised in double; the identity when it has no length or is not finite. One of
+// unit length within float rounding (|length^2 - 1| <= 1e-6) is kept bit for bit, so that a
+// reader gets the Scene's values back exactly.
 Quat unit_quat(Quat q) {
-  const double l = std::sqrt(double(q[0]) * q[0] + double(q[1]) * q[1] + double(q[2]) * q[2] + double(q[3]) * q[3]);
+  const double l2 = double(q[0]) * q[0] + double(q[1]) * q[1] + double(q[2]) * q[2] + double(q[3]) * q[3];
+  const double l = std::sqrt(l2);
   if (!(l > 0) || !std::isfinite(l)) return {0, 0, 0, 1};
+  if (std::fabs(l2 - 1) <= 1e-6) return q;
   Quat r;
   for (int c = 0; c < 4; ++c) r[c] = std::clamp(float(q[c] / l), -1.0f, 1.0f);
   return r;
+}
+
+// A node's translation / rotation / scale, each omitted when it is the identity.
+void put_trs(json& n, const Transform& t) {
+  if (t.translation != std::array<float, 3>{0, 0, 0}) n["translation"] = num_array(t.translation);
+  if (t.rotation != std::array<float, 4>{0, 0, 0, 1}) n["rotation"] = num_array(unit_quat(t.rotation));
+  if (t.scale != std::array<float, 3>{1, 1, 1}) n["scale"] = num_array(t.scale);
 }
 
 bool finite(const Transform& t) {
@@ -383,6 +417,8 @@ struct Writer {
   std::optional<size_t> static_node;
   bool static_is_joint = false;
   bool bad_names = false;
+  std::vector<int32_t> gltf_mesh;  // per Scene mesh: its glTF mesh, -1: not written
+  std::vector<int32_t> mesh_node;  // per Scene mesh: its node, -1: not written
 
   std::string text(const std::string& s) {
     if (valid_utf8(s)) return s;
@@ -534,9 +570,7 @@ void emit_skeleton(Writer& w, bool skinned, bool any_unweighted) {
       t = Transform{};
       w.rests[j] = t;
     }
-    if (t.translation != std::array<float, 3>{0, 0, 0}) n["translation"] = num_array(t.translation);
-    if (t.rotation != std::array<float, 4>{0, 0, 0, 1}) n["rotation"] = num_array(unit_quat(t.rotation));
-    if (t.scale != std::array<float, 3>{1, 1, 1}) n["scale"] = num_array(t.scale);
+    put_trs(n, t);
     w.nodes.push_back(std::move(n));
   }
   if (bad) wwarn(w.diags, fmt::format("{} joints have rest transforms that are not finite: written as the identity", bad));
@@ -952,7 +986,45 @@ void emit_mesh(Writer& w, size_t mi, const Influences* inf_in) {
   node["mesh"] = w.meshes.size() - 1;
   if (skinned) node["skin"] = 0;
   w.scene_nodes.insert(w.scene_nodes.begin() + long(w.meshes.size() - 1), w.nodes.size());
+  w.gltf_mesh[mi] = int32_t(w.meshes.size() - 1);
+  w.mesh_node[mi] = int32_t(w.nodes.size());
   w.nodes.push_back(std::move(node));
+}
+
+// ---- Attachments ---------------------------------------------------------------------------
+
+// The node of attachment `a`: a child of its joint's node, else of its mesh's node, else a root.
+void emit_attachment(Writer& w, size_t ai, size_t& bad, size_t& lost_meshes) {
+  const Attachment& a = w.scene.attachments[ai];
+  json n = json::object();
+  if (!a.name.empty()) n["name"] = w.text(a.name);
+  if (finite(a.transform))
+    put_trs(n, a.transform);
+  else
+    ++bad;
+  const int32_t mesh = a.mesh >= 0 ? w.gltf_mesh[size_t(a.mesh)] : -1;
+  if (a.mesh >= 0 && mesh < 0) ++lost_meshes;
+  json mp = {{"attachment", true}};
+  if (mesh >= 0) mp["mesh"] = mesh;
+  n["extras"] = {{"meshport", std::move(mp)}};
+  const size_t index = w.nodes.size();
+  w.nodes.push_back(std::move(n));
+  if (a.joint >= 0)
+    w.nodes[size_t(a.joint)]["children"].push_back(index);
+  else if (mesh >= 0)
+    w.nodes[size_t(w.mesh_node[size_t(a.mesh)])]["children"].push_back(index);
+  else
+    w.scene_nodes.push_back(index);
+}
+
+void emit_attachments(Writer& w) {
+  size_t bad = 0, lost_meshes = 0;
+  for (size_t i = 0; i < w.scene.attachments.size(); ++i) emit_attachment(w, i, bad, lost_meshes);
+  if (bad)
+    wwarn(w.diags, fmt::format("{} attachments have transforms that are not finite: written as the identity", bad));
+  if (lost_meshes)
+    wwarn(w.diags, fmt::format("{} attachments belong to meshes that are not written: written without a mesh",
+                               lost_meshes));
 }
 
 // ---- Animations ----------------------------------------------------------------------------
@@ -1063,15 +1135,16 @@ json root_extras(Writer& w) {
     if (valid_utf8(s.comment))
       e["comment"] = s.comment;
     else
-      e["comment_base64"] = base64(reinterpret_cast<const uint8_t*>(s.comment.data()), s.comment.size());
+      e["comment_base64"] = base64_encode(reinterpret_cast<const uint8_t*>(s.comment.data()), s.comment.size());
   }
   if (!s.iqm.extensions.empty()) {
     json x = json::array();
     for (const IqmExtension& ext : s.iqm.extensions)
-      x.push_back({{"name", w.text(ext.name)}, {"data", base64(ext.data.data(), ext.data.size())}});
+      x.push_back({{"name", w.text(ext.name)}, {"data", base64_encode(ext.data.data(), ext.data.size())}});
     e["iqm_extensions"] = std::move(x);
   }
   if (!s.iqm.pose_parents.empty()) e["iqm_pose_parents"] = s.iqm.pose_parents;
+  if (s.pie.version != 0) e["pie"] = pie_to_json(s.pie, w.gltf_mesh);
   return e;
 }
 
@@ -1110,8 +1183,11 @@ std::vector<OutputFile> write(const Scene& scene, const WriteOptions& options, b
   json skin;
   if (any_skinned) skin = emit_skin(w);
   json materials = emit_materials(w);
+  w.gltf_mesh.assign(scene.meshes.size(), -1);
+  w.mesh_node.assign(scene.meshes.size(), -1);
   for (size_t i = 0; i < scene.meshes.size(); ++i)
     if (written(scene.meshes[i])) emit_mesh(w, i, blend[i] ? &*blend[i] : nullptr);
+  emit_attachments(w);
   emit_animations(w);
   if (w.bad_names) wwarn(diags, "names that are not valid UTF-8 written with '?' for their non-ASCII bytes");
 
@@ -1128,8 +1204,9 @@ std::vector<OutputFile> write(const Scene& scene, const WriteOptions& options, b
     if (w.buf.bin.size() > 0xFFFFFFF0u) wfail(fmt::format("{} bytes of data are more than glTF can hold", w.buf.bin.size()));
     json b = {{"byteLength", w.buf.bin.size()}};
     if (!binary)
-      b["uri"] = bin_name.empty() ? "data:application/octet-stream;base64," + base64(w.buf.bin.data(), w.buf.bin.size())
-                                  : uri_encode(bin_name);
+      b["uri"] = bin_name.empty()
+                     ? "data:application/octet-stream;base64," + base64_encode(w.buf.bin.data(), w.buf.bin.size())
+                     : uri_encode(bin_name);
     w.root["buffers"] = json::array({std::move(b)});
     w.root["bufferViews"] = std::move(w.buf.views);
     w.root["accessors"] = std::move(w.buf.accessors);

@@ -33,6 +33,16 @@ void check_mesh_in(const Scene& s, size_t i) {
   }
 }
 
+void check_attachment_in(const Scene& s, size_t i) {
+  const Attachment& a = s.attachments[i];
+  if (a.mesh < -1 || a.mesh >= int64_t(s.meshes.size()))
+    bad(fmt::format("attachment {} ('{}'): mesh {} does not exist (the Scene has {} meshes)", i, a.name, a.mesh,
+                    s.meshes.size()));
+  if (a.joint < -1 || a.joint >= int64_t(s.joints.size()))
+    bad(fmt::format("attachment {} ('{}'): joint {} does not exist (the Scene has {} joints)", i, a.name, a.joint,
+                    s.joints.size()));
+}
+
 }  // namespace
 
 void check_scene(const Scene& s) {
@@ -43,6 +53,7 @@ void check_scene(const Scene& s) {
   for (const Animation& a : s.animations)
     if (a.channels ? a.poses.size() % a.channels : a.poses.size())
       bad(fmt::format("animation '{}': {} poses are not whole frames of {}", a.name, a.poses.size(), a.channels));
+  for (size_t i = 0; i < s.attachments.size(); ++i) check_attachment_in(s, i);
 }
 
 }  // namespace meshport::ops

@@ -6,6 +6,14 @@
 // a skinned vertex M p lands on M (skinned p). In parent-relative terms: a root's transform is
 // pre-multiplied by T(translate) * R (rotation R * q, translation s * R * t + translate); every
 // other joint only has its translation multiplied by s; scales are unchanged.
+//
+// Attachments follow the same world matrices. A model-space one (joint -1) becomes M * A:
+// translation s * R * t + translate, rotation R * q, scale multiplied by s. A joint-relative one
+// becomes S(scale) * A (translation and scale multiplied by s, rotation kept), so that under its
+// joint's new world matrix M * W * S^-1 it lands at M * W * A: the same place, turn and size as a
+// model-space attachment at W * A. PIE points and shadow points (Scene::pie, PIE axes: Scene
+// (x, y, z) = PIE (x, y, -z)) are transformed exactly as the vertices, so that a PIE writer still
+// finds every vertex on its point.
 #include <meshport/process.h>
 
 #include "ops/triangulate.h"
@@ -176,6 +184,24 @@ void transform_child(Transform& x, double scale) {
   for (float& v : x.translation) v = float(v * scale);
 }
 
+void transform_attachment(Attachment& a, const Rotation& r, double scale, const std::array<float, 3>& t) {
+  if (a.joint < 0)
+    transform_root(a.transform, r, scale, t);
+  else
+    transform_child(a.transform, scale);
+  for (float& v : a.transform.scale) v = float(v * scale);
+}
+
+// A PIE point (x, y, z) is the Scene position (x, y, -z): transformed as transform_points does.
+void transform_pie_points(std::vector<std::array<float, 3>>& points, const Rotation& r, double scale,
+                          const std::array<float, 3>& t) {
+  for (auto& p : points) {
+    const DVec3 q = r.apply(p[0], p[1], -p[2]);
+    const std::array<float, 3> v{float(q[0] * scale + t[0]), float(q[1] * scale + t[1]), float(q[2] * scale + t[2])};
+    p = {v[0], v[1], -v[2]};
+  }
+}
+
 // The parent of animation channel j: the joint's parent where the scene has that joint, else
 // the IQM pose parent (animation-only files), else none (a root).
 int32_t channel_parent(const Scene& scene, size_t j) {
@@ -213,6 +239,11 @@ void transform_scene(Scene& scene, const TransformOptions& options) {
       transform_child(j.rest, scale);
   }
   for (Animation& a : scene.animations) transform_animation(scene, a, r, scale, t);
+  for (Attachment& a : scene.attachments) transform_attachment(a, r, scale, t);
+  for (PieLevel& l : scene.pie.levels) {
+    transform_pie_points(l.points, r, scale, t);
+    transform_pie_points(l.shadow_points, r, scale, t);
+  }
 }
 
 // ---- flip_v ----------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-# CTest GltfValidator: converts the IQM/IQE corpus and the repository's models to .glb and .gltf
+# CTest GltfValidator: converts the IQM/IQE corpus, the PIE corpus (every file must convert) and
+# the repository's models to .glb and .gltf
 # with meshport, then runs the Khronos glTF Validator (validate.mjs) over all of them; fails when
 # any output has an error or a warning, or when node or the validator is missing (never skips).
 # Infos are printed, not counted: what remains is unavoidable without dropping data (tangents
@@ -6,10 +7,10 @@
 # leaf joint of a skeleton without meshes).
 #
 #   cmake -DMESHPORT=<meshport executable> -DSOURCE_DIR=<repository> -DCORPUS=<shared/corpus/iqm>
-#         -DWORK=<scratch folder, emptied first> -P run_validator.cmake
+#         -DPIE_CORPUS=<shared/corpus/pie> -DWORK=<scratch folder, emptied first> -P run_validator.cmake
 cmake_minimum_required(VERSION 3.25)
 
-foreach(var MESHPORT SOURCE_DIR CORPUS WORK)
+foreach(var MESHPORT SOURCE_DIR CORPUS PIE_CORPUS WORK)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "run_validator.cmake: -D${var}=... is required")
   endif()
@@ -33,6 +34,16 @@ set(required
   ${CORPUS}/derived/mrfixit.iqe
   ${SOURCE_DIR}/tests/data/cli/skinned.iqe
   ${SOURCE_DIR}/examples/tentacle.iqe)
+# Every PIE of the Warzone 2100 corpus, and the repository's valid hand-written PIE files.
+file(GLOB_RECURSE pie_files ${PIE_CORPUS}/*.pie)
+list(LENGTH pie_files pie_count)
+if(pie_count LESS 42)
+  message(FATAL_ERROR "GltfValidator: expected the 42 PIE models in ${PIE_CORPUS}, found ${pie_count}")
+endif()
+file(GLOB repo_pie_files ${SOURCE_DIR}/tests/data/pie/feat-*.pie)
+list(SORT pie_files)
+list(SORT repo_pie_files)
+list(APPEND required ${pie_files} ${repo_pie_files})
 foreach(f ${required})
   if(NOT EXISTS ${f})
     message(FATAL_ERROR "GltfValidator: ${f} not found")
@@ -58,6 +69,9 @@ foreach(in ${inputs})
   endif()
   # A unique output name from the path: corpus/edge-cases/x.iqe -> edge-cases_x.iqe
   file(RELATIVE_PATH rel ${CORPUS} ${in})
+  if(rel MATCHES "^\\.\\.")
+    file(RELATIVE_PATH rel ${PIE_CORPUS} ${in})
+  endif()
   if(rel MATCHES "^\\.\\.")
     file(RELATIVE_PATH rel ${SOURCE_DIR} ${in})
   endif()

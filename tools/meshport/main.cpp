@@ -65,6 +65,85 @@ double shortest(float v) {
   return std::strtod(std::string(buf, r.ptr).c_str(), nullptr);
 }
 
+const char* pie_texture_kind(PieTexture::Kind k) {
+  switch (k) {
+    case PieTexture::Kind::Texture: return "TEXTURE";
+    case PieTexture::Kind::TcMask: return "TCMASK";
+    case PieTexture::Kind::NormalMap: return "NORMALMAP";
+    case PieTexture::Kind::SpecularMap: return "SPECULARMAP";
+  }
+  return "?";
+}
+
+size_t level_connectors(const Scene& s, const PieLevel& l) {
+  size_t n = 0;
+  for (const auto& a : s.attachments)
+    if ((l.mesh >= 0 && a.mesh == l.mesh) || (l.joint >= 0 && a.joint == l.joint)) ++n;
+  return n;
+}
+
+nlohmann::json pie_json(const Scene& s) {
+  using nlohmann::json;
+  const PieData& p = s.pie;
+  json j = {{"version", p.version}, {"type", fmt::format("{:x}", p.global.type)}};
+  if (p.global.has_interpolate) j["interpolate"] = p.global.interpolate;
+  auto textures = [](const PieSettings& st) {
+    json t = json::array();
+    for (const auto& x : st.textures)
+      t.push_back({{"directive", pie_texture_kind(x.kind)}, {"tileset", x.tileset}, {"file", x.file}});
+    return t;
+  };
+  j["textures"] = textures(p.global);
+  j["events"] = json::array();
+  for (const auto& e : p.events) j["events"].push_back({{"type", e.type}, {"file", e.file}});
+  j["levels"] = json::array();
+  for (const auto& l : p.levels) {
+    json lv = {{"mesh", l.mesh >= 0 && size_t(l.mesh) < s.meshes.size() ? s.meshes[size_t(l.mesh)].name : ""},
+               {"points", l.points.size()},
+               {"polygons", l.polygons.size()},
+               {"normals", l.normals},
+               {"connectors", level_connectors(s, l)}};
+    if (!l.comment.empty()) lv["comment"] = l.comment;
+    if (l.overrides.has_type) lv["type"] = fmt::format("{:x}", l.overrides.type);
+    if (!l.overrides.textures.empty()) lv["textures"] = textures(l.overrides);
+    size_t texanim = 0;
+    for (const auto& poly : l.polygons) texanim += (poly.flags & 0x4000) ? 1 : 0;
+    if (texanim) lv["texture_animated_polygons"] = texanim;
+    if (l.has_animobject)
+      lv["animobject"] = {{"time_ms", l.animobject.time}, {"cycles", l.animobject.cycles},
+                          {"frames", l.animobject.frames.size()}};
+    if (l.has_shadow_points) lv["shadow"] = {{"points", l.shadow_points.size()}, {"polygons", l.shadow_polygons.size()}};
+    j["levels"].push_back(lv);
+  }
+  return j;
+}
+
+void print_pie(const Scene& s) {
+  const PieData& p = s.pie;
+  fmt::print("  PIE {}: TYPE {:x}{}\n", p.version, p.global.type,
+             p.global.has_interpolate ? fmt::format(", INTERPOLATE {}", p.global.interpolate) : std::string());
+  for (const auto& t : p.global.textures)
+    fmt::print("    {} tileset {}: {}\n", pie_texture_kind(t.kind), t.tileset, t.file);
+  for (const auto& e : p.events) fmt::print("    EVENT {}: {}\n", e.type, e.file);
+  for (size_t i = 0; i < p.levels.size(); ++i) {
+    const PieLevel& l = p.levels[i];
+    fmt::print("    level {}{}: {} points, {} polygons{}, {} connectors\n", i + 1,
+               l.comment.empty() ? std::string() : fmt::format(" ({})", l.comment), l.points.size(), l.polygons.size(),
+               l.normals ? " with normals" : "", level_connectors(s, l));
+    if (l.overrides.has_type) fmt::print("      TYPE {:x}\n", l.overrides.type);
+    for (const auto& t : l.overrides.textures)
+      fmt::print("      {} tileset {}: {}\n", pie_texture_kind(t.kind), t.tileset, t.file);
+    size_t texanim = 0;
+    for (const auto& poly : l.polygons) texanim += (poly.flags & 0x4000) ? 1 : 0;
+    if (texanim) fmt::print("      texture animation on {} polygons\n", texanim);
+    if (l.has_animobject)
+      fmt::print("      ANIMOBJECT: {} frames, {} ms per frame, {}\n", l.animobject.frames.size(), l.animobject.time,
+                 l.animobject.cycles == 0 ? std::string("looping") : fmt::format("{} cycles", l.animobject.cycles));
+    if (l.has_shadow_points)
+      fmt::print("      shadow mesh: {} points, {} polygons\n", l.shadow_points.size(), l.shadow_polygons.size());
+  }
+}
+
 nlohmann::json info_json(const Scene& s, Format f) {
   using nlohmann::json;
   json j;
@@ -115,6 +194,14 @@ nlohmann::json info_json(const Scene& s, Format f) {
   j["comment_bytes"] = s.comment.size();
   j["extensions"] = json::array();
   for (const auto& e : s.iqm.extensions) j["extensions"].push_back({{"name", e.name}, {"bytes", e.data.size()}});
+  j["attachments"] = json::array();
+  for (const auto& a : s.attachments) {
+    json e = {{"name", a.name}, {"translation", vec(a.transform.translation)}};
+    if (a.mesh >= 0 && size_t(a.mesh) < s.meshes.size()) e["mesh"] = s.meshes[size_t(a.mesh)].name;
+    if (a.joint >= 0 && size_t(a.joint) < s.joints.size()) e["joint"] = s.joints[size_t(a.joint)].name;
+    j["attachments"].push_back(e);
+  }
+  if (s.pie.version != 0) j["pie"] = pie_json(s);
   return j;
 }
 
@@ -140,6 +227,15 @@ void print_info(const Scene& s, Format f, const std::string& path) {
     fmt::print("  bounds: min ({} {} {}) max ({} {} {})\n", b.min[0], b.min[1], b.min[2], b.max[0], b.max[1], b.max[2]);
   if (!s.comment.empty()) fmt::print("  comment: {} bytes\n", s.comment.size());
   for (const auto& e : s.iqm.extensions) fmt::print("  extension \"{}\": {} bytes\n", e.name, e.data.size());
+  if (!s.attachments.empty()) fmt::print("  attachments: {}\n", s.attachments.size());
+  for (const auto& a : s.attachments) {
+    std::string on;
+    if (a.joint >= 0 && size_t(a.joint) < s.joints.size()) on = fmt::format(" on joint \"{}\"", s.joints[size_t(a.joint)].name);
+    else if (a.mesh >= 0 && size_t(a.mesh) < s.meshes.size()) on = fmt::format(" on \"{}\"", s.meshes[size_t(a.mesh)].name);
+    const auto& t = a.transform.translation;
+    fmt::print("    \"{}\"{} at ({} {} {})\n", a.name, on, t[0], t[1], t[2]);
+  }
+  if (s.pie.version != 0) print_pie(s);
 }
 
 }  // namespace
@@ -162,6 +258,9 @@ int main(int argc, char** argv) {
   convert->add_flag("--no-adjacency", no_adjacency, "IQM: do not write triangle adjacency");
   convert->add_flag("--no-bounds", no_bounds, "IQM: do not write per-frame bounds");
   convert->add_flag("-q,--quiet", quiet, "Do not print warnings");
+  int pie_version = 0;
+  convert->add_option("--pie-version", pie_version, "PIE: write version 2, 3 or 4 (default: the source's, else 4)")
+      ->check(CLI::IsMember({2, 3, 4}));
   ProcessOptions proc;
   bool no_normals = false, no_tangents = false;
   float smooth_angle = -1;
@@ -225,6 +324,7 @@ int main(int argc, char** argv) {
       if (!translate.empty()) o.process.transform.translate = parse_triple(translate, "--translate");
       o.write.adjacency = !no_adjacency;
       o.write.bounds = !no_bounds;
+      o.write.pie_version = pie_version;
       Diagnostics d;
       try {
         meshport::convert(inputs, output, o, &d);

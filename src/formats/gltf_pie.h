@@ -1,0 +1,57 @@
+// Scene::pie (PieData, Warzone 2100 PIE-only data) as JSON, kept by the glTF writer in the root
+// extras.meshport.pie so that PIE -> glTF -> PIE loses nothing (docs/pie.md).
+//
+// ===== Schema =====
+// Every key is always written; a reader takes the default of the C++ field for an absent key.
+//   float:  the float's exact value as a JSON number; "NaN", "Infinity" or "-Infinity" when it
+//           is not finite (JSON has no such numbers)
+//   string: a JSON string, or {"base64": the bytes} when they are not valid UTF-8
+//
+//   pie = {"version": int,                       PieData::version (2, 3 or 4)
+//          "global": settings,                   PieData::global
+//          "events": [{"type": int, "file": string}],
+//          "levels": [level]}
+//   settings = {"has_type": bool, "type": uint,  PieSettings, every field
+//               "has_interpolate": bool, "interpolate": int,
+//               "textures": [texture]}
+//   texture = {"kind": "texture" | "tcmask" | "normalmap" | "specularmap",
+//              "tileset": int, "file": string, "has_size": bool, "width": int, "height": int}
+//   level = {"mesh": int,          the glTF mesh (meshes[i]) holding the level's Scene mesh, -1
+//                                  for none (an empty level, or a Scene mesh that was not written)
+//            "joint": int,         PieLevel::joint: a Scene joint (= glTF node), or -1
+//            "comment": string, "overrides": settings,
+//            "materials": [string], "shaders": [string],
+//            "points": [[float, float, float]], "vertex_point": [uint], "normals": bool,
+//            "polygons": [[flags] or [flags, anim_frames, anim_rate, anim_width, anim_height]],
+//                        one per triangle; the short form when the four animation values are 0
+//                        (uints, then floats)
+//            "has_animobject": bool,
+//            "animobject": {"time": int, "cycles": int,
+//                           "frames": [{"frame": int, "position": [int x3], "rotation": [int x3],
+//                                       "scale": [float x3]}]},
+//            "has_shadow_points": bool, "shadow_points": [[float, float, float]],
+//            "has_shadow_polygons": bool, "shadow_polygons": [[uint, uint, uint]]}
+#pragma once
+
+#include <meshport/scene.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace meshport::gltf {
+
+// `gltf_mesh[i]`: the glTF mesh written for Scene mesh i, -1 when it was not written. A level
+// whose mesh is out of that range gets -1.
+nlohmann::json pie_to_json(const PieData& pie, const std::vector<int32_t>& gltf_mesh);
+
+// The inverse. `scene_mesh[g]`: the Scene mesh read from glTF mesh g (-1 when none); `joints`:
+// the Scene's joint count. Throws meshport::Error (no file name) whose message starts with the
+// JSON path (`path` and below) of a malformed value: wrong type, integer out of range, unknown
+// texture kind, mesh or joint index out of range.
+PieData pie_from_json(const nlohmann::json& j, const std::string& path, const std::vector<int32_t>& scene_mesh,
+                      size_t joints);
+
+}  // namespace meshport::gltf
