@@ -128,3 +128,37 @@ TEST(PieGltf, GltfWithoutPieExtrasStillGivesLevelsAndConnectors) {
   EXPECT_EQ(models, 42u);
   EXPECT_GT(connectors, 30u);
 }
+
+namespace {
+
+// Signed volume of a mesh: positive when its counter-clockwise faces point outward.
+double signed_volume(const Mesh& m) {
+  const VertexStream* p = m.find(Attribute::Position);
+  double v = 0;
+  for (size_t t = 0; t + 2 < m.triangles.size(); t += 3) {
+    double a[3], b[3], c[3];
+    for (int k = 0; k < 3; ++k) {
+      a[k] = p->get(m.triangles[t], uint32_t(k));
+      b[k] = p->get(m.triangles[t + 1], uint32_t(k));
+      c[k] = p->get(m.triangles[t + 2], uint32_t(k));
+    }
+    v += a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) + a[2] * (b[0] * c[1] - b[1] * c[0]);
+  }
+  return v / 6;
+}
+
+}  // namespace
+
+// The closed box blbrbcr1 faces outward in the Scene (and so in glTF and Blender), and arrow.pie,
+// which is inside out in the game data, stays inside out: mirror plus winding reversal.
+TEST(PieGltf, ClosedModelsFaceOutward) {
+  REQUIRE_CORPUS();
+  Diagnostics d;
+  Scene box = read(corpus("pie/wz2100-4.5.5/base/structs/blbrbcr1.pie"), {}, &d);
+  ASSERT_EQ(box.meshes.size(), 1u);
+  EXPECT_GT(signed_volume(box.meshes[0]), 1000.0);
+  Scene glb = read_memory(write_memory(box, Format::Glb, {}, &d), Format::Glb, "box.glb", &d);
+  EXPECT_GT(signed_volume(glb.meshes[0]), 1000.0);
+  Scene arrow = read(corpus("pie/wz2100-4.5.5/base/misc/arrow.pie"), {}, &d);
+  EXPECT_LT(signed_volume(arrow.meshes[0]), 0.0);
+}
