@@ -15,23 +15,8 @@ using testutil::TempDir;
 
 namespace {
 
-struct CliRun {
-  int status = -1;
-  std::string out;  // stdout and stderr together
-};
-
-CliRun run(const std::string& args) {
-  std::string cmd = std::string(MESHPORT_CLI) + " " + args + " 2>&1";
-  CliRun r;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  int st = ::pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-  return r;
-}
+using testutil::CliRun;
+CliRun run(const std::string& args) { return testutil::run_cli(args); }
 
 std::string turret() { return std::string(MESHPORT_TEST_DATA) + "/cli/turret.pie"; }
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace testutil {
@@ -50,6 +52,24 @@ inline std::string slurp(const std::filesystem::path& p) {
   std::stringstream ss;
   ss << f.rdbuf();
   return ss.str();
+}
+
+// The meshport CLI run with `args` (a shell command line): exit status, stdout and stderr.
+struct CliRun {
+  int status = -1;
+  std::string out;  // stdout and stderr together
+};
+inline CliRun run_cli(const std::string& args) {
+  std::string cmd = std::string(MESHPORT_CLI) + " " + args + " 2>&1";
+  CliRun r;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  int st = ::pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+  return r;
 }
 
 inline bool have_corpus() { return std::filesystem::exists(MESHPORT_CORPUS); }
