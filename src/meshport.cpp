@@ -6,7 +6,11 @@
 #include "formats/iqm.h"
 #include "formats/obj.h"
 #include "formats/pie.h"
+#include "formats/qmsh.h"
+#include "formats/qmsh_tmp.h"
 #include "io.h"
+
+#include <fmt/format.h>
 
 #include <filesystem>
 
@@ -24,6 +28,8 @@ const std::vector<FormatInfo>& formats() {
       {Format::Glb, "glb", "glTF 2.0 binary", {".glb"}, true, true},
       {Format::Obj, "obj", "Wavefront OBJ with MTL materials", {".obj"}, true, true},
       {Format::Pie, "pie", "Warzone 2100 PIE 2, 3 and 4 (text)", {".pie"}, true, true},
+      {Format::QmshTmp, "qmsh-tmp", "QMSH TMP 10, The Final Quest's Blender export (text)", {".qmsh.tmp"}, true, true},
+      {Format::Qmsh, "qmsh", "TFQMSH10, The Final Quest engine mesh (binary)", {".qmsh"}, true, true},
   };
   return table;
 }
@@ -92,13 +98,43 @@ Scene read_with(std::span<const uint8_t> data, Format format, const std::string&
       return obj::read(std::string_view(reinterpret_cast<const char*>(data.data()), data.size()), name, load, d);
     case Format::Pie:
       return pie::read(std::string_view(reinterpret_cast<const char*>(data.data()), data.size()), name, d);
+    case Format::QmshTmp:
+      return qmsh_tmp::read(std::string_view(reinterpret_cast<const char*>(data.data()), data.size()), name, d);
+    case Format::Qmsh:
+      return qmsh::read(data, name, d);
   }
   fail(name, "format cannot be read");
 }
 
+// Formats whose animations are evenly spaced frames get animations with key times resampled
+// (30 fps unless the animation has a framerate).
+bool has_key_times(const Scene& s) {
+  for (const auto& a : s.animations)
+    if (!a.times.empty()) return true;
+  return false;
+}
+
+Scene with_even_frames(const Scene& scene, Format format, Diagnostics& d) {
+  Scene s = scene;
+  for (auto& a : s.animations) {
+    if (a.times.empty()) continue;
+    float rate = a.framerate > 0 ? a.framerate : 30.0f;
+    a = resample_animation(a, rate);
+    d.add(warning("", fmt::format("animation '{}' has unevenly spaced keys; {} frames are evenly spaced: "
+                                  "resampled at {} fps",
+                                  a.name, format_info(format).name, rate)));
+  }
+  return s;
+}
+
 // The files a writer produces for `path` ("" when writing to memory: the main file only).
-std::vector<OutputFile> write_with(const Scene& scene, Format format, const WriteOptions& options,
+std::vector<OutputFile> write_with(const Scene& input, Format format, const WriteOptions& options,
                                    const std::string& path, Diagnostics& d) {
+  const bool even_frames = format != Format::Gltf && format != Format::Glb && format != Format::Qmsh &&
+                           format != Format::QmshTmp && has_key_times(input);
+  Scene resampled;
+  if (even_frames) resampled = with_even_frames(input, format, d);
+  const Scene& scene = even_frames ? resampled : input;
   namespace fs = std::filesystem;
   std::string dir = path.empty() ? std::string() : fs::path(path).parent_path().string();
   std::string stem = path.empty() ? std::string() : fs::path(path).stem().string();
@@ -124,6 +160,17 @@ std::vector<OutputFile> write_with(const Scene& scene, Format format, const Writ
       std::string text = pie::write(scene, options, d);
       std::vector<OutputFile> out(1);
       out[0].bytes.assign(text.begin(), text.end());
+      return out;
+    }
+    case Format::QmshTmp: {
+      std::string text = qmsh_tmp::write(scene, d);
+      std::vector<OutputFile> out(1);
+      out[0].bytes.assign(text.begin(), text.end());
+      return out;
+    }
+    case Format::Qmsh: {
+      std::vector<OutputFile> out(1);
+      out[0].bytes = qmsh::write(scene, d);
       return out;
     }
   }

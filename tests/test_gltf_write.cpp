@@ -708,6 +708,42 @@ TEST(GltfWrite, AnimationWithoutFramerateAndRestOnlyAnimation) {
   EXPECT_EQ(g.accessor(sm["output"])["count"], 4);
 }
 
+// Animation::times (unevenly spaced keys, binary QMSH): the keyframe times are the animation's
+// own, marked in the extras, and a meshport reader restores them with every frame on its key.
+TEST(GltfWrite, AnimationKeyTimesAreWrittenAndRead) {
+  Scene s = skinned_chain();
+  Animation a = chain_animation(0, 4);
+  a.times = {0.0f, 0.4f, 0.405194819f, 0.810389638f};
+  for (size_t f = 0; f < 4; ++f) a.poses[f * 3 + 1].translation = {float(f) * 0.5f, 1, 0};
+  s.animations.push_back(a);
+  Animation bad = a;
+  bad.name = "bad times";
+  bad.times = {0.0f, 0.5f, 0.5f, 1.0f};  // glTF needs strictly increasing times
+  s.animations.push_back(bad);
+  Diagnostics d;
+  const std::vector<uint8_t> glb = write_memory(s, Format::Glb, {}, &d);
+  Gltf g = parse_glb(glb);
+  ASSERT_EQ(g.j["animations"].size(), 2u);
+  const json& an = g.j["animations"][0];
+  EXPECT_EQ(an["extras"]["meshport"],
+            json::parse(R"({"framerate": 0, "keyframe_rate": 30, "loop": true, "channels": 3, "times": true})"));
+  const json& sm = an["samplers"][0];
+  EXPECT_EQ(g.values(sm["input"]),
+            (std::vector<double>{0, double(0.4f), double(0.405194819f), double(0.810389638f)}));
+  EXPECT_TRUE(has_warning(d, "animation 1 ('bad times'): its key times are not one per frame, finite and increasing"));
+  EXPECT_FALSE(g.j["animations"][1]["extras"]["meshport"].contains("times"));
+  EXPECT_EQ(g.values(g.j["animations"][1]["samplers"][0]["input"]),
+            (std::vector<double>{0, double(float(1.0 / 30)), double(float(2.0 / 30)), double(float(3.0 / 30))}));
+  Scene r = read_memory(glb, Format::Glb, "times.glb", &d);
+  ASSERT_EQ(r.animations.size(), 2u);
+  EXPECT_EQ(r.animations[0].times, a.times);
+  EXPECT_EQ(r.animations[0].framerate, 0.0f);
+  ASSERT_EQ(r.animations[0].frame_count(), 4u);
+  for (size_t f = 0; f < 4; ++f)
+    EXPECT_EQ(r.animations[0].poses[f * 3 + 1].translation, a.poses[f * 3 + 1].translation) << f;
+  EXPECT_TRUE(r.animations[1].times.empty());
+}
+
 TEST(GltfWrite, AnimationOnlySceneGetsPoseNodes) {
   Scene s;
   Animation a;

@@ -14,7 +14,7 @@
 
 namespace meshport {
 
-enum class Format { Iqe, Iqm, Gltf, Glb, Obj, Pie };
+enum class Format { Iqe, Iqm, Gltf, Glb, Obj, Pie, QmshTmp, Qmsh };
 
 struct FormatInfo {
   Format format;

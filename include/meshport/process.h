@@ -84,6 +84,14 @@ struct FrameBounds {
 // every mesh skinned by linear blending; a vertex without weights stays at its rest position.
 std::vector<FrameBounds> frame_bounds(const Scene& scene);
 
+// ---- Animation timing --------------------------------------------------------------------------
+// An animation with unevenly spaced keys (Animation::times) as evenly spaced frames at
+// `framerate` (> 0) from its first key to its last: translation and scale interpolate linearly,
+// rotation spherically, between the keys around each frame time; the last frame is the last key
+// when the duration is a whole number of frames, else the frame after it holds the last key.
+// An animation without `times` is returned as it is.
+Animation resample_animation(const Animation& a, float framerate);
+
 // ---- The whole pipeline, in this order (what `meshport convert` runs) -----------------------
 struct ProcessOptions {
   bool flip_winding = false;

@@ -39,6 +39,9 @@
 //   key time lies on a grid of step h and 1 / h is within 1..240 fps (snapped to an integer
 //   within 1e-4), else 30 fps; frames = round(last key time * rate) + 1. Key times within 1e-4
 //   of a frame of a sample count as on it, so keys written at f / rate are reproduced exactly.
+//   An animation whose meshport extras say "times" (Animation::times) has one frame per key of its
+//   first channel, Animation::times = those key times, and frame f takes key f of every channel
+//   with the same key times (others are sampled at times[f]).
 //   Only translation / rotation / scale channels of joints are read (one warning per animation
 //   for the rest). Joints without a channel keep their rest value.
 // - attachments (Scene::attachments, in node order): the writer's attachment nodes
@@ -1848,7 +1851,8 @@ void Reader::read_animation(uint32_t ai) {
   // optional's value may be used uninitialised.
   float stored_rate = 0;
   bool has_stored_rate = false;
-  std::optional<uint64_t> stored_channels;
+  uint64_t stored_channels = UINT64_MAX;  // a value, not an optional: the same GCC 12 warning
+  bool own_times = false;
   if (mp) {
     const std::string xp = path + ".extras.meshport";
     try {
@@ -1858,9 +1862,10 @@ void Reader::read_animation(uint32_t ai) {
       fps = key_rate > 0 && std::isfinite(key_rate) ? key_rate : rate > 0 && std::isfinite(rate) ? rate : 0;
       anim.loop = get_bool(*mp, "loop", xp, false);
       if (member(*mp, "channels")) stored_channels = get_uint(*mp, "channels", xp, 0);
+      own_times = get_bool(*mp, "times", xp, false);
     } catch (const Error& e) {
       warn(fmt::format("{}; ignored", e.diagnostic().message));
-      fps = 0, has_stored_rate = false, stored_channels.reset(), anim.loop = false;
+      fps = 0, has_stored_rate = false, stored_channels = UINT64_MAX, anim.loop = false, own_times = false;
     }
   }
   double max_time = 0;
@@ -1888,7 +1893,11 @@ void Reader::read_animation(uint32_t ai) {
     }
   }
   anim.framerate = has_stored_rate ? stored_rate : float(fps);
-  const double frames_d = std::round(max_time * fps) + 1;
+  // The writer's Animation::times: frame f is key f.
+  const std::vector<float>* key_times = own_times ? used[0].times.get() : nullptr;
+  std::vector<bool> on_keys(used.size(), false);
+  for (size_t ci = 0; key_times && ci < used.size(); ++ci) on_keys[ci] = *used[ci].times == *key_times;
+  const double frames_d = key_times ? double(key_times->size()) : std::round(max_time * fps) + 1;
   size_t nj = poses_only ? mp_.joint_nodes : scene_.joints.size();
   if (!(frames_d <= double(UINT32_MAX)))
     error(path, fmt::format("{} frames ({} s at {} fps) are too many", frames_d, max_time, fps));
@@ -1918,7 +1927,7 @@ void Reader::read_animation(uint32_t ai) {
     for (size_t f = 0; f < frames; ++f) anim.poses[f * nj + j] = rest[j];
   const double eps = 1e-4 / fps;
   for (size_t f = 0; f < frames; ++f) {
-    const double t = double(f) / fps;
+    const double t = key_times ? double((*key_times)[f]) : double(f) / fps;
     Transform* pose = &anim.poses[f * nj];
     for (size_t j = 0; j < nj; ++j)
       if (animated[j] && parent_world[j]) pose[j] = local[j];
@@ -1929,7 +1938,9 @@ void Reader::read_animation(uint32_t ai) {
       auto set = [&](const float* x) { std::copy_n(x, c.comps, v); };
       auto it = std::upper_bound(times.begin(), times.end(), t + eps,
                                  [](double a, float b) { return a < double(b); });
-      if (it == times.begin()) {
+      if (on_keys[size_t(&c - used.data())]) {
+        set(c.value(f));
+      } else if (it == times.begin()) {
         set(c.value(0));
       } else {
         size_t k = size_t(it - times.begin()) - 1;
@@ -1979,14 +1990,15 @@ void Reader::read_animation(uint32_t ai) {
       }
   }
   // The writer drops channels past the skeleton; fewer channels than joints are restored.
-  if (stored_channels && *stored_channels < nj) {
-    const size_t keep = size_t(*stored_channels);
+  if (stored_channels < nj) {
+    const size_t keep = size_t(stored_channels);
     std::vector<Transform> poses(frames * keep);
     for (size_t f = 0; f < frames; ++f)
       std::copy_n(anim.poses.begin() + ptrdiff_t(f * nj), keep, poses.begin() + ptrdiff_t(f * keep));
     anim.poses = std::move(poses);
     anim.channels = uint32_t(keep);
   }
+  if (key_times) anim.times = *key_times;
   scene_.animations.push_back(std::move(anim));
 }
 

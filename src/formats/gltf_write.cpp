@@ -41,6 +41,9 @@
 // - animations: one per Scene animation with frames; per joint, translation / rotation / scale
 //   channels (LINEAR, keyframe f at time f / framerate, or f / 30 when the framerate is 0) except
 //   those whose every frame equals the joint's rest value exactly; at least one channel is kept.
+//   An animation with Animation::times (unevenly spaced keys, binary QMSH) has keyframe f at
+//   times[f] instead, when it has one time per frame, finite, >= 0 and strictly increasing as
+//   glTF requires (otherwise f / framerate, with a warning).
 // - rotations (joint rests, attachments, animation keys) are normalised, except that one of unit
 //   length within float rounding (|length^2 - 1| <= 1e-6) is written bit for bit.
 // - one buffer; one buffer view per accessor, each starting on a 4-byte boundary, no byteStride.
@@ -102,6 +105,9 @@
 //   keyframe times (the framerate, or 30 when it is not positive and finite), "loop": bool,
 //   "channels": Animation::channels. A joint without a channel for a path keeps its rest value
 //   in every frame.
+//   "times": true                     the keyframe times are Animation::times (one key per
+//                                     frame, shared by every sampler), not f / keyframe_rate; a
+//                                     reader restores them and takes frame f at key f [false]
 #include "formats/gltf.h"
 
 #include "formats/gltf_pie.h"
@@ -1045,8 +1051,15 @@ void emit_animations(Writer& w) {
                                  a.name, a.channels, w.joint_nodes));
     const bool rate_ok = a.framerate > 0 && std::isfinite(a.framerate);
     const float rate = rate_ok ? a.framerate : kDefaultKeyframeRate;
+    bool own_times = a.times.size() == frames && std::isfinite(a.times[0]) && a.times[0] >= 0;
+    for (size_t f = 1; own_times && f < frames; ++f)
+      own_times = std::isfinite(a.times[f]) && a.times[f] > a.times[f - 1];
+    if (!a.times.empty() && !own_times)
+      wwarn(w.diags, fmt::format("animation {} ('{}'): its key times are not one per frame, finite and increasing; "
+                                 "keys are written at frame / framerate",
+                                 ai, a.name));
     std::vector<float> times(frames);
-    for (size_t f = 0; f < frames; ++f) times[f] = float(double(f) / double(rate));
+    for (size_t f = 0; f < frames; ++f) times[f] = own_times ? a.times[f] : float(double(f) / double(rate));
     std::optional<size_t> input;
     json samplers = json::array();
     json chans = json::array();
@@ -1114,11 +1127,12 @@ void emit_animations(Writer& w) {
     if (!a.name.empty()) anim["name"] = w.text(a.name);
     anim["channels"] = std::move(chans);
     anim["samplers"] = std::move(samplers);
-    anim["extras"] = {{"meshport",
-                       {{"framerate", std::isfinite(a.framerate) ? num(a.framerate) : json(0.0)},
-                        {"keyframe_rate", num(rate)},
-                        {"loop", a.loop},
-                        {"channels", a.channels}}}};
+    json mp = {{"framerate", std::isfinite(a.framerate) ? num(a.framerate) : json(0.0)},
+               {"keyframe_rate", num(rate)},
+               {"loop", a.loop},
+               {"channels", a.channels}};
+    if (own_times) mp["times"] = true;
+    anim["extras"] = {{"meshport", std::move(mp)}};
     animations.push_back(std::move(anim));
   }
   if (!animations.empty()) w.root["animations"] = std::move(animations);

@@ -72,6 +72,7 @@ void attach_animations(Scene& target, const Scene& source, const std::string& so
     out.name = a.name;
     out.framerate = a.framerate;
     out.loop = a.loop;
+    out.times = a.times;
     out.channels = static_cast<uint32_t>(nt);
     size_t frames = a.frame_count();
     out.poses.resize(frames * nt);

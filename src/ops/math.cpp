@@ -1,5 +1,7 @@
 #include "ops/math.h"
 
+#include <algorithm>
+
 namespace meshport {
 
 Mat3x4 mat_inverse(const Mat3x4& m) {
@@ -26,6 +28,21 @@ Mat3x4 mat_inverse(const Mat3x4& m) {
   for (int row = 0; row < 3; ++row)
     r[9 + row] = -(r[row] * t[0] + r[3 + row] * t[1] + r[6 + row] * t[2]);
   return r;
+}
+
+Quat quat_slerp(Quat a, Quat b, float u) {
+  double d = double(a[0]) * b[0] + double(a[1]) * b[1] + double(a[2]) * b[2] + double(a[3]) * b[3];
+  double sign = 1.0;
+  if (d < 0) d = -d, sign = -1.0;
+  double wa = 1.0 - u, wb = u;
+  if (d < 0.9995) {
+    double th = std::acos(std::min(d, 1.0)), s = std::sin(th);
+    wa = std::sin((1.0 - u) * th) / s;
+    wb = std::sin(u * th) / s;
+  }
+  wb *= sign;
+  return quat_normalize({float(wa * a[0] + wb * b[0]), float(wa * a[1] + wb * b[1]), float(wa * a[2] + wb * b[2]),
+                         float(wa * a[3] + wb * b[3])});
 }
 
 }  // namespace meshport

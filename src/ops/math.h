@@ -40,6 +40,10 @@ inline Vec3 quat_rotate(Quat q, Vec3 v) {
   return v + t * q[3] + cross(u, t);
 }
 
+// Spherical interpolation from a (u = 0) to b (u = 1) along the shorter arc; nearly equal
+// rotations interpolate linearly. The result is normalised.
+Quat quat_slerp(Quat a, Quat b, float u);
+
 // Affine transforms as 3x4 column-major matrices: columns 0..2 are the basis, column 3 the
 // translation. Composition follows the usual p' = M p.
 inline Mat3x4 mat_identity() { return {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0}; }

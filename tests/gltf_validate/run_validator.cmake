@@ -1,5 +1,5 @@
-# CTest GltfValidator: converts the IQM/IQE corpus, the PIE corpus (every file must convert) and
-# the repository's models to .glb and .gltf
+# CTest GltfValidator: converts the IQM/IQE corpus, the PIE and binary QMSH corpora (every file
+# must convert), the repository's .qmsh.tmp examples and the repository's models to .glb and .gltf
 # with meshport, then runs the Khronos glTF Validator (validate.mjs) over all of them; fails when
 # any output has an error or a warning, or when node or the validator is missing (never skips).
 # Infos are printed, not counted: what remains is unavoidable without dropping data (tangents
@@ -7,10 +7,11 @@
 # leaf joint of a skeleton without meshes).
 #
 #   cmake -DMESHPORT=<meshport executable> -DSOURCE_DIR=<repository> -DCORPUS=<shared/corpus/iqm>
-#         -DPIE_CORPUS=<shared/corpus/pie> -DWORK=<scratch folder, emptied first> -P run_validator.cmake
+#         -DPIE_CORPUS=<shared/corpus/pie> -DQMSH_CORPUS=<shared/corpus/qmsh>
+#         -DWORK=<scratch folder, emptied first> -P run_validator.cmake
 cmake_minimum_required(VERSION 3.25)
 
-foreach(var MESHPORT SOURCE_DIR CORPUS PIE_CORPUS WORK)
+foreach(var MESHPORT SOURCE_DIR CORPUS PIE_CORPUS QMSH_CORPUS WORK)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "run_validator.cmake: -D${var}=... is required")
   endif()
@@ -44,6 +45,15 @@ file(GLOB repo_pie_files ${SOURCE_DIR}/tests/data/pie/feat-*.pie)
 list(SORT pie_files)
 list(SORT repo_pie_files)
 list(APPEND required ${pie_files} ${repo_pie_files})
+# Every binary QMSH sample (16) and the repository's valid .qmsh.tmp examples.
+file(GLOB qmsh_files ${QMSH_CORPUS}/*.qmsh)
+list(LENGTH qmsh_files qmsh_count)
+if(qmsh_count LESS 16)
+  message(FATAL_ERROR "GltfValidator: expected the 16 QMSH samples in ${QMSH_CORPUS}, found ${qmsh_count}")
+endif()
+file(GLOB repo_qmsh_tmp_files ${SOURCE_DIR}/tests/data/qmsh/cube.qmsh.tmp ${SOURCE_DIR}/tests/data/qmsh/skinned.qmsh.tmp)
+list(SORT qmsh_files)
+list(APPEND required ${qmsh_files} ${repo_qmsh_tmp_files})
 foreach(f ${required})
   if(NOT EXISTS ${f})
     message(FATAL_ERROR "GltfValidator: ${f} not found")
@@ -71,6 +81,9 @@ foreach(in ${inputs})
   file(RELATIVE_PATH rel ${CORPUS} ${in})
   if(rel MATCHES "^\\.\\.")
     file(RELATIVE_PATH rel ${PIE_CORPUS} ${in})
+  endif()
+  if(rel MATCHES "^\\.\\.")
+    file(RELATIVE_PATH rel ${QMSH_CORPUS} ${in})
   endif()
   if(rel MATCHES "^\\.\\.")
     file(RELATIVE_PATH rel ${SOURCE_DIR} ${in})

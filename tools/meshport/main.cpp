@@ -144,6 +144,50 @@ void print_pie(const Scene& s) {
   }
 }
 
+nlohmann::json qmsh_json(const Scene& s) {
+  using nlohmann::json;
+  const QmshBinaryData& q = s.qmsh;
+  json j = {{"tangents", (q.flags & 1) != 0}, {"skinning", (q.flags & 2) != 0}, {"radius", shortest(q.radius)}};
+  j["animation_lengths"] = json::array();
+  for (float l : q.animation_lengths) j["animation_lengths"].push_back(shortest(l));
+  return j;
+}
+
+nlohmann::json qmsh_tmp_json(const Scene& s) {
+  using nlohmann::json;
+  const QmshTmpData& q = s.qmsh_tmp;
+  json j = {{"objects", json::array()}, {"actions", json::array()}};
+  for (const auto& m : q.meshes)
+    j["objects"].push_back({{"mesh", m.name}, {"vertices", m.vertices.size()}, {"faces", m.faces.size()},
+                            {"materials", m.materials}, {"auto_smooth_angle", shortest(m.auto_smooth_angle)}});
+  if (q.has_armature) j["armature"] = {{"name", q.armature.name}, {"bones", q.armature.bones.size()}};
+  for (const auto& a : q.actions) {
+    size_t curves = 0;
+    for (const auto& c : a.channels) curves += c.curves.size();
+    j["actions"].push_back({{"name", a.name}, {"channels", a.channels.size()}, {"curves", curves}});
+  }
+  if (!q.fps.empty()) j["fps"] = q.fps.back();
+  return j;
+}
+
+void print_qmsh(const Scene& s) {
+  if (s.qmsh.present) {
+    const QmshBinaryData& q = s.qmsh;
+    fmt::print("  TFQMSH10: {}{}bounding radius {}\n", (q.flags & 1) ? "tangents, " : "", (q.flags & 2) ? "skinning, " : "",
+               q.radius);
+  }
+  if (s.qmsh_tmp.present) {
+    const QmshTmpData& q = s.qmsh_tmp;
+    fmt::print("  QMSH TMP 10: {} mesh objects{}, {} actions{}\n", q.meshes.size(),
+               q.has_armature ? fmt::format(", armature \"{}\" with {} bones", q.armature.name, q.armature.bones.size())
+                              : std::string(),
+               q.actions.size(), q.fps.empty() ? std::string() : fmt::format(", {} fps", q.fps.back()));
+    for (const auto& m : q.meshes)
+      fmt::print("    object \"{}\": {} vertices, {} faces, {} materials, auto-smooth {}°\n", m.name, m.vertices.size(),
+                 m.faces.size(), m.materials.size(), m.auto_smooth_angle);
+  }
+}
+
 nlohmann::json info_json(const Scene& s, Format f) {
   using nlohmann::json;
   json j;
@@ -173,6 +217,10 @@ nlohmann::json info_json(const Scene& s, Format f) {
   json anims = json::array();
   for (const auto& a : s.animations) {
     json entry = {{"name", a.name}, {"frames", a.frame_count()}, {"framerate", shortest(a.framerate)}, {"loop", a.loop}};
+    if (!a.times.empty()) {
+      entry["times"] = json::array();
+      for (float t : a.times) entry["times"].push_back(shortest(t));
+    }
     if (a.frame_count() > 0 && next + a.frame_count() <= frames.size() && !s.meshes.empty()) {
       FrameBounds u = frames[next];
       for (size_t f = next; f < next + a.frame_count(); ++f)
@@ -202,6 +250,8 @@ nlohmann::json info_json(const Scene& s, Format f) {
     j["attachments"].push_back(e);
   }
   if (s.pie.version != 0) j["pie"] = pie_json(s);
+  if (s.qmsh.present) j["qmsh"] = qmsh_json(s);
+  if (s.qmsh_tmp.present) j["qmsh_tmp"] = qmsh_tmp_json(s);
   return j;
 }
 
@@ -221,7 +271,10 @@ void print_info(const Scene& s, Format f, const std::string& path) {
   fmt::print("  joints: {}\n", s.joints.size());
   fmt::print("  animations: {}\n", s.animations.size());
   for (const auto& a : s.animations)
-    fmt::print("    \"{}\": {} frames at {} fps{}\n", a.name, a.frame_count(), a.framerate, a.loop ? ", looping" : "");
+    fmt::print("    \"{}\": {} frames at {}{}\n", a.name, a.frame_count(),
+               a.times.empty() ? fmt::format("{} fps", a.framerate)
+                               : fmt::format("key times {}..{} s", a.times.front(), a.times.back()),
+               a.loop ? ", looping" : "");
   Bounds b = scene_bounds(s);
   if (!b.empty)
     fmt::print("  bounds: min ({} {} {}) max ({} {} {})\n", b.min[0], b.min[1], b.min[2], b.max[0], b.max[1], b.max[2]);
@@ -236,6 +289,7 @@ void print_info(const Scene& s, Format f, const std::string& path) {
     fmt::print("    \"{}\"{} at ({} {} {})\n", a.name, on, t[0], t[1], t[2]);
   }
   if (s.pie.version != 0) print_pie(s);
+  print_qmsh(s);
 }
 
 }  // namespace
