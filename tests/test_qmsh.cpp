@@ -168,27 +168,8 @@ void expect_joints_near(const Scene& a, const Scene& b, float tol) {
   }
 }
 
-// Runs the Khronos validator (tests/gltf_validate) over `files` with --max-warnings 0; returns
-// whether it passed, and its output.
 bool validate(const std::vector<std::string>& files, std::string& output) {
-  namespace fs = std::filesystem;
-  const fs::path here = fs::path(MESHPORT_TEST_DATA).parent_path() / "gltf_validate";
-  if (!fs::exists(here / "node_modules" / "gltf-validator" / "package.json")) {
-    output = "the Khronos glTF Validator is not installed: run `npm ci --prefix tests/gltf_validate`";
-    return false;
-  }
-  std::string cmd = fmt::format("node '{}' --max-warnings 0", (here / "validate.mjs").string());
-  for (const std::string& f : files) cmd += fmt::format(" '{}'", f);
-  cmd += " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) {
-    output = "cannot run node";
-    return false;
-  }
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) output.append(buf, n);
-  return pclose(p) == 0;
+  return testutil::validate_gltf(files, output);
 }
 
 }  // namespace

@@ -72,6 +72,29 @@ inline CliRun run_cli(const std::string& args) {
   return r;
 }
 
+// Runs the Khronos validator (tests/gltf_validate, installed by `npm ci`) over `files` with
+// --max-warnings 0; returns whether it passed, and its output. A missing validator fails.
+inline bool validate_gltf(const std::vector<std::string>& files, std::string& output) {
+  namespace fs = std::filesystem;
+  const fs::path here = fs::path(MESHPORT_TEST_DATA).parent_path() / "gltf_validate";
+  if (!fs::exists(here / "node_modules" / "gltf-validator" / "package.json")) {
+    output = "the Khronos glTF Validator is not installed: run `npm ci --prefix tests/gltf_validate`";
+    return false;
+  }
+  std::string cmd = "node '" + (here / "validate.mjs").string() + "' --max-warnings 0";
+  for (const std::string& f : files) cmd += " '" + f + "'";
+  cmd += " 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) {
+    output = "cannot run node";
+    return false;
+  }
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) output.append(buf, n);
+  return ::pclose(p) == 0;
+}
+
 inline bool have_corpus() { return std::filesystem::exists(MESHPORT_CORPUS); }
 #define REQUIRE_CORPUS() \
   if (!testutil::have_corpus()) GTEST_SKIP() << "corpus not found at " MESHPORT_CORPUS
