@@ -166,21 +166,6 @@ Mesh plain_mesh(std::string name, std::vector<float> pos, std::vector<float> uv,
   return m;
 }
 
-// Whether the PIE reader is there yet (it is written alongside this writer).
-bool reader_ready() {
-  try {
-    Diagnostics d;
-    read_pie("PIE 3\nTYPE 200\nTEXTURE 0 page-1.png\nLEVELS 1\nLEVEL 1\nPOINTS 3\n\t0 0 0\n\t1 0 0\n\t0 1 0\n"
-             "POLYGONS 1\n\t200 3 0 1 2 0 0 1 0 0 1\n",
-             "probe.pie", &d);
-  } catch (const Error& e) {
-    return e.diagnostic().message.find("not implemented") == std::string::npos;
-  }
-  return true;
-}
-#define REQUIRE_READER() \
-  if (!reader_ready()) GTEST_SKIP() << "the PIE reader is not implemented yet"
-
 const char* kHead3 = "PIE 3\nTYPE 200\nTEXTURE 0 page-1.png 256 256\nLEVELS 1\nLEVEL 1\n";
 const char* kPoints = "POINTS 4\n\t0 0 1\n\t1 0 2\n\t0 1 3\n\t5 5 5\n";
 
@@ -704,7 +689,6 @@ void expect_same_pie(const PieData& a, const PieData& b, const std::string& what
 // ---- Reading back (needs the PIE reader) -----------------------------------------------------
 
 TEST(PieWrite, HandBuiltScenesReadBackEqual) {
-  REQUIRE_READER();
   Scene s = full_pie4();
   Scene back = read_pie(write_pie(s));
   expect_same_pie(back.pie, s.pie, "full_pie4");
@@ -732,7 +716,6 @@ std::vector<std::array<float, 8>> corners(const Mesh& m) {
 }
 
 TEST(PieWrite, ObjFromMemoryReadsBack) {
-  REQUIRE_READER();
   const std::string obj =
       "v -1 0 -1\nv 1 0 -1\nv 1 0 1\nv -1 0 1\nv 0 2 0\nvt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nvt 0.5 0.5\n"
       "vn 0 1 0\nf 1/1/1 2/2/1 3/3/1 4/4/1\nf 1/1/1 5/5/1 2/2/1\n";
@@ -750,7 +733,6 @@ TEST(PieWrite, ObjFromMemoryReadsBack) {
 }
 
 TEST(PieWrite, IqeWithARigidJointReadsBackAnimated) {
-  REQUIRE_READER();
   Scene s = rigid_arm(12, true);
   Scene back = read_pie(write_pie(s), "arm.pie");
   ASSERT_EQ(back.meshes.size(), 1u);
@@ -793,7 +775,6 @@ TEST(PieWriteCorpus, AllFilesListed) {
 
 TEST(PieWriteCorpus, SameVersionRoundTripIsLossless) {
   REQUIRE_CORPUS();
-  REQUIRE_READER();
   for (const std::string& path : corpus_files()) {
     Diagnostics d;
     Scene s = read(path, {}, &d);
@@ -833,7 +814,6 @@ void expect_same_but_uvs(const Scene& a, Scene b, float tol, const std::string& 
 
 TEST(PieWriteCorpus, Pie2ThroughPie3AndBack) {
   REQUIRE_CORPUS();
-  REQUIRE_READER();
   size_t tested = 0;
   for (const std::string& path : corpus_files()) {
     Scene s = read(path);
@@ -850,7 +830,6 @@ TEST(PieWriteCorpus, Pie2ThroughPie3AndBack) {
 
 TEST(PieWriteCorpus, EveryFileAsPie4) {
   REQUIRE_CORPUS();
-  REQUIRE_READER();
   for (const std::string& path : corpus_files()) {
     Scene s = read(path);
     Scene back = read_pie(write_pie(s, 4), path);
@@ -877,7 +856,6 @@ std::vector<std::array<float, 5>> level_corners(const Scene& s, const PieLevel& 
 
 TEST(PieWriteCorpus, EveryFileAsPie2WithinItsRounding) {
   REQUIRE_CORPUS();
-  REQUIRE_READER();
   const float tol = 1.0f / 512 + 1e-6f;
   for (const std::string& path : corpus_files()) {
     Scene s = read(path);
@@ -920,7 +898,6 @@ TEST(PieWriteCorpus, EveryFileAsPie2WithinItsRounding) {
 
 TEST(PieWriteCorpus, ConvertWithProcessingKeepsThePieData) {
   REQUIRE_CORPUS();
-  REQUIRE_READER();
   testutil::TempDir dir;
   size_t renumbered = 0;  // meshes whose vertices the normals and tangents steps split or welded
   for (const std::string& path : corpus_files()) {

@@ -749,27 +749,8 @@ TEST(QmshTmpScene, WriteUsesKeptData) {
 
 // ---- With the parser (tests/data/qmsh) --------------------------------------------------------
 
-namespace {
-
-bool parser_ready() {
-  Diagnostics diags;
-  try {
-    qmsh_tmp::parse("QMSH TMP 10\nobjects {\n}\nactions {\n}\nparams {\n}\n", "probe", diags);
-  } catch (const Error& e) {
-    if (e.diagnostic().message.find("not implemented") != std::string::npos) return false;
-  }
-  return true;
-}
-
-#define REQUIRE_PARSER(file)                                                                     \
-  if (!parser_ready()) GTEST_SKIP() << "qmsh_tmp::parse is not implemented yet";                 \
-  if (!std::filesystem::exists(file)) GTEST_SKIP() << file << " does not exist yet"
-
-}  // namespace
-
 TEST(QmshTmpScene, ReadCubeFile) {
   const std::string path = MESHPORT_TEST_DATA "/qmsh/cube.qmsh.tmp";
-  REQUIRE_PARSER(path);
   Scene s = meshport::read(path);
   EXPECT_TRUE(s.qmsh_tmp.present);
   ASSERT_EQ(s.meshes.size(), 2u);
@@ -792,7 +773,6 @@ TEST(QmshTmpScene, ReadCubeFile) {
 
 TEST(QmshTmpScene, ReadSkinnedFile) {
   const std::string path = MESHPORT_TEST_DATA "/qmsh/skinned.qmsh.tmp";
-  REQUIRE_PARSER(path);
   Scene s = meshport::read(path);
   ASSERT_EQ(s.joints.size(), 3u);
   EXPECT_EQ(s.joints[2].name, "Tip");
