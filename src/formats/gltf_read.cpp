@@ -232,22 +232,6 @@ Quat unit(Quat q) {
   return quat_normalize(q);
 }
 
-Quat slerp(Quat a, Quat b, float u) {
-  double d = double(a[0]) * b[0] + double(a[1]) * b[1] + double(a[2]) * b[2] + double(a[3]) * b[3];
-  double sb = 1.0;
-  if (d < 0) d = -d, sb = -1.0;
-  double wa, wb;
-  if (d > 0.9995) {
-    wa = 1.0 - u, wb = u;
-  } else {
-    double th = std::acos(std::min(d, 1.0)), s = std::sin(th);
-    wa = std::sin((1.0 - u) * th) / s, wb = std::sin(u * th) / s;
-  }
-  wb *= sb;
-  Quat q{float(wa * a[0] + wb * b[0]), float(wa * a[1] + wb * b[1]), float(wa * a[2] + wb * b[2]),
-         float(wa * a[3] + wb * b[3])};
-  return quat_normalize(q);
-}
 
 // ---------------------------------------------------------------------------------------------
 // URIs
@@ -1954,7 +1938,7 @@ void Reader::read_animation(uint32_t ai) {
           const float* b = c.value(k + 1);
           if (c.interp == Interp::Linear) {
             if (c.path == 1) {
-              Quat q = slerp({a[0], a[1], a[2], a[3]}, {b[0], b[1], b[2], b[3]}, float(u));
+              Quat q = quat_slerp({a[0], a[1], a[2], a[3]}, {b[0], b[1], b[2], b[3]}, float(u));
               set(q.data());
             } else {
               for (uint32_t i = 0; i < c.comps; ++i) v[i] = float(a[i] + (double(b[i]) - a[i]) * u);

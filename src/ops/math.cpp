@@ -35,7 +35,7 @@ Quat quat_slerp(Quat a, Quat b, float u) {
   double sign = 1.0;
   if (d < 0) d = -d, sign = -1.0;
   double wa = 1.0 - u, wb = u;
-  if (d < 0.9995) {
+  if (d <= 0.9995) {
     double th = std::acos(std::min(d, 1.0)), s = std::sin(th);
     wa = std::sin((1.0 - u) * th) / s;
     wb = std::sin(u * th) / s;
