@@ -4,6 +4,7 @@
 #include "formats/gltf.h"
 #include "formats/iqe.h"
 #include "formats/iqm.h"
+#include "formats/modedef.h"
 #include "formats/obj.h"
 #include "formats/pie.h"
 #include "formats/qmsh.h"
@@ -30,6 +31,10 @@ const std::vector<FormatInfo>& formats() {
       {Format::Pie, "pie", "Warzone 2100 PIE 2, 3 and 4 (text)", {".pie"}, true, true},
       {Format::QmshTmp, "qmsh-tmp", "QMSH TMP 10, The Final Quest's Blender export (text)", {".qmsh.tmp"}, true, true},
       {Format::Qmsh, "qmsh", "TFQMSH10, The Final Quest engine mesh (binary)", {".qmsh"}, true, true},
+      {Format::ModeDefModel, "modedef-model", "ModeDef model: render mesh, tetrahedra, vibration modes (text)", {".model"}, true, true},
+      {Format::ModeDefProp, "modedef-prop", "ModeDef material properties, with their model (text)", {".prop"}, true, true},
+      {Format::ModeDefState, "modedef-state", "ModeDef scene: objects, planes, constraints, with their files (text)", {".state"}, true, true},
+      {Format::ModeDefPath, "modedef-path", "ModeDef animation path: translation and Euler keys (text)", {".path"}, true, true},
   };
   return table;
 }
@@ -102,6 +107,14 @@ Scene read_with(std::span<const uint8_t> data, Format format, const std::string&
       return qmsh_tmp::read(std::string_view(reinterpret_cast<const char*>(data.data()), data.size()), name, d);
     case Format::Qmsh:
       return qmsh::read(data, name, d);
+    case Format::ModeDefModel:
+      return modedef::read_model(std::string_view(reinterpret_cast<const char*>(data.data()), data.size()), name, d);
+    case Format::ModeDefProp:
+      return modedef::read_prop(std::string_view(reinterpret_cast<const char*>(data.data()), data.size()), name, load, d);
+    case Format::ModeDefState:
+      return modedef::read_state(std::string_view(reinterpret_cast<const char*>(data.data()), data.size()), name, load, d);
+    case Format::ModeDefPath:
+      return modedef::read_path(std::string_view(reinterpret_cast<const char*>(data.data()), data.size()), name, d);
   }
   fail(name, "format cannot be read");
 }
@@ -131,7 +144,8 @@ Scene with_even_frames(const Scene& scene, Format format, Diagnostics& d) {
 std::vector<OutputFile> write_with(const Scene& input, Format format, const WriteOptions& options,
                                    const std::string& path, Diagnostics& d) {
   const bool even_frames = format != Format::Gltf && format != Format::Glb && format != Format::Qmsh &&
-                           format != Format::QmshTmp && has_key_times(input);
+                           format != Format::QmshTmp && format != Format::ModeDefModel && format != Format::ModeDefProp &&
+                           format != Format::ModeDefState && format != Format::ModeDefPath && has_key_times(input);
   Scene resampled;
   if (even_frames) resampled = with_even_frames(input, format, d);
   const Scene& scene = even_frames ? resampled : input;
@@ -173,6 +187,14 @@ std::vector<OutputFile> write_with(const Scene& input, Format format, const Writ
       out[0].bytes = qmsh::write(scene, d);
       return out;
     }
+    case Format::ModeDefModel:
+      return modedef::write_model(scene, d);
+    case Format::ModeDefProp:
+      return modedef::write_prop(scene, stem, d);
+    case Format::ModeDefState:
+      return modedef::write_state(scene, d);
+    case Format::ModeDefPath:
+      return modedef::write_path(scene, d);
   }
   fail(path, "format cannot be written");
 }

@@ -507,11 +507,11 @@ Scene rigid_arm(float framerate, bool loop) {
   s.meshes[0].streams.push_back(float_stream(Attribute::BlendWeights, 2, {1, 0, 1, 0, 1, 0}));
   s.joints.push_back({"root", -1, {}});
   s.joints.push_back({"arm", 0, {{0, 1, 0}, {0, 0, 0, 1}, {1, 1, 1}}});
-  Animation idle{"idle", 30, true, 2, {}, {}};
+  Animation idle{"idle", 30, true, 2, {}, {}, {}};
   idle.poses.assign(4, Transform{});
   idle.poses[1] = s.joints[1].rest;
   idle.poses[3] = s.joints[1].rest;
-  Animation swing{"swing", framerate, loop, 2, {}, {}};
+  Animation swing{"swing", framerate, loop, 2, {}, {}, {}};
   swing.poses.assign(4, Transform{});
   swing.poses[1] = s.joints[1].rest;
   swing.poses[3] = {{0, 1, 0}, {0.70710677f, 0, 0, 0.70710677f}, {1, 1, 1}};

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <meshport/diagnostics.h>
+#include <meshport/modal.h>
 #include <meshport/process.h>
 #include <meshport/scene.h>
 
@@ -14,7 +15,7 @@
 
 namespace meshport {
 
-enum class Format { Iqe, Iqm, Gltf, Glb, Obj, Pie, QmshTmp, Qmsh };
+enum class Format { Iqe, Iqm, Gltf, Glb, Obj, Pie, QmshTmp, Qmsh, ModeDefModel, ModeDefProp, ModeDefState, ModeDefPath };
 
 struct FormatInfo {
   Format format;

@@ -103,6 +103,8 @@ struct ProcessOptions {
   bool tangents = true;  // generate where missing, for meshes with normals and texcoords
   TangentOptions tangent;
   bool optimize = false;
+  // Last: an animation playing every morph target in turn (add_modes_animation, modal.h).
+  bool modes_animation = false;
 };
 void process(Scene& scene, const ProcessOptions& options, Diagnostics* diags = nullptr);
 

@@ -1,4 +1,5 @@
 // The processing pipeline `meshport convert` runs between reading and writing.
+#include <meshport/modal.h>
 #include <meshport/process.h>
 
 namespace meshport {
@@ -16,6 +17,7 @@ void process(Scene& scene, const ProcessOptions& o, Diagnostics* diags) {
   if (o.normals) generate_normals(scene, o.normal, diags);
   if (o.tangents) generate_tangents(scene, o.tangent, diags);
   if (o.optimize) optimize_meshes(scene);
+  if (o.modes_animation) add_modes_animation(scene);
 }
 
 }  // namespace meshport
