@@ -94,13 +94,34 @@ void write_files_atomic(const std::string& main_path, const std::vector<OutputFi
   namespace fs = std::filesystem;
   fs::path dir = fs::path(main_path).parent_path();
   std::vector<std::pair<std::string, std::string>> done;  // temporary, destination
+  std::vector<fs::path> created;  // folders made for side files, removed again on failure
+  auto undo = [&](size_t count) {
+    for (size_t k = 0; k < count; ++k) ::unlink(done[k].first.c_str());
+    std::error_code ec;
+    for (size_t k = created.size(); k-- > 0;) fs::remove(created[k], ec);  // only when empty
+  };
   try {
     for (const OutputFile& f : files) {
-      std::string dest = f.name.empty() ? main_path : (dir / f.name).string();
+      fs::path rel(f.name);
+      if (rel.is_absolute())
+        fail(main_path, "side file '" + f.name + "' is not relative to the output's folder");
+      for (const auto& part : rel)
+        if (part == "..") fail(main_path, "side file '" + f.name + "' leaves the output's folder");
+      std::string dest = f.name.empty() ? main_path : (dir / rel).string();
+      // Side files in subfolders (a ModeDef .state's props/box.prop): make the folders.
+      fs::path parent = fs::path(dest).parent_path();
+      std::vector<fs::path> missing;
+      for (fs::path p = parent; !p.empty() && !fs::exists(p); p = p.parent_path()) missing.push_back(p);
+      for (size_t k = missing.size(); k-- > 0;) {
+        std::error_code ec;
+        if (!fs::create_directory(missing[k], ec) && ec)
+          fail(dest, "cannot create folder '" + missing[k].string() + "': " + ec.message());
+        created.push_back(missing[k]);
+      }
       done.emplace_back(write_temporary(dest, f.bytes), dest);
     }
   } catch (...) {
-    for (auto& [tmp, dest] : done) ::unlink(tmp.c_str());
+    undo(done.size());
     throw;
   }
   // Side files first, the main file last: a reader never sees a main file without its parts.
@@ -108,7 +129,7 @@ void write_files_atomic(const std::string& main_path, const std::vector<OutputFi
     auto& [tmp, dest] = done[i];
     if (::rename(tmp.c_str(), dest.c_str()) != 0) {
       int e = errno;
-      for (size_t k = 0; k <= i; ++k) ::unlink(done[k].first.c_str());
+      undo(i + 1);
       fail(dest, std::string("cannot write output: ") + std::strerror(e));
     }
   }

@@ -146,6 +146,14 @@ std::vector<OutputFile> write_with(const Scene& input, Format format, const Writ
   const bool even_frames = format != Format::Gltf && format != Format::Glb && format != Format::Qmsh &&
                            format != Format::QmshTmp && format != Format::ModeDefModel && format != Format::ModeDefProp &&
                            format != Format::ModeDefState && format != Format::ModeDefPath && has_key_times(input);
+  if (format != Format::Gltf && format != Format::Glb) {
+    size_t tracks = 0;
+    for (const auto& a : input.animations) tracks += a.morph_weights.size();
+    if (tracks)
+      d.add(warning("", fmt::format("{} morph weight tracks of animations are not written: {} has no morph target "
+                                    "animation",
+                                    tracks, format_info(format).name)));
+  }
   Scene resampled;
   if (even_frames) resampled = with_even_frames(input, format, d);
   const Scene& scene = even_frames ? resampled : input;

@@ -42,8 +42,14 @@
 //   An animation whose meshport extras say "times" (Animation::times) has one frame per key of its
 //   first channel, Animation::times = those key times, and frame f takes key f of every channel
 //   with the same key times (others are sampled at times[f]).
-//   Only translation / rotation / scale channels of joints are read (one warning per animation
-//   for the rest). Joints without a channel keep their rest value.
+//   Translation / rotation / scale channels of joints are read, and "weights" channels of nodes
+//   whose mesh has morph targets (one warning per animation for the rest). Joints without a
+//   channel keep their rest value. A weights channel becomes a MorphWeightTrack (its keys as they
+//   are, linear; CUBICSPLINE keeps the values, STEP is read as linear, each with a warning) of
+//   every Scene mesh of that node's instance of the mesh (one per primitive); a second weights
+//   channel of the same node is ignored (warning). An animation of morph weights only has no
+//   frames (channels 0), its framerate the writer's, else its keys' grid as above.
+// - materials: name, baseColorFactor (Material::base_color), and the baseColorTexture's image.
 // - attachments (Scene::attachments, in node order): the writer's attachment nodes
 //   (extras.meshport.attachment), and every other empty leaf node of the scene read (no mesh, skin,
 //   camera, KHR_lights_punctual light or children, not a joint, not meshport_static nor an
@@ -918,11 +924,13 @@ void Reader::read_materials() {
     const json& m = object_at(mats, i, path);
     Material mat;
     mat.name = get_string(m, "name", path);
-    if (const json* pbr = member(m, "pbrMetallicRoughness"))
+    if (const json* pbr = member(m, "pbrMetallicRoughness")) {
       if (const json* bct = member(*pbr, "baseColorTexture")) {
         std::string bp = path + ".pbrMetallicRoughness.baseColorTexture";
         mat.base_color_texture = texture_name(get_index(*bct, "index", bp, "textures"));
       }
+      get_floats(*pbr, "baseColorFactor", path + ".pbrMetallicRoughness", mat.base_color.data(), 4);
+    }
     if (const json* mp = meshport_extras(m)) {
       try {
         const std::string xp = path + ".extras.meshport";
@@ -1746,6 +1754,43 @@ void Reader::read_animation(uint32_t ai) {
   std::vector<Channel> used;
   std::map<uint32_t, std::pair<std::shared_ptr<const std::vector<float>>, std::shared_ptr<const std::vector<float>>>>
       sampled;  // sampler -> (times, values)
+  // A sampler's key times (checked: finite, >= 0, not decreasing) and output values, read once.
+  auto load = [&](uint64_t s, const json& smp, const std::string& sp, bool& fresh) {
+    auto it = sampled.find(uint32_t(s));
+    fresh = it == sampled.end();
+    if (!fresh) return it;
+    const Accessor& in = accessor_at(smp, "input", sp);
+    if (in.comps != 1 || in.columns != 1 || in.type != ComponentType::Float)
+      error(sp + ".input", fmt::format("{} is {} {}, not SCALAR float", in.path, in.type_name,
+                                       ops::component_name(in.type)));
+    auto times = std::make_shared<std::vector<float>>(floats(in));
+    for (size_t k = 0; k < times->size(); ++k) {
+      float t = (*times)[k];
+      if (!std::isfinite(t) || t < 0)
+        error(sp + ".input", fmt::format("key {} of {} is at time {}, not a finite time >= 0", k, in.path, t));
+      if (k && t < (*times)[k - 1])
+        error(sp + ".input", fmt::format("key times of {} decrease: key {} at {} follows {}", in.path, k, t,
+                                         (*times)[k - 1]));
+    }
+    const Accessor& outa = accessor_at(smp, "output", sp);
+    auto values = std::make_shared<std::vector<float>>(floats(outa));
+    it = sampled.emplace(uint32_t(s), std::make_pair(std::move(times), std::move(values))).first;
+    if (outa.columns != 1) error(sp + ".output", fmt::format("{} is {}", outa.path, outa.type_name));
+    return it;
+  };
+  auto interpolation = [&](const json& smp, const std::string& sp) {
+    std::string interp = get_string(smp, "interpolation", sp);
+    if (interp.empty() || interp == "LINEAR") return Interp::Linear;
+    if (interp == "STEP") return Interp::Step;
+    if (interp == "CUBICSPLINE") return Interp::Cubic;
+    error(sp + ".interpolation", fmt::format("'{}' is not LINEAR, STEP or CUBICSPLINE", interp));
+  };
+  struct WeightChannel {
+    uint32_t node = 0;
+    uint64_t sampler = 0;
+    std::string path;  // the channel's JSON path
+  };
+  std::vector<WeightChannel> weight_channels;
   size_t ignored = 0;
   for (size_t c = 0; c < channels.size(); ++c) {
     const std::string cp = fmt::format("{}.channels[{}]", path, c);
@@ -1760,44 +1805,31 @@ void Reader::read_animation(uint32_t ai) {
     std::string prop = get_string(*target, "path", tp, true);
     int which = prop == "translation" ? 0 : prop == "rotation" ? 1 : prop == "scale" ? 2 : -1;
     if (which < 0 && prop != "weights") error(tp + ".path", fmt::format("'{}' is not an animation path", prop));
-    if (!node || which < 0 || channel_of(*node) < 0) {
+    if (which < 0) {
+      // Morph weights of the Scene meshes of the node's own mesh instance.
+      const bool targets = node && nodes_[*node].scene_mesh >= 0 &&
+                           !scene_.meshes[size_t(nodes_[*node].scene_mesh)].morph_targets.empty();
+      if (targets)
+        weight_channels.push_back({*node, s, cp});
+      else
+        ++ignored;
+      continue;
+    }
+    if (!node || channel_of(*node) < 0) {
       ++ignored;
       continue;
     }
     const std::string sp = fmt::format("{}.samplers[{}]", path, s);
     const json& smp = object_at(samplers, s, sp);
-    std::string interp = get_string(smp, "interpolation", sp);
     Channel out;
     out.joint = uint32_t(channel_of(*node));
     out.path = which;
     out.comps = which == 1 ? 4 : 3;
-    if (interp.empty() || interp == "LINEAR")
-      out.interp = Interp::Linear;
-    else if (interp == "STEP")
-      out.interp = Interp::Step;
-    else if (interp == "CUBICSPLINE")
-      out.interp = Interp::Cubic;
-    else
-      error(sp + ".interpolation", fmt::format("'{}' is not LINEAR, STEP or CUBICSPLINE", interp));
-    auto it = sampled.find(uint32_t(s));
-    if (it == sampled.end()) {
-      const Accessor& in = accessor_at(smp, "input", sp);
-      if (in.comps != 1 || in.columns != 1 || in.type != ComponentType::Float)
-        error(sp + ".input", fmt::format("{} is {} {}, not SCALAR float", in.path, in.type_name,
-                                         ops::component_name(in.type)));
-      auto times = std::make_shared<std::vector<float>>(floats(in));
-      for (size_t k = 0; k < times->size(); ++k) {
-        float t = (*times)[k];
-        if (!std::isfinite(t) || t < 0)
-          error(sp + ".input", fmt::format("key {} of {} is at time {}, not a finite time >= 0", k, in.path, t));
-        if (k && t < (*times)[k - 1])
-          error(sp + ".input", fmt::format("key times of {} decrease: key {} at {} follows {}", in.path, k, t,
-                                           (*times)[k - 1]));
-      }
+    out.interp = interpolation(smp, sp);
+    bool fresh = false;
+    auto it = load(s, smp, sp, fresh);
+    if (fresh) {
       const Accessor& outa = accessor_at(smp, "output", sp);
-      auto values = std::make_shared<std::vector<float>>(floats(outa));
-      it = sampled.emplace(uint32_t(s), std::make_pair(std::move(times), std::move(values))).first;
-      if (outa.columns != 1) error(sp + ".output", fmt::format("{} is {}", outa.path, outa.type_name));
       const size_t need = it->second.first->size() * (out.interp == Interp::Cubic ? 3 : 1);
       if (outa.count != need)
         error(sp + ".output", fmt::format("{} has {} elements but {} keys need {}", outa.path, outa.count,
@@ -1815,16 +1847,79 @@ void Reader::read_animation(uint32_t ai) {
     out.values = it->second.second;
     used.push_back(std::move(out));
   }
+  // Morph weight tracks: one per Scene mesh of the node's mesh instance (one per primitive).
+  std::vector<MorphWeightTrack> tracks;
+  {
+    std::vector<bool> seen(nodes_.size(), false);
+    size_t step = 0, cubic = 0, repeated = 0;
+    for (const WeightChannel& wc : weight_channels) {
+      if (seen[wc.node]) {
+        warn(fmt::format("{}: nodes[{}] already has a weights channel; this one is ignored", wc.path, wc.node));
+        continue;
+      }
+      seen[wc.node] = true;
+      const std::string sp = fmt::format("{}.samplers[{}]", path, wc.sampler);
+      const json& smp = object_at(samplers, wc.sampler, sp);
+      const Interp interp = interpolation(smp, sp);
+      bool fresh = false;
+      auto it = load(wc.sampler, smp, sp, fresh);
+      const std::vector<float>& times = *it->second.first;
+      const std::vector<float>& values = *it->second.second;
+      const Node& node = nodes_[wc.node];
+      const size_t first = size_t(node.scene_mesh);
+      const size_t prims = meshes_[*node.mesh].size();
+      const size_t targets = scene_.meshes[first].morph_targets.size();
+      const size_t per = interp == Interp::Cubic ? 3 : 1;
+      const Accessor& outa = accessor_at(smp, "output", sp);
+      if (outa.comps != 1)
+        error(sp + ".output", fmt::format("{} is {}, but morph weights need SCALAR values", outa.path, outa.type_name));
+      if (values.size() != times.size() * targets * per)
+        error(sp + ".output", fmt::format("{} has {} elements but {} keys of {} morph targets need {}", outa.path,
+                                          values.size(), times.size(), targets, times.size() * targets * per));
+      if (times.empty()) continue;
+      step += interp == Interp::Step;
+      cubic += interp == Interp::Cubic;
+      MorphWeightTrack t;
+      spend(u128(values.size()) * 8 * prims, sp, "morph weights");
+      for (size_t k = 0; k < times.size(); ++k) {
+        const float* v = values.data() + (k * per + (per == 3 ? 1 : 0)) * targets;
+        if (k && times[k] == times[k - 1]) {  // a key at the same time replaces the one before
+          ++repeated;
+          std::copy_n(v, targets, t.weights.end() - ptrdiff_t(targets));
+          continue;
+        }
+        t.times.push_back(times[k]);
+        t.weights.insert(t.weights.end(), v, v + targets);
+      }
+      for (size_t p = 0; p < prims; ++p) {
+        if (scene_.meshes[first + p].morph_targets.size() != targets) continue;
+        t.mesh = int32_t(first + p);
+        tracks.push_back(t);
+      }
+    }
+    if (step)
+      warn(fmt::format("{} ('{}'): {} STEP morph weight channels are read as LINEAR between their keys", path,
+                       anim_name, step));
+    if (cubic)
+      warn(fmt::format("{} ('{}'): {} CUBICSPLINE morph weight channels are read as LINEAR between their keys "
+                       "(tangents dropped)",
+                       path, anim_name, cubic));
+    if (repeated)
+      warn(fmt::format("{} ('{}'): {} morph weight keys at the time of the key before them replace it", path,
+                       anim_name, repeated));
+  }
+
   // One warning per animation for what is not read.
-  if (used.empty()) {
+  if (used.empty() && tracks.empty()) {
     if (!channels.empty())
-      warn(fmt::format("{} ('{}') animates no joint (its {} channels animate other nodes or morph weights) and is not "
-                       "read",
+      warn(fmt::format("{} ('{}') animates no joint (its {} channels animate other nodes or morph weights of meshes "
+                       "without morph targets) and is not read",
                        path, anim_name, channels.size()));
     return;
   }
   if (ignored)
-    warn(fmt::format("{} ('{}'): {} channels animate nodes that are not joints, or morph weights; they are ignored",
+    warn(fmt::format("{} ('{}'): {} channels animate nodes that are not joints, or morph weights of meshes without "
+                     "morph targets; they are ignored",
                      path, anim_name, ignored));
 
   // Framerate: the writer's, else the key grid's, else 30.
@@ -1852,18 +1947,23 @@ void Reader::read_animation(uint32_t ai) {
       fps = 0, has_stored_rate = false, stored_channels = UINT64_MAX, anim.loop = false, own_times = false;
     }
   }
+  // The key times that set the frames: the joint channels', else the morph weight tracks'.
+  std::vector<const std::vector<float>*> timing;
+  for (const Channel& c : used) timing.push_back(c.times.get());
+  if (used.empty())
+    for (const MorphWeightTrack& t : tracks) timing.push_back(&t.times);
   double max_time = 0;
   for (const Channel& c : used) max_time = std::max(max_time, double(c.times->back()));
   if (fps <= 0) {
     double h = 0;
-    for (const Channel& c : used)
-      for (size_t k = 1; k < c.times->size(); ++k) {
-        double d = double((*c.times)[k]) - (*c.times)[k - 1];
+    for (const std::vector<float>* times : timing)
+      for (size_t k = 1; k < times->size(); ++k) {
+        double d = double((*times)[k]) - (*times)[k - 1];
         if (d > 0 && (h == 0 || d < h)) h = d;
       }
     bool grid = h > 0;
-    for (size_t ci = 0; grid && ci < used.size(); ++ci)
-      for (float t : *used[ci].times) {
+    for (size_t ci = 0; grid && ci < timing.size(); ++ci)
+      for (float t : *timing[ci]) {
         double q = t / h;
         if (std::fabs(q - std::round(q)) > 1e-3) {
           grid = false;
@@ -1877,6 +1977,11 @@ void Reader::read_animation(uint32_t ai) {
     }
   }
   anim.framerate = has_stored_rate ? stored_rate : float(fps);
+  anim.morph_weights = std::move(tracks);
+  if (used.empty()) {  // morph weights only: no frames
+    scene_.animations.push_back(std::move(anim));
+    return;
+  }
   // The writer's Animation::times: frame f is key f.
   const std::vector<float>* key_times = own_times ? used[0].times.get() : nullptr;
   std::vector<bool> on_keys(used.size(), false);

@@ -36,14 +36,22 @@
 //   inverse bind matrices = inverse rest world matrices (computed in double), skeleton = the
 //   common root. Written only when a mesh is skinned.
 // - materials: one per Scene material, pbrMetallicRoughness with metallicFactor 0 (game models are
-//   not metals) and a baseColorTexture when the texture is a PNG or JPEG file found in
-//   WriteOptions::texture_dir (referenced by a relative URI from the output folder).
+//   not metals), baseColorFactor = Material::base_color when it is not (1, 1, 1, 1) (each value
+//   clamped to 0..1, a value that is not finite written as 1), and a baseColorTexture when the
+//   texture is a PNG or JPEG file found in WriteOptions::texture_dir (referenced by a relative URI
+//   from the output folder).
 // - animations: one per Scene animation with frames; per joint, translation / rotation / scale
 //   channels (LINEAR, keyframe f at time f / framerate, or f / 30 when the framerate is 0) except
 //   those whose every frame equals the joint's rest value exactly; at least one channel is kept.
 //   An animation with Animation::times (unevenly spaced keys, binary QMSH) has keyframe f at
 //   times[f] instead, when it has one time per frame, finite, >= 0 and strictly increasing as
 //   glTF requires (otherwise f / framerate, with a warning).
+//   Animation::morph_weights: one "weights" channel per track on the node of its mesh (LINEAR,
+//   input = the track's times, output = its weights, non-finite ones 0); a track whose mesh is not
+//   written or has no morph targets, without keys, starting before time 0, or animating a mesh
+//   another track of the animation already animates is skipped with a warning. An animation
+//   with morph weight tracks and no frames (channels 0) has only weights channels; one with
+//   frames also has its joint channels. An animation with neither is not written.
 // - rotations (joint rests, attachments, animation keys) are normalised, except that one of unit
 //   length within float rounding (|length^2 - 1| <= 1e-6) is written bit for bit.
 // - one buffer; one buffer view per accessor, each starting on a 4-byte boundary, no byteStride.
@@ -689,6 +697,11 @@ json emit_materials(Writer& w) {
   for (size_t i = 0; i < s.materials.size(); ++i) {
     const Material& m = s.materials[i];
     json pbr = {{"metallicFactor", 0.0}};
+    if (m.base_color != std::array<float, 4>{1, 1, 1, 1}) {
+      json factor = json::array();
+      for (float c : m.base_color) factor.push_back(std::isfinite(c) ? num(std::clamp(c, 0.0f, 1.0f)) : json(1.0));
+      pbr["baseColorFactor"] = std::move(factor);
+    }
     if (!m.base_color_texture.empty()) {
       if (!lacking[i].empty()) {
         wwarn(w.diags, fmt::format("material '{}': texture '{}' not referenced: mesh '{}' has no texture coordinates",
@@ -1035,26 +1048,68 @@ void emit_attachments(Writer& w) {
 
 // ---- Animations ----------------------------------------------------------------------------
 
+// The "weights" channels of animation ai: one per MorphWeightTrack, on the node of its mesh,
+// LINEAR, input = the track's times (the joint channels' input when they are the same times),
+// output = its weights. Tracks that glTF cannot hold are skipped with a warning.
+void emit_morph_weights(Writer& w, size_t ai, const std::vector<float>& joint_times, std::optional<size_t>& joint_input,
+                        json& samplers, json& chans) {
+  const Animation& a = w.scene.animations[ai];
+  std::vector<bool> animated(w.scene.meshes.size(), false);
+  size_t non_finite = 0;
+  for (size_t k = 0; k < a.morph_weights.size(); ++k) {
+    const MorphWeightTrack& t = a.morph_weights[k];
+    const Mesh& m = w.scene.meshes[size_t(t.mesh)];  // ops::check_scene checked the index
+    const int32_t node = w.mesh_node[size_t(t.mesh)];
+    const char* why = node < 0                  ? "its mesh is not written"
+                      : m.morph_targets.empty() ? "its mesh has no morph targets"
+                      : t.times.empty()         ? "it has no keys"
+                      : t.times[0] < 0          ? "its first key is before time 0"
+                      : animated[size_t(t.mesh)] ? "another track of the animation animates the same mesh"
+                                                 : nullptr;
+    if (why) {
+      wwarn(w.diags, fmt::format("animation {} ('{}'): morph weight track {} (mesh {}) not written: {}", ai, a.name, k,
+                                 t.mesh, why));
+      continue;
+    }
+    animated[size_t(t.mesh)] = true;
+    size_t input;
+    if (joint_input && t.times == joint_times) {
+      input = *joint_input;
+    } else {
+      input = w.buf.floats(t.times, 1, 0, true);
+      if (!joint_input && t.times == joint_times) joint_input = input;
+    }
+    std::vector<float> values(t.weights);
+    for (float& x : values)
+      if (!std::isfinite(x)) x = 0, ++non_finite;
+    samplers.push_back({{"input", input}, {"interpolation", "LINEAR"}, {"output", w.buf.floats(values, 1, 0, false)}});
+    chans.push_back({{"sampler", samplers.size() - 1}, {"target", {{"node", node}, {"path", "weights"}}}});
+  }
+  if (non_finite)
+    wwarn(w.diags, fmt::format("animation {} ('{}'): {} morph weights that are not finite written as 0", ai, a.name,
+                               non_finite));
+}
+
 void emit_animations(Writer& w) {
   const Scene& s = w.scene;
   json animations = json::array();
   for (size_t ai = 0; ai < s.animations.size(); ++ai) {
     const Animation& a = s.animations[ai];
     const size_t frames = a.frame_count();
-    if (!frames) {
+    if (!frames && a.morph_weights.empty()) {
       wwarn(w.diags, fmt::format("animation {} ('{}') has no frames: not written", ai, a.name));
       continue;
     }
-    const size_t channels = std::min<size_t>(a.channels, w.joint_nodes);
-    if (a.channels > w.joint_nodes)
+    const size_t channels = frames ? std::min<size_t>(a.channels, w.joint_nodes) : 0;
+    if (frames && a.channels > w.joint_nodes)
       wwarn(w.diags, fmt::format("animation {} ('{}'): {} channels for {} joints; the others are not written", ai,
                                  a.name, a.channels, w.joint_nodes));
     const bool rate_ok = a.framerate > 0 && std::isfinite(a.framerate);
     const float rate = rate_ok ? a.framerate : kDefaultKeyframeRate;
-    bool own_times = a.times.size() == frames && std::isfinite(a.times[0]) && a.times[0] >= 0;
+    bool own_times = frames && a.times.size() == frames && std::isfinite(a.times[0]) && a.times[0] >= 0;
     for (size_t f = 1; own_times && f < frames; ++f)
       own_times = std::isfinite(a.times[f]) && a.times[f] > a.times[f - 1];
-    if (!a.times.empty() && !own_times)
+    if (frames && !a.times.empty() && !own_times)
       wwarn(w.diags, fmt::format("animation {} ('{}'): its key times are not one per frame, finite and increasing; "
                                  "keys are written at frame / framerate",
                                  ai, a.name));
@@ -1116,6 +1171,7 @@ void emit_animations(Writer& w) {
     // An animation that holds the rest pose still needs a channel to be valid (and to keep its
     // length): joint 0's rotation.
     if (chans.empty() && channels > 0) rotations(0);
+    emit_morph_weights(w, ai, times, input, samplers, chans);
     if (chans.empty()) {
       wwarn(w.diags, fmt::format("animation {} ('{}') animates no joint: not written", ai, a.name));
       continue;

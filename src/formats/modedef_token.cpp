@@ -81,10 +81,12 @@ Diagnostic TokenReader::warning_at(const Token& t, std::string message) const {
 int32_t TokenReader::read_int(std::string_view what) {
   Token t = next(what);
   std::string_view s = t.text;
-  if (!s.empty() && s[0] == '+') s.remove_prefix(1);
+  const bool plus = !s.empty() && s[0] == '+';
+  if (plus) s.remove_prefix(1);
   int32_t v = 0;
   auto r = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || (s[0] == '-' && s.size() == 1) || (!s.empty() && s[0] == '+')) r.ec = std::errc::invalid_argument;
+  // One sign at most: "+-5" and "++5" are not integers.
+  if (s.empty() || (s[0] == '-' && (s.size() == 1 || plus)) || s[0] == '+') r.ec = std::errc::invalid_argument;
   if (r.ec == std::errc::result_out_of_range)
     fail_at(t, fmt::format("{} '{}' is out of range", what, shown(t.text)));
   if (r.ec != std::errc() || r.ptr != s.data() + s.size())
@@ -106,28 +108,31 @@ uint32_t TokenReader::read_count(std::string_view what, size_t min_tokens) {
 float TokenReader::read_float(std::string_view what) {
   Token t = next(what);
   std::string_view s = t.text;
-  if (!s.empty() && s[0] == '+') s.remove_prefix(1);
-  bool ok = !s.empty() && s[0] != '+';
+  const bool plus = !s.empty() && s[0] == '+';
+  if (plus) s.remove_prefix(1);
+  bool ok = !s.empty() && s[0] != '+' && !(plus && s[0] == '-');  // one sign at most
   // from_chars also takes "inf" and "nan": only digits, '.', sign, and exponents are numbers here.
   for (char c : s)
     if (!((c >= '0' && c <= '9') || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E')) ok = false;
-  double v = 0;
+  float v = 0;
   if (ok) {
     auto r = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (r.ec == std::errc::result_out_of_range) {
+    if (r.ec == std::errc::result_out_of_range && r.ptr == s.data() + s.size()) {
       // Underflow (a negative exponent) is a zero; overflow is an error.
+      double d = 0;
+      auto rd = std::from_chars(s.data(), s.data() + s.size(), d);
       size_t e = s.find_first_of("eE");
-      bool tiny = e != std::string_view::npos && e + 1 < s.size() && s[e + 1] == '-';
+      bool tiny = rd.ec == std::errc() ? std::fabs(d) < 1.0
+                                       : e != std::string_view::npos && e + 1 < s.size() && s[e + 1] == '-';
       if (!tiny) fail_at(t, fmt::format("{} '{}' is out of range", what, shown(t.text)));
-      v = 0;
+      v = s[0] == '-' ? -0.0f : 0.0f;
     } else if (r.ec != std::errc() || r.ptr != s.data() + s.size()) {
       ok = false;
     }
   }
   if (!ok) fail_at(t, fmt::format("expected {} (a number), found '{}'", what, shown(t.text)));
-  if (!std::isfinite(v) || std::fabs(v) > double(std::numeric_limits<float>::max()))
-    fail_at(t, fmt::format("{} '{}' is out of range", what, shown(t.text)));
-  return float(v);
+  if (!std::isfinite(v)) fail_at(t, fmt::format("{} '{}' is out of range", what, shown(t.text)));
+  return v;
 }
 
 int32_t TokenReader::read_flag(std::string_view what) {

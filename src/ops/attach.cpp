@@ -79,6 +79,26 @@ void attach_animations(Scene& target, const Scene& source, const std::string& so
     for (size_t f = 0; f < frames; ++f)
       for (size_t j = 0; j < nt; ++j)
         out.poses[f * nt + j] = map[j] >= 0 ? a.poses[f * a.channels + map[j]] : target.joints[j].rest;
+    // Morph weight tracks follow their mesh by name, when the target has a mesh of that name with
+    // as many morph targets.
+    for (const MorphWeightTrack& t : a.morph_weights) {
+      const std::string mesh_name =
+          t.mesh >= 0 && size_t(t.mesh) < source.meshes.size() ? source.meshes[size_t(t.mesh)].name : std::string();
+      const size_t targets = mesh_name.empty() ? 0 : source.meshes[size_t(t.mesh)].morph_targets.size();
+      int32_t found = -1;
+      for (size_t m = 0; m < target.meshes.size() && found < 0; ++m)
+        if (!mesh_name.empty() && target.meshes[m].name == mesh_name && target.meshes[m].morph_targets.size() == targets)
+          found = int32_t(m);
+      if (found < 0) {
+        warn(fmt::format("animation '{}': morph weights of mesh '{}' dropped: no mesh of that name with {} morph "
+                         "targets in the first input",
+                         a.name, mesh_name, targets));
+        continue;
+      }
+      MorphWeightTrack copy = t;
+      copy.mesh = found;
+      out.morph_weights.push_back(std::move(copy));
+    }
     target.animations.push_back(std::move(out));
   }
 }

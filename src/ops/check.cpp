@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 namespace meshport::ops {
 
 namespace {
@@ -33,6 +35,27 @@ void check_mesh_in(const Scene& s, size_t i) {
   }
 }
 
+void check_track_in(const Scene& s, const Animation& a, size_t k) {
+  const MorphWeightTrack& t = a.morph_weights[k];
+  if (t.mesh < 0 || t.mesh >= int64_t(s.meshes.size()))
+    bad(fmt::format("animation '{}': morph weight track {} names mesh {}, but the Scene has {} meshes", a.name, k,
+                    t.mesh, s.meshes.size()));
+  for (size_t i = 0; i < t.times.size(); ++i) {
+    if (!std::isfinite(t.times[i]))
+      bad(fmt::format("animation '{}': morph weight track {} has key {} at time {}, not a finite time", a.name, k, i,
+                      t.times[i]));
+    if (i && !(t.times[i] > t.times[i - 1]))
+      bad(fmt::format("animation '{}': morph weight track {} key times do not increase: key {} at {} follows {}",
+                      a.name, k, i, t.times[i], t.times[i - 1]));
+  }
+  const Mesh& m = s.meshes[size_t(t.mesh)];
+  const size_t want = t.times.size() * m.morph_targets.size();
+  if (t.weights.size() != want)
+    bad(fmt::format("animation '{}': morph weight track {} has {} weights, but {} keys of mesh {} ('{}') with {} "
+                    "morph targets need {}",
+                    a.name, k, t.weights.size(), t.times.size(), t.mesh, m.name, m.morph_targets.size(), want));
+}
+
 void check_attachment_in(const Scene& s, size_t i) {
   const Attachment& a = s.attachments[i];
   if (a.mesh < -1 || a.mesh >= int64_t(s.meshes.size()))
@@ -50,9 +73,11 @@ void check_scene(const Scene& s) {
   for (size_t j = 0; j < s.joints.size(); ++j)
     if (s.joints[j].parent >= int64_t(j) || s.joints[j].parent < -1)
       bad(fmt::format("joint {} ('{}'): parent {} is not a preceding joint", j, s.joints[j].name, s.joints[j].parent));
-  for (const Animation& a : s.animations)
+  for (const Animation& a : s.animations) {
     if (a.channels ? a.poses.size() % a.channels : a.poses.size())
       bad(fmt::format("animation '{}': {} poses are not whole frames of {}", a.name, a.poses.size(), a.channels));
+    for (size_t k = 0; k < a.morph_weights.size(); ++k) check_track_in(s, a, k);
+  }
   for (size_t i = 0; i < s.attachments.size(); ++i) check_attachment_in(s, i);
 }
 

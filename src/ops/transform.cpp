@@ -7,6 +7,9 @@
 // pre-multiplied by T(translate) * R (rotation R * q, translation s * R * t + translate); every
 // other joint only has its translation multiplied by s; scales are unchanged.
 //
+// Morph targets: position displacements become s * R * d (no translation), normal
+// displacements R * d.
+//
 // Attachments follow the same world matrices. A model-space one (joint -1) becomes M * A:
 // translation s * R * t + translate, rotation R * q, scale multiplied by s. A joint-relative one
 // becomes S(scale) * A (translation and scale multiplied by s, rotation kept), so that under its
@@ -164,10 +167,24 @@ void rotate_vectors(VertexStream& s, const Rotation& r) {
   }
 }
 
+// d' = R * (scale * d) for packed xyz triples (morph target displacements: no translation).
+void transform_triples(std::vector<float>& d, const Rotation& r, double scale) {
+  for (size_t i = 0; i + 3 <= d.size(); i += 3) {
+    const DVec3 q = r.apply(d[i], d[i + 1], d[i + 2]);
+    for (int c = 0; c < 3; ++c) d[i + size_t(c)] = float(q[c] * scale);
+  }
+}
+
 void transform_mesh(Mesh& m, const Rotation& r, double scale, const std::array<float, 3>& t) {
   for (VertexStream& s : m.streams) {
     if (s.attribute == Attribute::Position) transform_points(s, r, scale, t);
     if (s.attribute == Attribute::Normal || s.attribute == Attribute::Tangent) rotate_vectors(s, r);
+  }
+  // Morph targets are displacements: scaled and rotated, never translated; normal
+  // displacements (differences of unit normals) are rotated only.
+  for (MorphTarget& mt : m.morph_targets) {
+    transform_triples(mt.positions, r, scale);
+    transform_triples(mt.normals, r, 1.0);
   }
 }
 

@@ -1,9 +1,10 @@
 // Vertex welding (process.h, weld_vertices / remove_unused_vertices).
 //
-// Welding compares whole vertices bit for bit: every stream's values and the vs key
-// (SmoothingRules::vertex_key). A hash of each vertex is computed stream by stream, then an
-// open-addressing table finds the first earlier vertex with the same bits. O(vertices) expected
-// time; the renumbering itself is ops::remap_vertices, so every stream and the keys follow.
+// Welding compares whole vertices bit for bit: every stream's values, every morph target's
+// position and normal displacements, and the vs key (SmoothingRules::vertex_key). A hash of each
+// vertex is computed stream by stream, then an open-addressing table finds the first earlier
+// vertex with the same bits. O(vertices) expected time; the renumbering itself is
+// ops::remap_vertices, so every stream, morph target and the keys follow.
 #include "ops/weld.h"
 
 #include "ops/remap.h"
@@ -30,6 +31,13 @@ std::vector<uint64_t> vertex_hashes(const Mesh& m, size_t count, bool keys) {
     for (size_t v = 0; v < count; ++v)
       for (uint32_t c = 0; c < s.components; ++c) h[v] = mix(h[v], std::bit_cast<uint32_t>(*d++));
   }
+  for (const MorphTarget& t : m.morph_targets)
+    for (const std::vector<float>* a : {&t.positions, &t.normals}) {
+      if (a->empty()) continue;
+      const float* d = a->data();
+      for (size_t v = 0; v < count; ++v)
+        for (uint32_t c = 0; c < 3; ++c) h[v] = mix(h[v], std::bit_cast<uint32_t>(*d++));
+    }
   if (keys)
     for (size_t v = 0; v < count; ++v) h[v] = mix(h[v], uint32_t(m.smoothing.vertex_key[v]));
   return h;
@@ -41,6 +49,9 @@ bool same_vertex(const Mesh& m, bool keys, size_t a, size_t b) {
     if (s.components && std::memcmp(d + a * s.components, d + b * s.components, s.components * sizeof(float)) != 0)
       return false;
   }
+  for (const MorphTarget& t : m.morph_targets)
+    for (const std::vector<float>* d : {&t.positions, &t.normals})
+      if (!d->empty() && std::memcmp(d->data() + a * 3, d->data() + b * 3, 3 * sizeof(float)) != 0) return false;
   return !keys || m.smoothing.vertex_key[a] == m.smoothing.vertex_key[b];
 }
 

@@ -342,6 +342,34 @@ int main(int argc, char** argv) {
   convert->add_flag("--no-tangents", no_tangents, "Do not generate tangents for meshes without them")->group(g);
   convert->add_flag("--recompute-tangents", proc.tangent.recompute, "Replace existing tangents too")->group(g);
   convert->add_flag("--optimize", proc.optimize, "Optimise vertex cache and fetch order (meshoptimizer)")->group(g);
+  convert->add_flag("--modes-animation", proc.modes_animation,
+                    "Add an animation 'modes' playing each morph target (ModeDef vibration mode) in turn")
+      ->group(g);
+
+  // deform
+  auto* deform = app.add_subcommand("deform", "Deform a ModeDef model by its vibration modes and write the result");
+  std::string deform_input, deform_output, deform_from, deform_to;
+  std::vector<int> deform_modes;
+  std::vector<float> deform_amplitude, deform_amplitudes;
+  bool deform_quiet = false;
+  deform->footer(
+      "Node i moves by u_i = sum_k q_k phi_k[i]; render vertices follow through the carton (docs/modedef.md).\n"
+      "Modes are numbered from 0 in file order. Example:\n"
+      "  meshport deform bar.model --mode 0 --amplitude 0.5 --mode 2 --amplitude -0.1 -o bent.obj");
+  deform->add_option("input", deform_input, "A ModeDef .model (or a .prop / .state naming one)")->required();
+  deform->add_option("-o,--output", deform_output, "Output file (any format meshport writes)")->required();
+  deform->add_option("--mode", deform_modes, "Mode index K (from 0); each --mode takes the next --amplitude")
+      ->type_name("K")
+      ->allow_extra_args(false);
+  deform->add_option("--amplitude", deform_amplitude, "Amplitude A of the preceding --mode")
+      ->type_name("A")
+      ->allow_extra_args(false);
+  deform->add_option("--amplitudes", deform_amplitudes, "Amplitudes of modes 0, 1, ... in order (a0,a1,...)")
+      ->delimiter(',')
+      ->type_name("a0,a1,...");
+  deform->add_option("--from", deform_from, "Input format (default: by extension)");
+  deform->add_option("--to", deform_to, "Output format (default: by extension)");
+  deform->add_flag("-q,--quiet", deform_quiet, "Do not print warnings");
 
   // info
   auto* info = app.add_subcommand("info", "Summarise a model");
@@ -387,6 +415,42 @@ int main(int argc, char** argv) {
         throw;
       }
       if (!quiet) print_diagnostics(d);
+      return 0;
+    }
+    if (*deform) {
+      if (deform_modes.size() != deform_amplitude.size())
+        throw CLI::ValidationError("--mode", fmt::format("{} --mode options but {} --amplitude options: give one "
+                                                         "amplitude per mode",
+                                                         deform_modes.size(), deform_amplitude.size()));
+      ReadOptions ro;
+      ro.format = parse_format(deform_from, "--from");
+      WriteOptions wo;
+      wo.format = parse_format(deform_to, "--to");
+      Diagnostics d;
+      try {
+        Scene s = read(deform_input, ro, &d);
+        if (s.modedef.models.empty())
+          fail(deform_input, "no ModeDef model to deform (deform reads .model, .prop and .state files)");
+        const size_t modes = s.modedef.models[0].model.mode_count();
+        if (deform_amplitudes.size() > modes)
+          fail(deform_input, fmt::format("--amplitudes gives {} amplitudes, but the model has {} modes",
+                                         deform_amplitudes.size(), modes));
+        std::vector<float> q(deform_amplitudes);
+        for (size_t i = 0; i < deform_modes.size(); ++i) {
+          const int k = deform_modes[i];
+          if (k < 0 || size_t(k) >= modes)
+            fail(deform_input, fmt::format("--mode {} is out of range: the model has {} modes, numbered from 0", k,
+                                           modes));
+          if (q.size() <= size_t(k)) q.resize(size_t(k) + 1, 0.0f);
+          q[size_t(k)] += deform_amplitude[i];
+        }
+        deform_scene(s, q);
+        write(s, deform_output, wo, &d);
+      } catch (...) {
+        if (!deform_quiet) print_diagnostics(d);
+        throw;
+      }
+      if (!deform_quiet) print_diagnostics(d);
       return 0;
     }
     if (*info) {
