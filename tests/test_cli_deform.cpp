@@ -20,17 +20,6 @@ const std::string kBar = std::string(MESHPORT_TEST_DATA) + "/modedef/bar.model";
 
 CliRun run(const std::string& args) { return testutil::run_cli(args); }
 
-bool model_reader_ready() {
-  try {
-    Diagnostics d;
-    modedef::parse_model("0 0 0 0 0 0 0 0 0 0", "probe.model", d);
-  } catch (const Error& e) {
-    return std::string(e.what()).find("not implemented") == std::string::npos;
-  }
-  return true;
-}
-#define REQUIRE_MODEL_READER() \
-  if (!model_reader_ready()) GTEST_SKIP() << "the .model reader is not implemented yet"
 
 // Every position of every mesh of `path`.
 std::vector<V3> positions(const std::string& path) {
@@ -66,7 +55,6 @@ TEST(CliDeform, Help) {
 }
 
 TEST(CliDeform, OneModeToObj) {
-  REQUIRE_MODEL_READER();
   TempDir t;
   const CliRun r = run("deform '" + kBar + "' --mode 0 --amplitude 0.5 -o '" + (t / "out.obj") + "'");
   ASSERT_EQ(r.status, 0) << r.out;
@@ -78,7 +66,6 @@ TEST(CliDeform, OneModeToObj) {
 }
 
 TEST(CliDeform, SeveralModesAndAmplitudeList) {
-  REQUIRE_MODEL_READER();
   TempDir t;
   // --amplitudes 0,0.5 (mode 1: +0.5 z) then --mode 2 --amplitude 0.5 (nodes at x = 2: +0.25 x)
   // and --mode 0 --amplitude 0.5: node 7 (2,1,1) -> (2.25, 1.5, 1.5).
@@ -94,17 +81,15 @@ TEST(CliDeform, SeveralModesAndAmplitudeList) {
 TEST(CliDeform, Errors) {
   TempDir t;
   const std::string out = t / "out.obj";
-  if (model_reader_ready()) {
-    CliRun r = run("deform '" + kBar + "' --mode 3 --amplitude 1 -o '" + out + "'");
-    EXPECT_NE(r.status, 0);
-    EXPECT_NE(r.out.find("--mode 3 is out of range: the model has 3 modes"), std::string::npos) << r.out;
-    EXPECT_FALSE(std::filesystem::exists(out));
-    r = run("deform '" + kBar + "' --amplitudes 1,2,3,4 -o '" + out + "'");
-    EXPECT_NE(r.status, 0);
-    EXPECT_NE(r.out.find("4 amplitudes"), std::string::npos) << r.out;
-    EXPECT_FALSE(std::filesystem::exists(out));
-  }
-  CliRun r = run("deform '" + kBar + "' --mode 0 -o '" + out + "'");
+  CliRun r = run("deform '" + kBar + "' --mode 3 --amplitude 1 -o '" + out + "'");
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.out.find("--mode 3 is out of range: the model has 3 modes"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  r = run("deform '" + kBar + "' --amplitudes 1,2,3,4 -o '" + out + "'");
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.out.find("4 amplitudes"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  r = run("deform '" + kBar + "' --mode 0 -o '" + out + "'");
   EXPECT_NE(r.status, 0);
   EXPECT_NE(r.out.find("one amplitude per mode"), std::string::npos) << r.out;
   EXPECT_FALSE(std::filesystem::exists(out));
@@ -120,7 +105,6 @@ TEST(CliDeform, Errors) {
 }
 
 TEST(CliDeform, ConvertWithModesAnimation) {
-  REQUIRE_MODEL_READER();
   TempDir t;
   const CliRun r = run("convert '" + kBar + "' --modes-animation -o '" + (t / "bar.glb") + "'");
   ASSERT_EQ(r.status, 0) << r.out;

@@ -109,16 +109,6 @@ V3 normal(const Mesh& m, size_t v) {
   return {p->get(v, 0), p->get(v, 1), p->get(v, 2)};
 }
 
-// The .model parser, once it exists; nullopt (the test skips) while it is a stub.
-bool parser_ready() {
-  try {
-    Diagnostics d;
-    modedef::parse_model("0 0 0 0 0 0 0 0 0 0", "probe.model", d);
-  } catch (const Error& e) {
-    return std::string(e.what()).find("not implemented") == std::string::npos;
-  }
-  return true;
-}
 
 }  // namespace
 
@@ -349,7 +339,6 @@ TEST(ModalOps, ModesAnimation) {
 }
 
 TEST(ModalOps, BarModelFileMatchesTheModelBuiltHere) {
-  if (!parser_ready()) GTEST_SKIP() << "the .model parser is not implemented yet";
   Diagnostics d;
   const ModeDefModel m = modedef::parse_model(testutil::slurp(std::string(MESHPORT_TEST_DATA) + "/modedef/bar.model"),
                                               "bar.model", d);

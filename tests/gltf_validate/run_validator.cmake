@@ -1,7 +1,8 @@
 # CTest GltfValidator: converts the IQM/IQE corpus, the PIE and binary QMSH corpora (every file
 # must convert), the repository's .qmsh.tmp examples and the repository's models to .glb and .gltf
-# with meshport, then runs the Khronos glTF Validator (validate.mjs) over all of them; fails when
-# any output has an error or a warning, or when node or the validator is missing (never skips).
+# with meshport (and the repository's ModeDef models and scene), then runs the Khronos glTF
+# Validator (validate.mjs) over all of them; fails when any output has an error or a warning, or
+# when node or the validator is missing (never skips).
 # Infos are printed, not counted: what remains is unavoidable without dropping data (tangents
 # and texture coordinates of materials whose texture is not a PNG/JPEG file, NODE_EMPTY for a
 # leaf joint of a skeleton without meshes).
@@ -54,6 +55,11 @@ endif()
 file(GLOB repo_qmsh_tmp_files ${SOURCE_DIR}/tests/data/qmsh/cube.qmsh.tmp ${SOURCE_DIR}/tests/data/qmsh/skinned.qmsh.tmp)
 list(SORT qmsh_files)
 list(APPEND required ${qmsh_files} ${repo_qmsh_tmp_files})
+# The repository's valid ModeDef models (morph targets per mode) and its .state scene.
+file(GLOB modedef_files ${SOURCE_DIR}/tests/data/modedef/*.model)
+list(FILTER modedef_files EXCLUDE REGEX "/err-[^/]*$")
+list(SORT modedef_files)
+list(APPEND required ${modedef_files} ${SOURCE_DIR}/tests/data/modedef/state/scene.state)
 foreach(f ${required})
   if(NOT EXISTS ${f})
     message(FATAL_ERROR "GltfValidator: ${f} not found")

@@ -188,6 +188,100 @@ void print_qmsh(const Scene& s) {
   }
 }
 
+const char* modedef_kind(ModeDefData::Kind k) {
+  switch (k) {
+    case ModeDefData::Kind::Model: return "model";
+    case ModeDefData::Kind::Prop: return "prop";
+    case ModeDefData::Kind::State: return "state";
+    case ModeDefData::Kind::Path: return "path";
+    case ModeDefData::Kind::None: break;
+  }
+  return "none";
+}
+
+nlohmann::json modedef_json(const Scene& s) {
+  using nlohmann::json;
+  const ModeDefData& md = s.modedef;
+  json j = {{"kind", modedef_kind(md.kind)}, {"models", json::array()}};
+  for (const auto& f : md.models) {
+    const ModeDefModel& m = f.model;
+    json modes = json::array();
+    for (size_t k = 0; k < m.eigenvalues.size(); ++k)
+      modes.push_back({{"eigenvalue", shortest(m.eigenvalues[k])}, {"frequency_hz", shortest(mode_frequency(m.eigenvalues[k]))}});
+    j["models"].push_back({{"file", f.file},
+                           {"modes", modes},
+                           {"nodes", m.node_count()},
+                           {"vertices", m.vertices.size()},
+                           {"normals", m.normals.size()},
+                           {"texcoords", m.texcoords.size()},
+                           {"faces", m.faces.size()},
+                           {"materials", m.materials.size()},
+                           {"groups", m.groups.size()},
+                           {"tetrahedra", m.tets.size()},
+                           {"carton", m.carton},
+                           {"index_base",
+                            {{"faces", m.indexing.face_base},
+                             {"groups", m.indexing.group_base},
+                             {"tetrahedra", m.indexing.tet_base},
+                             {"carton", m.indexing.carton_base}}},
+                           {"fend_inclusive", m.indexing.group_end_inclusive}});
+  }
+  j["props"] = json::array();
+  for (const auto& p : md.props)
+    j["props"].push_back({{"file", p.file}, {"model_file", p.prop.model_file}, {"mass", shortest(p.prop.mass)},
+                          {"scale", shortest(p.prop.scale)}, {"rigid_body", p.prop.rigid_body != 0},
+                          {"deform", p.prop.deform != 0}});
+  j["paths"] = json::array();
+  for (const auto& p : md.paths)
+    j["paths"].push_back({{"file", p.file}, {"translation_keys", p.path.translation.size()},
+                          {"rotation_keys", p.path.rotation.size()}});
+  if (md.kind == ModeDefData::Kind::State) {
+    const ModeDefState& st = md.state;
+    json objects = json::array();
+    for (const auto& o : st.objects)
+      objects.push_back({{"prop", o.name}, {"path", o.path_file}, {"birth", shortest(o.birth)}, {"death", shortest(o.death)}});
+    j["state"] = {{"fps", st.fps},
+                  {"use_penalty", st.use_penalty != 0},
+                  {"gravity", {shortest(st.gravity[0]), shortest(st.gravity[1]), shortest(st.gravity[2])}},
+                  {"friction", shortest(st.friction)},
+                  {"objects", objects},
+                  {"planes", st.planes.size()},
+                  {"constraints", st.constraints.size()}};
+  }
+  return j;
+}
+
+void print_modedef(const Scene& s) {
+  const ModeDefData& md = s.modedef;
+  if (md.kind == ModeDefData::Kind::None) return;
+  fmt::print("  ModeDef {}:\n", modedef_kind(md.kind));
+  for (const auto& f : md.models) {
+    const ModeDefModel& m = f.model;
+    fmt::print("    model \"{}\": {} modes, {} nodes, {} tetrahedra{}; render mesh {} vertices, {} normals, {} texcoords, "
+               "{} faces, {} materials, {} groups\n",
+               f.file, m.mode_count(), m.node_count(), m.tets.size(), m.carton ? ", carton" : "", m.vertices.size(),
+               m.normals.size(), m.texcoords.size(), m.faces.size(), m.materials.size(), m.groups.size());
+    fmt::print("      index base: faces {}, groups {} (FEND {}), tetrahedra {}, carton {}\n", m.indexing.face_base,
+               m.indexing.group_base, m.indexing.group_end_inclusive ? "inclusive" : "exclusive", m.indexing.tet_base,
+               m.indexing.carton_base);
+    for (size_t k = 0; k < m.eigenvalues.size() && k < 16; ++k)
+      fmt::print("      mode {}: eigenvalue {}, {} Hz\n", k, m.eigenvalues[k], mode_frequency(m.eigenvalues[k]));
+    if (m.eigenvalues.size() > 16) fmt::print("      ... {} more modes\n", m.eigenvalues.size() - 16);
+  }
+  for (const auto& p : md.props)
+    fmt::print("    prop \"{}\": model \"{}\", mass {}, scale {}{}{}\n", p.file, p.prop.model_file, p.prop.mass,
+               p.prop.scale, p.prop.rigid_body ? ", rigid body" : "", p.prop.deform ? ", deforming" : "");
+  for (const auto& p : md.paths)
+    fmt::print("    path \"{}\": {} translation keys, {} rotation keys\n", p.file, p.path.translation.size(),
+               p.path.rotation.size());
+  if (md.kind == ModeDefData::Kind::State) {
+    const ModeDefState& st = md.state;
+    fmt::print("    state: {} fps, gravity ({} {} {}), friction {}, {} objects, {} planes, {} constraints\n", st.fps,
+               st.gravity[0], st.gravity[1], st.gravity[2], st.friction, st.objects.size(), st.planes.size(),
+               st.constraints.size());
+  }
+}
+
 nlohmann::json info_json(const Scene& s, Format f) {
   using nlohmann::json;
   json j;
@@ -202,7 +296,8 @@ nlohmann::json info_json(const Scene& s, Format f) {
                       {"material", m.material >= 0 ? s.materials[m.material].name : std::string()},
                       {"vertices", m.vertex_count()},
                       {"triangles", m.triangles.size() / 3},
-                      {"attributes", streams}});
+                      {"attributes", streams},
+                      {"morph_targets", m.morph_targets.size()}});
   }
   j["meshes"] = meshes;
   j["vertices"] = c.vertices;
@@ -217,6 +312,12 @@ nlohmann::json info_json(const Scene& s, Format f) {
   json anims = json::array();
   for (const auto& a : s.animations) {
     json entry = {{"name", a.name}, {"frames", a.frame_count()}, {"framerate", shortest(a.framerate)}, {"loop", a.loop}};
+    if (!a.morph_weights.empty()) {
+      size_t keys = 0;
+      for (const auto& t : a.morph_weights) keys = std::max(keys, t.times.size());
+      entry["morph_weight_tracks"] = a.morph_weights.size();
+      entry["morph_weight_keys"] = keys;
+    }
     if (!a.times.empty()) {
       entry["times"] = json::array();
       for (float t : a.times) entry["times"].push_back(shortest(t));
@@ -252,6 +353,7 @@ nlohmann::json info_json(const Scene& s, Format f) {
   if (s.pie.version != 0) j["pie"] = pie_json(s);
   if (s.qmsh.present) j["qmsh"] = qmsh_json(s);
   if (s.qmsh_tmp.present) j["qmsh_tmp"] = qmsh_tmp_json(s);
+  if (s.modedef.kind != ModeDefData::Kind::None) j["modedef"] = modedef_json(s);
   return j;
 }
 
@@ -265,16 +367,18 @@ void print_info(const Scene& s, Format f, const std::string& path) {
       if (!attrs.empty()) attrs += ' ';
       attrs += st.attribute == Attribute::Custom ? st.name : attribute_name(st.attribute);
     }
-    fmt::print("    \"{}\" material \"{}\": {} vertices, {} triangles [{}]\n", m.name,
-               m.material >= 0 ? s.materials[m.material].name : "", m.vertex_count(), m.triangles.size() / 3, attrs);
+    fmt::print("    \"{}\" material \"{}\": {} vertices, {} triangles [{}]{}\n", m.name,
+               m.material >= 0 ? s.materials[m.material].name : "", m.vertex_count(), m.triangles.size() / 3, attrs,
+               m.morph_targets.empty() ? std::string() : fmt::format(", {} morph targets", m.morph_targets.size()));
   }
   fmt::print("  joints: {}\n", s.joints.size());
   fmt::print("  animations: {}\n", s.animations.size());
   for (const auto& a : s.animations)
-    fmt::print("    \"{}\": {} frames at {}{}\n", a.name, a.frame_count(),
+    fmt::print("    \"{}\": {} frames at {}{}{}\n", a.name, a.frame_count(),
                a.times.empty() ? fmt::format("{} fps", a.framerate)
                                : fmt::format("key times {}..{} s", a.times.front(), a.times.back()),
-               a.loop ? ", looping" : "");
+               a.loop ? ", looping" : "",
+               a.morph_weights.empty() ? std::string() : fmt::format(", {} morph weight tracks", a.morph_weights.size()));
   Bounds b = scene_bounds(s);
   if (!b.empty)
     fmt::print("  bounds: min ({} {} {}) max ({} {} {})\n", b.min[0], b.min[1], b.min[2], b.max[0], b.max[1], b.max[2]);
@@ -290,6 +394,7 @@ void print_info(const Scene& s, Format f, const std::string& path) {
   }
   if (s.pie.version != 0) print_pie(s);
   print_qmsh(s);
+  print_modedef(s);
 }
 
 }  // namespace
