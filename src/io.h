@@ -21,7 +21,9 @@ void write_file_atomic(const std::string& path, std::span<const uint8_t> data);
 // Writes several files (the main one at `main_path`, side files named relative to its folder)
 // each to a temporary file first, then renames them all into place; on failure no temporary
 // is left and no destination is touched (a failure in the final renames, rare, can leave the
-// side files renamed but not the main file).
+// side files renamed but not the main file). Folders that side file names use are created (and
+// removed again, when still empty, on failure); a side file name that is absolute or climbs out
+// of the main file's folder with `..` is an error.
 void write_files_atomic(const std::string& main_path, const std::vector<OutputFile>& files);
 
 }  // namespace meshport::io

@@ -69,3 +69,35 @@ TEST(Io, FailedWriteKeepsExistingDestination) {
   EXPECT_THROW(meshport::write(s, out.string()), Error);
   EXPECT_EQ(slurp(out), "precious");
 }
+
+TEST(Io, SideFilesInSubfoldersCreateThemAndStayInside) {
+  TempDir t;
+  const std::string main = (t.path / "scene.state").string();
+  std::vector<OutputFile> files(3);
+  files[0].bytes = {'m'};
+  files[1].name = "props/deep/ball.prop";
+  files[1].bytes = {'p'};
+  files[2].name = "tri.model";
+  files[2].bytes = {'t'};
+  io::write_files_atomic(main, files);
+  EXPECT_EQ(slurp(t.path / "props/deep/ball.prop"), "p");
+  EXPECT_EQ(slurp(t.path / "tri.model"), "t");
+  EXPECT_EQ(slurp(main), "m");
+
+  // Escaping the folder is refused before anything is written, and folders made are removed.
+  TempDir u;
+  const std::string main2 = (u.path / "scene.state").string();
+  std::vector<OutputFile> bad(3);
+  bad[0].bytes = {'m'};
+  bad[1].name = "made/here.prop";
+  bad[1].bytes = {'p'};
+  bad[2].name = "../outside.path";
+  bad[2].bytes = {'x'};
+  EXPECT_THROW(io::write_files_atomic(main2, bad), Error);
+  EXPECT_FALSE(fs::exists(u.path / "made"));
+  EXPECT_FALSE(fs::exists(u.path.parent_path() / "outside.path"));
+  EXPECT_TRUE(fs::is_empty(u.path));
+  bad[2].name = "/tmp/absolute.path";
+  EXPECT_THROW(io::write_files_atomic(main2, bad), Error);
+  EXPECT_TRUE(fs::is_empty(u.path));
+}

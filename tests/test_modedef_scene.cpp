@@ -567,8 +567,7 @@ TEST(ModeDefSceneState, NoAnimationWithoutPathsOrTimes) {
 TEST(ModeDefSceneState, RoundTripThroughFiles) {
   testutil::TempDir dir;
   Scene s = read_fixture("scene.state");
-  // Side files go into the folders the references name; the writer does not create folders.
-  std::filesystem::create_directories(dir.path / "props");
+  // Side files go into the folders the references name (props/ is created).
   Diagnostics d;
   meshport::write(s, dir / "out.state", {}, &d);
   EXPECT_EQ(d.warning_count(), 0u);

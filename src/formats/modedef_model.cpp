@@ -30,7 +30,7 @@ namespace {
 // Decision: the morph targets made from one model's modes hold at most this many values (modes x
 // Scene vertices x 3), so that a small hostile file (many modes of one node, many carton
 // vertices) cannot make the Scene huge. 64M floats is 256 MB.
-constexpr uint64_t kMaxMorphValues = uint64_t(1) << 26;
+constexpr uint64_t kMaxMorphValues = uint64_t(1) << 24;
 
 struct Loc {
   uint32_t line = 1, column = 1;

@@ -30,7 +30,7 @@ namespace fs = std::filesystem;
 // with a huge key time cannot make the Scene huge.
 constexpr double kMaxPoses = double(1u << 22);
 // Decision: the objects' mesh copies hold at most this many values (floats and indices).
-constexpr double kMaxMeshValues = double(1u << 27);
+constexpr double kMaxMeshValues = double(1u << 25);
 constexpr int32_t kDefaultFps = 30;
 constexpr float kMinPlaneHalfSide = 10;
 
