@@ -1,10 +1,11 @@
 # meshport: `make demo` and `make test` set up a fresh Debian machine (apt, as root), build, run.
 BUILD      ?= build
-ASAN_BUILD ?= build-asan
+ASAN_BUILD ?= build-san
+FUZZ_SECONDS ?= 60
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all deps npm-deps build build-asan test test-fast test-asan demo bench clean
+.PHONY: all deps npm-deps build build-asan test test-fast test-asan demo bench fuzz fuzz-long clean
 
 all: build
 
@@ -22,13 +23,17 @@ $(BUILD)/CMakeCache.txt:
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
+# The sanitized build is Clang's: AddressSanitizer + UBSan for the whole test suite, and the
+# libFuzzer targets (fuzz/), whose short regression runs are part of its tests.
 $(ASAN_BUILD)/CMakeCache.txt:
-	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMESHPORT_SANITIZE=ON -DMESHPORT_BENCH=OFF $(CMAKE_ARGS)
+	CC=clang-14 CXX=clang++-14 cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMESHPORT_SANITIZE=ON \
+	  -DMESHPORT_FUZZ=ON -DMESHPORT_BENCH=OFF $(CMAKE_ARGS)
 
 build-asan: deps $(ASAN_BUILD)/CMakeCache.txt
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 
-# Every test, twice: a normal build and an AddressSanitizer + UBSan build.
+# Every test, twice: a normal build (GCC) and an AddressSanitizer + UBSan build (Clang), which
+# also runs every fuzz target over its seeds.
 test: test-fast test-asan
 
 test-fast: build npm-deps
@@ -43,6 +48,14 @@ demo: build
 	$(BUILD)/meshport convert examples/tentacle.iqe -o $(BUILD)/demo/tentacle.iqm
 	$(BUILD)/meshport info $(BUILD)/demo/tentacle.iqm
 	$(BUILD)/meshport validate $(BUILD)/demo/tentacle.iqm
+
+# Each fuzz target for FUZZ_SECONDS (default 60; fuzz-long: 1800), corpus kept in
+# $(ASAN_BUILD)/fuzz-corpus, findings in $(ASAN_BUILD)/fuzz-findings. FUZZ_TARGETS=fuzz_iqe ... picks some.
+fuzz: build-asan
+	fuzz/run.sh long $(ASAN_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+fuzz-long: FUZZ_SECONDS = 1800
+fuzz-long: fuzz
 
 bench: build
 	$(BUILD)/bench/meshport_bench --benchmark_counters_tabular=true

@@ -14,6 +14,27 @@
 
 namespace meshport::io {
 
+namespace {
+
+// Everything from `fd` until its end (a regular file is sized first); `name` names it in errors.
+std::vector<uint8_t> read_all(int fd, const std::string& name, const struct stat& st) {
+  std::vector<uint8_t> data;
+  if (S_ISREG(st.st_mode)) data.reserve(static_cast<size_t>(st.st_size));
+  uint8_t buf[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail(name, std::string("cannot read: ") + std::strerror(errno));
+    }
+    if (n == 0) break;
+    data.insert(data.end(), buf, buf + n);
+  }
+  return data;
+}
+
+}  // namespace
+
 std::vector<uint8_t> read_file(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) fail(path, std::string("cannot open: ") + std::strerror(errno));
@@ -23,22 +44,32 @@ std::vector<uint8_t> read_file(const std::string& path) {
     ::close(fd);
     fail(path, std::string("cannot read: ") + std::strerror(e));
   }
-  std::vector<uint8_t> data;
-  if (S_ISREG(st.st_mode)) data.reserve(static_cast<size_t>(st.st_size));
-  uint8_t buf[1 << 16];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
+  try {
+    std::vector<uint8_t> data = read_all(fd, path, st);
+    ::close(fd);
+    return data;
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+}
+
+std::vector<uint8_t> read_stdin() {
+  struct stat st {};
+  if (::fstat(STDIN_FILENO, &st) != 0) fail("<stdin>", std::string("cannot read: ") + std::strerror(errno));
+  return read_all(STDIN_FILENO, "<stdin>", st);
+}
+
+void write_stdout(std::span<const uint8_t> data) {
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = ::write(STDOUT_FILENO, data.data() + done, data.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      int e = errno;
-      ::close(fd);
-      fail(path, std::string("cannot read: ") + std::strerror(e));
+      fail("<stdout>", std::string("cannot write output: ") + std::strerror(errno));
     }
-    if (n == 0) break;
-    data.insert(data.end(), buf, buf + n);
+    done += size_t(n);
   }
-  ::close(fd);
-  return data;
 }
 
 namespace {

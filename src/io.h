@@ -12,6 +12,9 @@ namespace meshport::io {
 
 // Reads a whole file; throws meshport::Error ("file: error: cannot open: ...") on failure.
 std::vector<uint8_t> read_file(const std::string& path);
+// Standard input until its end, and standard output (errors name "<stdin>" / "<stdout>").
+std::vector<uint8_t> read_stdin();
+void write_stdout(std::span<const uint8_t> data);
 
 // Writes `data` to a temporary file in the destination's folder, flushes it, then renames it over
 // `path`. On any failure the temporary file is removed, an existing `path` is left untouched,

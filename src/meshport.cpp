@@ -215,6 +215,12 @@ Scene read_memory(std::span<const uint8_t> data, Format format, const std::strin
 }
 
 Scene read(const std::string& path, const ReadOptions& options, Diagnostics* diags) {
+  if (path == "-") {
+    if (!options.format) fail("<stdin>", "reading standard input needs its format (--from)");
+    std::vector<uint8_t> data = io::read_stdin();
+    Diagnostics local;
+    return read_with(data, *options.format, "<stdin>", no_side_files("<stdin>"), diags ? *diags : local);
+  }
   Format f = resolve(options.format, path);
   if (!format_info(f).can_read) fail(path, std::string(format_info(f).name) + " cannot be read");
   std::vector<uint8_t> data = io::read_file(path);
@@ -229,6 +235,17 @@ std::vector<uint8_t> write_memory(const Scene& scene, Format format, const Write
 }
 
 void write(const Scene& scene, const std::string& path, const WriteOptions& options, Diagnostics* diags) {
+  if (path == "-") {
+    if (!options.format) fail("<stdout>", "writing standard output needs its format (--to)");
+    Diagnostics local;
+    Diagnostics& d = diags ? *diags : local;
+    std::vector<OutputFile> files = write_with(scene, *options.format, options, "", d);
+    if (files.size() != 1)
+      fail("<stdout>", fmt::format("{} writes {} files; standard output holds one", format_info(*options.format).name,
+                                   files.size()));
+    io::write_stdout(files.front().bytes);
+    return;
+  }
   Format f = resolve(options.format, path);
   if (!format_info(f).can_write) fail(path, std::string(format_info(f).name) + " cannot be written");
   Diagnostics local;

@@ -701,8 +701,9 @@ TEST(QmshWrite, MrfixitThroughQmsh) {
       ASSERT_LE(got.size(), 2u);
       ASSERT_FALSE(got.empty());
       float sum = 0;
-      for (auto [j, w] : got) {
-        sum += w;
+      for (const auto& jw : got) {
+        const auto j = jw.first;  // a plain variable: Clang 14 cannot capture structured bindings
+        sum += jw.second;
         EXPECT_TRUE(std::any_of(src.begin(), src.end(), [&](auto p) { return p.first == j; }));
       }
       EXPECT_NEAR(sum, 1.0f, 1e-6f);

@@ -30,6 +30,7 @@ struct HalfEdge {
 };
 
 void sort_small(HalfEdge* b, HalfEdge* e) {
+  if (e - b < 2) return;  // also an empty range, where b may be null
   if (e - b > 16) {
     std::sort(b, e);
     return;

@@ -565,6 +565,7 @@ void smooth_bucket(std::span<Corner> b, uint32_t node, bool edges, Budget& budge
 // std::stable_sort without its buffer allocation for the usual handful of corners.
 template <class It, class Less>
 void stable_sort_small(It b, It e, Less less) {
+  if (e - b < 2) return;  // also an empty range, whose iterators may hold null
   if (e - b > 16) return std::stable_sort(b, e, less);
   for (It i = b + 1; i < e; ++i)
     for (It j = i; j > b && less(*j, *(j - 1)); --j) std::iter_swap(j, j - 1);

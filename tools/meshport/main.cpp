@@ -409,9 +409,10 @@ int main(int argc, char** argv) {
   std::vector<std::string> inputs;
   std::string output, from, to;
   bool quiet = false, no_adjacency = false, no_bounds = false;
-  convert->add_option("inputs", inputs, "Input files: the first gives meshes and skeleton, all give animations")
+  convert->add_option("inputs", inputs, "Input files: the first gives meshes and skeleton, all give animations "
+                                         "(- reads standard input; give --from)")
       ->required();
-  convert->add_option("-o,--output", output, "Output file")->required();
+  convert->add_option("-o,--output", output, "Output file (- writes standard output; give --to)")->required();
   convert->add_option("--from", from, "Input format (default: by extension)");
   convert->add_option("--to", to, "Output format (default: by extension)");
   convert->add_flag("--no-adjacency", no_adjacency, "IQM: do not write triangle adjacency");
@@ -462,7 +463,9 @@ int main(int argc, char** argv) {
       "Modes are numbered from 0 in file order. Example:\n"
       "  meshport deform bar.model --mode 0 --amplitude 0.5 --mode 2 --amplitude -0.1 -o bent.obj");
   deform->add_option("input", deform_input, "A ModeDef .model (or a .prop / .state naming one)")->required();
-  deform->add_option("-o,--output", deform_output, "Output file (any format meshport writes)")->required();
+  deform->add_option("-o,--output", deform_output,
+                     "Output file (any format meshport writes; - writes standard output, with --to)")
+      ->required();
   deform->add_option("--mode", deform_modes, "Mode index K (from 0); each --mode takes the next --amplitude")
       ->type_name("K")
       ->allow_extra_args(false);
@@ -480,7 +483,7 @@ int main(int argc, char** argv) {
   auto* info = app.add_subcommand("info", "Summarise a model");
   std::string info_path, info_from;
   bool info_as_json = false;
-  info->add_option("file", info_path, "Model file")->required();
+  info->add_option("file", info_path, "Model file (- reads standard input; give --from)")->required();
   info->add_option("--from", info_from, "Input format (default: by extension)");
   info->add_flag("--json", info_as_json, "Print one JSON object");
 
