@@ -239,7 +239,17 @@ void write(const Scene& scene, const std::string& path, const WriteOptions& opti
     if (!options.format) fail("<stdout>", "writing standard output needs its format (--to)");
     Diagnostics local;
     Diagnostics& d = diags ? *diags : local;
-    std::vector<OutputFile> files = write_with(scene, *options.format, options, "", d);
+    const size_t first_new = d.items.size();
+    std::vector<OutputFile> files;
+    try {
+      files = write_with(scene, *options.format, options, "", d);
+    } catch (const Error& e) {
+      Diagnostic diag = e.diagnostic();
+      if (diag.file.empty()) diag.file = "<stdout>";
+      throw Error(diag);
+    }
+    for (size_t i = first_new; i < d.items.size(); ++i)
+      if (d.items[i].file.empty()) d.items[i].file = "<stdout>";
     if (files.size() != 1)
       fail("<stdout>", fmt::format("{} writes {} files; standard output holds one", format_info(*options.format).name,
                                    files.size()));

@@ -90,6 +90,10 @@ TEST(CliStdio, Errors) {
   r = testutil::run_cli("convert '" + kData + "/modedef/state/scene.state' -o - --to modedef-state > '" + log + "'");
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(testutil::slurp(log), "<stdout>: error: modedef-state writes 5 files; standard output holds one\n");
+  // Warnings of a write to standard output name it.
+  r = testutil::run_cli("convert '" + kData + "/modedef/bar.model' -o - --to obj > '" + log + "'");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(testutil::slurp(log).find("<stdout>: warning: OBJ has no morph targets: 6 dropped"), std::string::npos);
   // Bad input on stdin is located at <stdin>.
   r = testutil::run_cli("convert - --from iqe -o '" + (t / "y.iqm") + "' < '" + kData + "/cli/badindex.iqe'");
   EXPECT_EQ(r.status, 1);
