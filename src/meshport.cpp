@@ -214,6 +214,7 @@ Scene read_memory(std::span<const uint8_t> data, Format format, const std::strin
   return read_with(data, format, name, no_side_files(name), diags ? *diags : local);
 }
 
+// "-" is standard input (its format must be given; diagnostics name it "<stdin>").
 Scene read(const std::string& path, const ReadOptions& options, Diagnostics* diags) {
   if (path == "-") {
     if (!options.format) fail("<stdin>", "reading standard input needs its format (--from)");
@@ -234,6 +235,8 @@ std::vector<uint8_t> write_memory(const Scene& scene, Format format, const Write
   return std::move(files.front().bytes);
 }
 
+// "-" is standard output, written as write_memory() would (its format must be given; formats
+// that need side files, a ModeDef .prop or .state, are an error there).
 void write(const Scene& scene, const std::string& path, const WriteOptions& options, Diagnostics* diags) {
   if (path == "-") {
     if (!options.format) fail("<stdout>", "writing standard output needs its format (--to)");
