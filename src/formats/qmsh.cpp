@@ -958,6 +958,18 @@ void plan_meshes(const Scene& s, Plan& p, Diagnostics& d) {
     wwarn(d, fmt::format("{} vertices have more than 2 influences: the 2 largest are kept, renormalised", c.reduced));
 }
 
+// Equal as values, with NaN equal to NaN: a key or bone matrix holding a NaN (real files do) is
+// still recognised as the file's own, so it is written back unchanged instead of recomputed (the
+// fuzzers' rewrite check found keys recomputed on every write, changing the sign of a zero).
+bool same_values(const Transform& a, const Transform& b) {
+  const auto same = [](float x, float y) { return x == y || (std::isnan(x) && std::isnan(y)); };
+  for (int i = 0; i < 3; ++i)
+    if (!same(a.translation[i], b.translation[i]) || !same(a.scale[i], b.scale[i])) return false;
+  for (int i = 0; i < 4; ++i)
+    if (!same(a.rotation[i], b.rotation[i])) return false;
+  return true;
+}
+
 void plan_bones(const Scene& s, Plan& p) {
   check_count(s.joints.size(), "joints (bones)");
   const bool raw = s.qmsh.bone_matrices.size() == s.joints.size();
@@ -968,7 +980,7 @@ void plan_bones(const Scene& s, Plan& p) {
     b.parent = uint16_t(joint.parent + 1);
     b.name = joint.name;
     bool shear = false;
-    if (raw && rest_from_matrix(s.qmsh.bone_matrices[j], shear) == joint.rest)
+    if (raw && same_values(rest_from_matrix(s.qmsh.bone_matrices[j], shear), joint.rest))
       b.matrix = s.qmsh.bone_matrices[j];
     else
       b.matrix = matrix_from_rest(joint.rest);
@@ -1000,7 +1012,7 @@ Key plan_key(const Transform& rest, const Transform& pose, const float* raw, siz
   Key k;
   if (raw) {
     std::copy_n(raw, 8, k.begin());
-    if (compose(rest, key_to_scene(k)) == pose) return k;
+    if (same_values(compose(rest, key_to_scene(k)), pose)) return k;
   }
   bool uniform = true;
   k = key_from_scene(relative_key(rest, pose, uniform));
