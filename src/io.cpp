@@ -102,6 +102,8 @@ std::string write_temporary(const std::string& path, std::span<const uint8_t> da
     done += static_cast<size_t>(n);
   }
   ::fchmod(fd, 0644);
+  // On disk before the rename, so a crash cannot leave an empty file where the old one was.
+  if (::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) abandon(errno);
   if (::close(fd) != 0) {
     int e = errno;
     ::unlink(name.data());

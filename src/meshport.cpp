@@ -89,8 +89,8 @@ SideFileLoader side_files_beside(const std::string& path) {
   return [dir](const std::string& rel) { return io::read_file((dir / rel).string()); };
 }
 
-Scene read_with(std::span<const uint8_t> data, Format format, const std::string& name, const SideFileLoader& load,
-                Diagnostics& d) {
+Scene read_format(std::span<const uint8_t> data, Format format, const std::string& name, const SideFileLoader& load,
+                  Diagnostics& d) {
   switch (format) {
     case Format::Iqe:
       return iqe::read(std::string_view(reinterpret_cast<const char*>(data.data()), data.size()), name, d);
@@ -117,6 +117,27 @@ Scene read_with(std::span<const uint8_t> data, Format format, const std::string&
       return modedef::read_path(std::string_view(reinterpret_cast<const char*>(data.data()), data.size()), name, d);
   }
   fail(name, "format cannot be read");
+}
+
+// Every reader bounds what it allocates by what its input holds; these limits bound what the
+// rest of the pipeline multiplies per item (a glTF writes several JSON objects per mesh, material,
+// joint and animation), so that any input under 10 MB converts within 256 MB (issue 8).
+void check_limits(const Scene& s, const std::string& name) {
+  const auto check = [&](size_t count, size_t limit, const char* what) {
+    if (count > limit)
+      fail(name, fmt::format("{} {}: more than meshport reads from one file ({})", count, what, limit));
+  };
+  check(s.meshes.size(), kMaxMeshes, "meshes");
+  check(s.materials.size(), kMaxMaterials, "materials");
+  check(s.joints.size(), kMaxJoints, "joints");
+  check(s.animations.size(), kMaxAnimations, "animations");
+}
+
+Scene read_with(std::span<const uint8_t> data, Format format, const std::string& name, const SideFileLoader& load,
+                Diagnostics& d) {
+  Scene s = read_format(data, format, name, load, d);
+  check_limits(s, name);
+  return s;
 }
 
 // Formats whose animations are evenly spaced frames get animations with key times resampled

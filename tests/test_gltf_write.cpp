@@ -928,3 +928,23 @@ TEST(GltfWrite, Mrfixit) {
 }
 
 }  // namespace
+
+// Too many accessors for one glTF (issue 8's memory bound): a clear error, not a huge JSON.
+TEST(GltfWrite, AccessorLimitIsAnError) {
+  Scene s;
+  const size_t meshes = kMaxGltfAccessors / 4 + 1;  // position, normal, texcoord and indices each
+  s.meshes.resize(meshes);
+  for (Mesh& m : s.meshes) {
+    m.streams.push_back(float_stream(Attribute::Position, 3, {0, 0, 0, 1, 0, 0, 0, 1, 0}));
+    m.streams.push_back(float_stream(Attribute::Normal, 3, {0, 0, 1, 0, 0, 1, 0, 0, 1}));
+    m.streams.push_back(float_stream(Attribute::Texcoord, 2, {0, 0, 1, 0, 0, 1}));
+    m.triangles = {0, 1, 2};
+  }
+  try {
+    (void)write_memory(s, Format::Glb);
+    FAIL() << "written";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.diagnostic().message,
+              "the Scene needs more than 131072 glTF accessors, meshport's limit for one glTF file");
+  }
+}

@@ -7,9 +7,19 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
+#include <string>
+#include <vector>
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 using testutil::slurp;
@@ -100,4 +110,116 @@ TEST(Io, SideFilesInSubfoldersCreateThemAndStayInside) {
   bad[2].name = "/tmp/absolute.path";
   EXPECT_THROW(io::write_files_atomic(main2, bad), Error);
   EXPECT_TRUE(fs::is_empty(u.path));
+}
+
+namespace {
+
+// Files in `dir`, by name.
+std::vector<std::string> listing(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// Runs `job` in a child process; returns its exit code (or 128 + signal).
+int in_child(const std::function<int()>& job) {
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    int code = 99;
+    try {
+      code = job();
+    } catch (...) {
+      code = 98;
+    }
+    std::_Exit(code);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+std::string shell(const std::string& command) {
+  std::string out;
+  FILE* p = ::popen(command.c_str(), "r");
+  if (!p) return out;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  const int st = ::pclose(p);
+  return out + "[exit " + std::to_string(WIFEXITED(st) ? WEXITSTATUS(st) : 128) + "]";
+}
+
+}  // namespace
+
+// A disk that fills up in the middle of a write (a file-size limit makes write() fail with EFBIG
+// partway, as ENOSPC would): a clear error, the old file kept, no temporary left behind.
+TEST(Io, DiskFullMidWriteKeepsDestinationAndLeavesNoTemporary) {
+  TempDir t;
+  const fs::path out = t.path / "model.iqm";
+  { std::ofstream(out) << "precious"; }
+  const int code = in_child([&] {
+    ::signal(SIGXFSZ, SIG_IGN);
+    rlimit lim{4096, 4096};
+    ::setrlimit(RLIMIT_FSIZE, &lim);
+    std::vector<uint8_t> big(100000, 7);
+    try {
+      io::write_file_atomic(out.string(), big);
+    } catch (const Error& e) {
+      return e.what() == out.string() + ": error: cannot write output: File too large" ? 0 : 2;
+    }
+    return 1;
+  });
+  EXPECT_EQ(code, 0);
+  EXPECT_EQ(slurp(out), "precious");
+  EXPECT_EQ(listing(t.path), std::vector<std::string>{"model.iqm"});
+}
+
+// The same through the CLI: non-zero exit, the message, the destination untouched.
+TEST(Io, CliDiskFullKeepsDestination) {
+  TempDir t;
+  const fs::path out = t.path / "tentacle.iqm";
+  { std::ofstream(out) << "precious"; }
+  const std::string example = fs::path(MESHPORT_TEST_DATA).parent_path().parent_path() / "examples/tentacle.iqe";
+  const std::string got = shell("sh -c \"trap '' XFSZ; ulimit -f 8; exec " + std::string(MESHPORT_CLI) + " convert " +
+                                example + " -o " + out.string() + "\" 2>&1");
+  EXPECT_NE(got.find(out.string() + ": error: cannot write output: File too large"), std::string::npos) << got;
+  EXPECT_NE(got.find("[exit 1]"), std::string::npos) << got;
+  EXPECT_EQ(slurp(out), "precious");
+  EXPECT_EQ(listing(t.path), std::vector<std::string>{"tentacle.iqm"});
+}
+
+// Standard output on a full device.
+TEST(Io, CliStdoutOnFullDevice) {
+  const std::string example = fs::path(MESHPORT_TEST_DATA).parent_path().parent_path() / "examples/tentacle.iqe";
+  const std::string got =
+      shell(std::string(MESHPORT_CLI) + " convert " + example + " --to iqm -o - 2>&1 >/dev/full");
+  EXPECT_EQ(got, "<stdout>: error: cannot write output: No space left on device\n[exit 1]");
+}
+
+// A folder the user may not write to (as root, the child becomes `nobody` first, since root may
+// write anywhere): a clear error and the existing file kept.
+TEST(Io, UnwritableFolderIsAClearError) {
+  TempDir t;
+  const fs::path dir = t.path / "locked";
+  fs::create_directories(dir);
+  const fs::path out = dir / "model.iqm";
+  { std::ofstream(out) << "precious"; }
+  fs::permissions(dir, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                           fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
+  const int code = in_child([&] {
+    if (::geteuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) return 3;
+    std::vector<uint8_t> data(10, 1);
+    try {
+      io::write_file_atomic(out.string(), data);
+    } catch (const Error& e) {
+      return e.what() == out.string() + ": error: cannot create output: Permission denied" ? 0 : 2;
+    }
+    return 1;
+  });
+  fs::permissions(dir, fs::perms::owner_all, fs::perm_options::add);
+  EXPECT_EQ(code, 0);
+  EXPECT_EQ(slurp(out), "precious");
+  EXPECT_EQ(listing(dir), std::vector<std::string>{"model.iqm"});
 }

@@ -31,6 +31,17 @@ const FormatInfo& format_info(Format f);
 std::optional<Format> format_from_name(std::string_view name);  // "iqm", case-insensitive
 std::optional<Format> format_from_path(std::string_view path);  // by extension
 
+// What meshport reads from one file at most; more is an error naming the file. Real models stay
+// far below (thousands of meshes at most); the limits keep a small hostile file from making the
+// rest of a conversion huge (docs/limits.md).
+inline constexpr size_t kMaxMeshes = size_t(1) << 16;
+inline constexpr size_t kMaxMaterials = size_t(1) << 16;
+inline constexpr size_t kMaxJoints = size_t(1) << 16;
+inline constexpr size_t kMaxAnimations = size_t(1) << 16;
+// A glTF/GLB is written with at most this many accessors (an error otherwise): each costs about
+// 150 bytes of JSON while it is built.
+inline constexpr size_t kMaxGltfAccessors = size_t(1) << 17;
+
 struct ReadOptions {
   std::optional<Format> format;  // by extension when unset
 };

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <system_error>
 #include <thread>
 
 namespace meshport {
@@ -190,9 +191,16 @@ std::vector<FrameBounds> skinned_frame_bounds(const Scene& scene) {
   const unsigned threads = vertices * frames >= (1u << 20) && std::thread::hardware_concurrency() > 1 ? 2 : 1;
   std::vector<Accum> acc(threads, Accum(padded));
   if (threads == 2) {
-    std::thread helper([&] { skin_share(scene, meshes, blocks, frames, 1, 2, acc[1]); });
+    // skin_share allocates nothing, so neither half can throw; only starting the thread can
+    // (under a memory limit), and then this thread does both halves.
+    std::thread helper;
+    try {
+      helper = std::thread([&] { skin_share(scene, meshes, blocks, frames, 1, 2, acc[1]); });
+    } catch (const std::system_error&) {
+      skin_share(scene, meshes, blocks, frames, 1, 2, acc[1]);
+    }
     skin_share(scene, meshes, blocks, frames, 0, 2, acc[0]);
-    helper.join();
+    if (helper.joinable()) helper.join();
   } else {
     skin_share(scene, meshes, blocks, frames, 0, 1, acc[0]);
   }

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -608,6 +609,9 @@ int main(int argc, char** argv) {
     return 1;
   } catch (const CLI::Error& e) {
     return app.exit(e);
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr, "error: out of memory\n");
+    return 1;
   } catch (const std::exception& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return 1;
