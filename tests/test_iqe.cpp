@@ -803,7 +803,7 @@ TEST(IqeSkeleton, BasePoseCountMismatchIsAWarning) {
   EXPECT_EQ(s.joints[0].rest.translation, (std::array<float, 3>{1, 0, 0}));
   EXPECT_EQ(s.joints[1].rest, Transform{});
   ASSERT_EQ(d.items.size(), 1u);
-  EXPECT_EQ(d.items[0].to_string(), "t.iqe: warning: 2 joints but 1 base poses: missing ones are the identity");
+  EXPECT_EQ(d.items[0].to_string(), "t.iqe:3:1: warning: 2 joints but 1 base poses: missing ones are the identity");
   d = {};
   s = parse("joint a\npq 0 0 0 0 0 0 1\npq 0 0 0 0 0 0 1\n", &d);
   EXPECT_EQ(d.items.size(), 1u);

@@ -300,7 +300,7 @@ TEST(ModeDefModelErrors, OneBasedRangeMessagesSaySo) {
   EXPECT_EQ(error_of_text("0 x"), "x.model:1:3: error: expected the eigenvector length (an integer), found 'x'");
   EXPECT_EQ(error_of_text("0 0\n0 0 0 0 0 0\n0\n2\n"),
             "x.model:5:1: error: unexpected end of file: expected the carton vertex count");
-  EXPECT_EQ(error_of_text("1 3\n1e39 0 0 0 0 0 0"), "x.model:2:1: error: eigenvalue 0 '1e39' is out of range");
+  EXPECT_EQ(error_of_text("1 3\n1e39 0 0 0 0 0 0"), "x.model:2:1: error: eigenvalue 0: '1e39' is beyond the float range");
   EXPECT_EQ(error_of_text("+-1 3"), "x.model:1:1: error: expected the eigenvalue count (an integer), found '+-1'");
   EXPECT_EQ(error_of_text(""), "x.model:1:1: error: unexpected end of file: expected the eigenvalue count");
 }
@@ -341,7 +341,7 @@ TEST(ModeDefModelErrors, HugeCountsFailBeforeAllocating) {
       {"0 0\n0 0 0 0 0 0\n2147483647\n", "the tetrahedron count 2147483647 is more than the rest of the file can hold"},
       {"0 0\n0 0 0 2147483647 0 0\n", "the face count 2147483647 is more than the rest of the file can hold"},
       {"0 0\n0 0 0 0 0 0\n0\n1\n2147483647", "the carton vertex count 2147483647 is more than the rest of the file can hold"},
-      {"0 2147483648\n", "the eigenvector length '2147483648' is out of range"},
+      {"0 2147483648\n", "the eigenvector length: '2147483648' is beyond the 32-bit integer range"},
   };
   for (const auto& [text, message] : cases) EXPECT_NE(error_of_text(text).find(message), std::string::npos) << text;
   // The mesh counts together more than the file holds, though each alone fits.

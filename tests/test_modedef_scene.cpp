@@ -261,7 +261,7 @@ TEST(ModeDefSceneErrors, ParseErrors) {
             D + "err-huge.path:1:1: error: the translation key count #T 1000000 is more than the rest of the file "
                 "can hold");
   EXPECT_EQ(read_error("err-long.path"),
-            D + "err-long.path:2:1: error: the animation would be 1e+30 s long: at 30 fps, more than 4194304 poses "
+            D + "err-long.path:2:1: error: the animation would be 1e+30 s long: at 30 fps, more than 2097152 poses "
                 "for 1 object");
   Diagnostics d;
   try {

@@ -781,7 +781,7 @@ TEST(ObjWrite, NamesAreMadeReadable) {
   Diagnostics d;
   std::string text = obj_text(s, &d);
   EXPECT_NE(text.find("o a b _c/\nusemtl m_2\n"), std::string::npos) << text;
-  EXPECT_TRUE(has_warning(d, "mesh name \" a\nb #c\\\" cannot be written to OBJ as it is: written as \"a b _c/\""))
+  EXPECT_TRUE(has_warning(d, "mesh name \" a\\x0ab #c\\\" cannot be written to OBJ as it is: written as \"a b _c/\""))
       << messages(d);
   EXPECT_TRUE(has_warning(d, "material name \"m\" is used twice: the second is written as \"m_2\"")) << messages(d);
   Scene back = parse(text);

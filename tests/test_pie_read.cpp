@@ -222,7 +222,7 @@ TEST(PieRead, MoreErrorsInMemory) {
   // A repeated block in a level that is not the last.
   std::string two = "PIE 3\nTYPE 200\nTEXTURE 0 page-1.png 0 0\nLEVELS 2\nLEVEL 1\n" + tri + poly;
   EXPECT_EQ(error_of_text(two + "CONNECTORS 1\n\t0 0 0\nCONNECTORS 1\n\t0 0 0\n", "e.pie"),
-            "e.pie:14:1: error: unknown or misplaced directive \"CONNECTORS\" in level 1");
+            "e.pie:14:1: error: CONNECTORS given twice in level 1");
   // Control bytes in a directive are escaped in the message.
   EXPECT_EQ(error_of_text("PIE 3\nTYPE 200\nTEX\x01TURE\n", "e.pie"),
             "e.pie:3:1: error: unknown or misplaced directive \"TEX\\x01TURE\" before LEVELS");
@@ -690,7 +690,7 @@ TEST(PieRead, TooManyAnimationPosesIsAnError) {
     err = e.what();
   }
   // Level 2100 starts at line 3 + 2099 * 5 + 1; its ANIMOBJECT is 3 lines later.
-  EXPECT_EQ(err, "poses.pie:10502:1: error: ANIMOBJECT: the model's animations would need more than 4194304 poses "
+  EXPECT_EQ(err, "poses.pie:10502:1: error: ANIMOBJECT: the model's animations would need more than 1048576 poses "
                  "(animated levels x frames)");
   EXPECT_EQ(d.items.size(), 5u);  // bounded: 2100 empty-level warnings
   EXPECT_EQ(d.dropped, 2095u);

@@ -389,6 +389,10 @@ TEST(QmshRead, BadMagicAndFlags) {
   std::vector<uint8_t> b = sample_bytes("Gem");
   b[6] = '2';
   Diagnostic e = read_error(b);
+  EXPECT_EQ(e.offset, 6);
+  EXPECT_EQ(e.message, "unsupported version \"TFQMSH20\" (only TFQMSH10 is read)");
+  b[0] = 'X';
+  e = read_error(b);
   EXPECT_EQ(e.offset, 0);
   EXPECT_NE(e.message.find("not a TFQMSH10 file"), std::string::npos);
   b = sample_bytes("Gem");

@@ -80,14 +80,18 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 namespace meshport::gltf {
@@ -100,8 +104,11 @@ using u128 = unsigned __int128;
 constexpr uint32_t kGlbMagic = 0x46546C67;  // "glTF"
 constexpr uint32_t kChunkJson = 0x4E4F534A;  // "JSON"
 constexpr uint32_t kChunkBin = 0x004E4942;   // "BIN\0"
-constexpr uint64_t kBudgetFactor = 32;
-constexpr uint64_t kBudgetSlack = uint64_t(16) << 20;
+// What the Scene (and the JSON document) may grow to: this many bytes per byte of input (the file
+// and the buffers it loads), and a fixed allowance. With the input itself, an input under 10 MB
+// then stays well under the 256 MB the project allows.
+constexpr uint64_t kBudgetFactor = 12;
+constexpr uint64_t kBudgetSlack = uint64_t(32) << 20;
 
 
 uint32_t le32(const uint8_t* p) {
@@ -116,6 +123,30 @@ std::string describe(const json& v) {
   std::string s = v.dump();
   if (s.size() > 40) s = s.substr(0, 37) + "...";
   return s;
+}
+
+// A string from the file, for a message: at most `max` bytes of it (a UTF-8 sequence is not cut),
+// then how long it is.
+std::string clip(std::string_view s, size_t max = 64) {
+  if (s.size() <= max) return std::string(s);
+  size_t n = max;
+  while (n > 0 && (uint8_t(s[n]) & 0xC0) == 0x80) --n;
+  return fmt::format("{}... ({} bytes)", s.substr(0, n), s.size());
+}
+
+// `s` with control characters, and the bytes of invalid UTF-8 (which the JSON parser quotes
+// from the file in its messages), written as \xNN.
+std::string printable(std::string_view s) {
+  const bool utf8 = valid_utf8(s);
+  std::string out;
+  for (char c : s) {
+    const uint8_t u = uint8_t(c);
+    if (u < 0x20 || u == 0x7F || (u >= 0x80 && !utf8))
+      out += fmt::format("\\x{:02x}", u);
+    else
+      out += c;
+  }
+  return out;
 }
 
 // A JSON number as float: beyond the float range it becomes an infinity (no undefined cast).
@@ -572,6 +603,7 @@ class Reader {
 
   // ---- stages
   void split_glb();
+  std::span<const uint8_t> check_encoding(std::span<const uint8_t> text, int64_t file_offset);
   void parse_json(std::span<const uint8_t> text, int64_t file_offset);
   void check_asset();
   std::span<const uint8_t> buffer(uint32_t i);
@@ -633,11 +665,17 @@ void Reader::split_glb() {
   if (json_type != kChunkJson)
     fail_at_offset(name_, 16, fmt::format("the first chunk's type is 0x{:08x}, not JSON (0x{:08x})", json_type,
                                           kChunkJson));
+  // Where the GLB ends: the file's end, or the header's length when that is shorter.
+  const std::string end = length == size ? fmt::format("the end of the file ({} bytes)", length)
+                                         : fmt::format("the header's length ({} bytes)", length);
   if (json_len > length - 20)
-    fail_at_offset(name_, 12, fmt::format("the JSON chunk's {} bytes end at offset {}, past the end of the file ({} "
-                                          "bytes)",
-                                          json_len, 20 + json_len, length));
+    fail_at_offset(name_, 12,
+                   fmt::format("the JSON chunk's {} bytes end at offset {}, past {}", json_len, 20 + json_len, end));
   std::span<const uint8_t> text = data_.subspan(20, json_len);
+  if (json_len % 4)
+    diags_.add(warning_at_offset(name_, 12, fmt::format("the JSON chunk's length {} is not a multiple of 4 (chunks "
+                                                        "must be 4-byte aligned)",
+                                                        json_len)));
   uint64_t off = 20 + json_len;
   while (off < length) {
     if (length - off < 8)
@@ -645,9 +683,12 @@ void Reader::split_glb() {
     uint64_t len = le32(p + off);
     uint32_t type = le32(p + off + 4);
     if (len > length - off - 8)
-      fail_at_offset(name_, int64_t(off), fmt::format("chunk of {} bytes at offset {} ends at {}, past the end of the "
-                                                      "file ({} bytes)",
-                                                      len, off, off + 8 + len, length));
+      fail_at_offset(name_, int64_t(off),
+                     fmt::format("chunk of {} bytes at offset {} ends at {}, past {}", len, off, off + 8 + len, end));
+    if (len % 4)
+      diags_.add(warning_at_offset(name_, int64_t(off), fmt::format("the chunk's length {} is not a multiple of 4 "
+                                                                    "(chunks must be 4-byte aligned)",
+                                                                    len)));
     if (type == kChunkBin) {
       if (has_bin_)
         diags_.add(warning_at_offset(name_, int64_t(off), "a second BIN chunk is ignored"));
@@ -661,27 +702,194 @@ void Reader::split_glb() {
   parse_json(text, 20);
 }
 
-void Reader::parse_json(std::span<const uint8_t> text, int64_t file_offset) {
+// Line and column (1-based) of byte `pos` of the JSON text.
+std::pair<uint32_t, uint32_t> line_column(std::span<const uint8_t> text, size_t pos) {
+  pos = std::min(pos, text.size());
+  uint32_t line = 1;
+  size_t line_start = 0;
+  for (size_t i = 0; i < pos; ++i)
+    if (text[i] == '\n') ++line, line_start = i + 1;
+  return {line, uint32_t(pos - line_start + 1)};
+}
+
+// Fails at byte `pos` of the JSON text: "file:line:col" for a .gltf, the file offset and the
+// chunk's line and column for a .glb.
+[[noreturn]] void json_fail(const std::string& name, std::span<const uint8_t> text, int64_t file_offset, size_t pos,
+                            const std::string& msg) {
+  pos = std::min(pos, text.size());
+  const auto [line, col] = line_column(text, pos);
+  if (file_offset >= 0)
+    fail_at_offset(name, file_offset + int64_t(pos), fmt::format("JSON chunk, line {} column {}: {}", line, col, msg));
+  fail_at_line(name, line, col, msg);
+}
+
+// An input iterator over the JSON text that records the furthest byte the parser has read, so
+// the checks below can say where they stopped it.
+struct TrackedIt {
+  using iterator_category = std::input_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = const char&;
+  const char* p = nullptr;
+  const char** reached = nullptr;
+  reference operator*() const {
+    if (p > *reached) *reached = p;
+    return *p;
+  }
+  TrackedIt& operator++() {
+    ++p;
+    return *this;
+  }
+  TrackedIt operator++(int) {
+    TrackedIt t = *this;
+    ++p;
+    return t;
+  }
+  bool operator==(const TrackedIt& o) const { return p == o.p; }
+};
+
+// A first pass over the JSON text, before the document is built: glTF requires unique keys
+// in every object; nesting is bounded (the document's own code is recursive in places: copy,
+// dump); and the memory the document will take (nlohmann/json: a map node per member, a heap
+// string per string, vector slots with growth) is estimated, so that it is paid from the
+// reader's memory budget before it is allocated: "[{},{},...]" would take 30 times its size.
+// Syntax errors are left to the real parse, which reports them.
+class JsonCheck {
+ public:
+  static constexpr size_t kMaxDepth = 512;
+
+  JsonCheck(const std::string& name, std::span<const uint8_t> text, int64_t file_offset, uint64_t limit)
+      : name_(name), text_(text), file_offset_(file_offset), limit_(limit),
+        reached_(reinterpret_cast<const char*>(text.data())) {}
+
+  // Returns the memory the document will take (estimated).
+  uint64_t run() {
+    const char* b = reinterpret_cast<const char*>(text_.data());
+    json::sax_parse(TrackedIt{b, &reached_}, TrackedIt{b + text_.size(), &reached_}, this);
+    return used_;
+  }
+
+  // nlohmann/json SAX interface
+  bool null() { return value(16); }
+  bool boolean(bool) { return value(16); }
+  bool number_integer(json::number_integer_t) { return value(16); }
+  bool number_unsigned(json::number_unsigned_t) { return value(16); }
+  bool number_float(json::number_float_t, const std::string&) { return value(16); }
+  bool string(std::string& s) { return value(64 + heap(s.size())); }
+  bool binary(json::binary_t&) { return value(16); }
+  bool start_object(size_t) {
+    value(64);
+    open(false);
+    return true;
+  }
+  bool key(std::string& k) {
+    spend(96 + heap(k.size()));
+    if (!stack_.back().keys.insert(k).second)
+      stop(fmt::format("the key \"{}\" appears twice in one object (glTF requires unique keys)", clip(k)));
+    return true;
+  }
+  bool end_object() {
+    stack_.pop_back();
+    return true;
+  }
+  bool start_array(size_t) {
+    value(40);
+    open(true);
+    return true;
+  }
+  bool end_array() {
+    stack_.pop_back();
+    return true;
+  }
+  bool parse_error(size_t, const std::string&, const nlohmann::detail::exception&) { return false; }
+
+ private:
+  struct Level {
+    bool array = false;
+    std::unordered_set<std::string> keys;
+  };
+  const std::string& name_;
+  std::span<const uint8_t> text_;
+  int64_t file_offset_;
+  uint64_t limit_, used_ = 0;
+  const char* reached_;
+  std::vector<Level> stack_;
+
+  static uint64_t heap(size_t n) { return n > 15 ? n + 17 : 0; }  // beyond the small-string buffer
+  [[noreturn]] void stop(const std::string& msg) const {
+    json_fail(name_, text_, file_offset_, size_t(reached_ - reinterpret_cast<const char*>(text_.data())), msg);
+  }
+  void spend(uint64_t bytes) {
+    used_ += bytes;
+    if (used_ > limit_)
+      stop(fmt::format("the JSON document would need more than {} bytes of memory, more than the input can justify "
+                       "(too many small values)",
+                       limit_));
+  }
+  // A value: its slot in an array (vector growth: up to twice 16 bytes), or in an object's member
+  // (paid with the key), and what it allocates itself.
+  bool value(uint64_t own) {
+    spend(own + (!stack_.empty() && stack_.back().array ? 16 : 0));
+    return true;
+  }
+  void open(bool array) {
+    if (stack_.size() >= kMaxDepth) stop(fmt::format("the JSON is nested more than {} levels deep", kMaxDepth));
+    stack_.push_back({array, {}});
+  }
+};
+
+// glTF JSON is UTF-8 without a byte order mark: a UTF-8 one is tolerated (warning), a UTF-16 or
+// UTF-32 one means the text is not UTF-8 at all. JSON text has no NUL bytes (nlohmann/json would
+// take one for the end of the input and ignore what follows): trailing NULs, a known exporter bug
+// in GLB padding, are dropped with a warning; any other is an error. Returns the text to parse.
+std::span<const uint8_t> Reader::check_encoding(std::span<const uint8_t> text, int64_t file_offset) {
+  auto starts = [&](std::initializer_list<uint8_t> bom) {
+    return text.size() >= bom.size() && std::equal(bom.begin(), bom.end(), text.begin());
+  };
+  if (starts({0xFF, 0xFE}) || starts({0xFE, 0xFF}) || starts({0, 0, 0xFE, 0xFF}))
+    json_fail(name_, text, file_offset, 0,
+              "the JSON starts with a UTF-16 or UTF-32 byte order mark: glTF JSON must be UTF-8 (without one)");
+  if (starts({0xEF, 0xBB, 0xBF})) {
+    const std::string msg = "the JSON starts with a UTF-8 byte order mark, which glTF does not allow; read anyway";
+    diags_.add(file_offset >= 0 ? warning_at_offset(name_, file_offset, fmt::format("JSON chunk: {}", msg))
+                                : warning_at_line(name_, 1, 1, msg));
+  }
+  size_t end = text.size();
+  while (end > 0 && text[end - 1] == 0) --end;
+  const uint8_t* nul = std::find(text.data(), text.data() + end, uint8_t(0));
+  if (nul != text.data() + end)
+    json_fail(name_, text, file_offset, size_t(nul - text.data()),
+              "a NUL byte in the JSON text (binary data where JSON is expected?)");
+  if (end < text.size()) {
+    const std::string msg = fmt::format("the JSON ends with {} NUL bytes (padding must be spaces); they are ignored",
+                                        text.size() - end);
+    const auto [line, col] = line_column(text, end);
+    diags_.add(file_offset >= 0
+                   ? warning_at_offset(name_, file_offset + int64_t(end), fmt::format("JSON chunk: {}", msg))
+                   : warning_at_line(name_, line, col, msg));
+  }
+  return text.first(end);
+}
+
+void Reader::parse_json(std::span<const uint8_t> all, int64_t file_offset) {
+  const std::span<const uint8_t> text = check_encoding(all, file_offset);
+  budget_ -= JsonCheck(name_, text, file_offset, budget_).run();
   try {
     doc_ = json::parse(text.begin(), text.end());
   } catch (const json::exception& e) {
     size_t byte = 0;
     if (auto* pe = dynamic_cast<const json::parse_error*>(&e)) byte = pe->byte;
-    size_t pos = byte > 0 ? std::min(byte - 1, text.size()) : 0;  // 0-based offset of the last read byte
-    uint32_t line = 1;
-    size_t line_start = 0;
-    for (size_t i = 0; i < pos; ++i)
-      if (text[i] == '\n') ++line, line_start = i + 1;
-    uint32_t col = uint32_t(pos - line_start + 1);
     std::string msg = e.what();
     if (size_t at = msg.find("parse error"); at != std::string::npos)
       if (size_t colon = msg.find(": ", at); colon != std::string::npos) msg = msg.substr(colon + 2);
-    if (file_offset >= 0)
-      fail_at_offset(name_, file_offset + int64_t(pos),
-                     fmt::format("JSON chunk, line {} column {}: {}", line, col, msg));
-    fail_at_line(name_, line, col, msg);
+    json_fail(name_, text, file_offset, byte > 0 ? byte - 1 : 0, printable(clip(msg, 200)));  // the last byte read
   }
-  if (!doc_.is_object()) fail(name_, fmt::format("the JSON document is {}, not an object", doc_.type_name()));
+  if (!doc_.is_object()) {
+    const size_t first = size_t(std::find_if(text.begin(), text.end(), [](uint8_t c) { return !std::isspace(c); }) -
+                                text.begin());
+    json_fail(name_, text, file_offset, first, fmt::format("the JSON document is {}, not an object", doc_.type_name()));
+  }
 }
 
 void Reader::check_asset() {
@@ -692,7 +900,7 @@ void Reader::check_asset() {
     if (!asset->is_object()) error("asset", "is not an object");
     std::string v = get_string(*asset, "version", "asset", true);
     if (v.size() < 2 || v[0] != '2' || v[1] != '.')
-      error("asset.version", fmt::format("glTF '{}' is not read (only glTF 2.x)", v));
+      error("asset.version", fmt::format("glTF '{}' is not read (only glTF 2.x)", clip(v)));
   }
   static const char* unsupported[] = {"KHR_draco_mesh_compression", "EXT_meshopt_compression",
                                       "KHR_meshopt_compression"};
@@ -704,9 +912,9 @@ void Reader::check_asset() {
     if (std::any_of(std::begin(unsupported), std::end(unsupported), [&](const char* u) { return e == u; }))
       error(fmt::format("extensionsRequired[{}]", i), fmt::format("{} is not supported: its compressed data cannot be "
                                                                  "read",
-                                                                 e));
+                                                                 clip(e)));
     if (std::none_of(std::begin(supported), std::end(supported), [&](const char* u) { return e == u; }))
-      warn(fmt::format("extensionsRequired[{}]: {} is not supported; what it adds is ignored", i, e));
+      warn(fmt::format("extensionsRequired[{}]: {} is not supported; what it adds is ignored", i, clip(e)));
   }
 }
 
@@ -734,6 +942,7 @@ std::span<const uint8_t> Reader::buffer(uint32_t i) {
       std::string_view header = std::string_view(u).substr(5, comma == std::string::npos ? 0 : comma - 5);
       if (comma == std::string::npos || header.size() < 7 || header.substr(header.size() - 7) != ";base64")
         error(path + ".uri", "only base64 data URIs are read");
+      spend(u128(u.size() - comma) / 4 * 3 + 3, path + ".uri", "the decoded data");
       size_t bad = base64_decode(std::string_view(u).substr(comma + 1), slot.owned);
       if (bad != std::string_view::npos)
         error(path + ".uri", fmt::format("invalid base64 data at character {} of the data", bad));
@@ -741,12 +950,12 @@ std::span<const uint8_t> Reader::buffer(uint32_t i) {
       if (has_scheme(u) || u.empty() || u[0] == '/' || u[0] == '\\')
         error(path + ".uri", fmt::format("'{}' is not a relative path: only data URIs and files beside the model are "
                                          "read",
-                                         u));
+                                         clip(u)));
       std::string rel = percent_decode(u);
       try {
         slot.owned = load_(rel);
       } catch (const Error& e) {
-        error(path + ".uri", fmt::format("cannot load '{}': {}", rel, e.diagnostic().message));
+        error(path + ".uri", fmt::format("cannot load '{}': {}", clip(rel), e.diagnostic().message));
       }
       budget_ += uint64_t(slot.owned.size()) * kBudgetFactor;
     }
@@ -795,7 +1004,7 @@ const Accessor& Reader::accessor(uint32_t i) {
   static const std::pair<const char*, uint32_t> types[] = {{"SCALAR", 1}, {"VEC2", 2}, {"VEC3", 3}, {"VEC4", 4},
                                                            {"MAT2", 4},   {"MAT3", 9}, {"MAT4", 16}};
   auto t = std::find_if(std::begin(types), std::end(types), [&](auto& x) { return a->type_name == x.first; });
-  if (t == std::end(types)) error(path + ".type", fmt::format("'{}' is not an accessor type", a->type_name));
+  if (t == std::end(types)) error(path + ".type", fmt::format("'{}' is not an accessor type", clip(a->type_name)));
   a->comps = t->second;
   const uint32_t cs = uint32_t(ops::component_size(a->type));
   if (a->type_name.compare(0, 3, "MAT") == 0) {
@@ -883,7 +1092,12 @@ std::vector<T> Reader::read(const Accessor& a, Decode&& decode, uint32_t width) 
 }
 
 std::vector<float> Reader::floats(const Accessor& a) {
-  return read<float>(a, [&](const uint8_t* src, float* dst) { decode_element(a, src, dst); }, a.comps);
+  std::vector<float> v = read<float>(a, [&](const uint8_t* src, float* dst) { decode_element(a, src, dst); }, a.comps);
+  if (a.type == ComponentType::Float) {
+    const size_t bad = size_t(std::count_if(v.begin(), v.end(), [](float x) { return !std::isfinite(x); }));
+    if (bad) warn(fmt::format("{}: {} values are NaN or infinite, which glTF does not allow", a.path, bad));
+  }
+  return v;
 }
 
 std::vector<uint32_t> Reader::indices(const Accessor& a, const std::string& use) {
@@ -1161,7 +1375,7 @@ void Reader::read_skeleton() {
       if (!exact)
         warn(fmt::format("nodes[{}] (joint '{}'): its transform has shear or a zero scale, which a joint's translation, "
                          "rotation and scale cannot express; decomposed approximately",
-                         x, joint.name));
+                         x, clip(joint.name)));
       scene_.joints.push_back(std::move(joint));
     }
   }
@@ -1278,7 +1492,7 @@ Primitive Reader::read_primitive(uint32_t m, uint32_t p, const json& mesh, const
   };
 
   for (auto& [key, val] : attrs->items()) {
-    const std::string kp = fmt::format("{}.{}", ap, key);
+    const std::string kp = fmt::format("{}.{}", ap, clip(key));
     auto idx = as_uint(val);
     if (!idx) error(kp, fmt::format("{} is not an accessor index", describe(val)));
     const Accessor& a = accessor(check_index(*idx, kp, "accessors"));
@@ -1305,7 +1519,7 @@ Primitive Reader::read_primitive(uint32_t m, uint32_t p, const json& mesh, const
       if (key.empty() || key[0] != '_')
         warn(fmt::format("{}: '{}' is not a glTF attribute semantic (application-specific ones start with '_'); read "
                          "as a custom array",
-                         kp, key));
+                         kp, clip(key)));
       customs.emplace_back(key, decode_stream(a, Attribute::Custom, key[0] == '_' ? key.substr(1) : key, kp));
     }
   }
@@ -1713,7 +1927,7 @@ Attachment Reader::attachment(uint32_t n) {
   }
   if (!exact)
     warn(fmt::format("nodes[{}] (attachment '{}'): its transform has shear or a zero scale; decomposed approximately",
-                     n, a.name));
+                     n, clip(a.name)));
   if (node.attachment) {
     if (node.attachment_mesh) a.mesh = mesh_scene_[*node.attachment_mesh];
     return a;
@@ -1783,7 +1997,7 @@ void Reader::read_animation(uint32_t ai) {
     if (interp.empty() || interp == "LINEAR") return Interp::Linear;
     if (interp == "STEP") return Interp::Step;
     if (interp == "CUBICSPLINE") return Interp::Cubic;
-    error(sp + ".interpolation", fmt::format("'{}' is not LINEAR, STEP or CUBICSPLINE", interp));
+    error(sp + ".interpolation", fmt::format("'{}' is not LINEAR, STEP or CUBICSPLINE", clip(interp)));
   };
   struct WeightChannel {
     uint32_t node = 0;
@@ -1804,7 +2018,7 @@ void Reader::read_animation(uint32_t ai) {
     std::optional<uint32_t> node = opt_index(*target, "node", tp, "nodes");
     std::string prop = get_string(*target, "path", tp, true);
     int which = prop == "translation" ? 0 : prop == "rotation" ? 1 : prop == "scale" ? 2 : -1;
-    if (which < 0 && prop != "weights") error(tp + ".path", fmt::format("'{}' is not an animation path", prop));
+    if (which < 0 && prop != "weights") error(tp + ".path", fmt::format("'{}' is not an animation path", clip(prop)));
     if (which < 0) {
       // Morph weights of the Scene meshes of the node's own mesh instance.
       const bool targets = node && nodes_[*node].scene_mesh >= 0 &&
@@ -1899,14 +2113,14 @@ void Reader::read_animation(uint32_t ai) {
     }
     if (step)
       warn(fmt::format("{} ('{}'): {} STEP morph weight channels are read as LINEAR between their keys", path,
-                       anim_name, step));
+                       clip(anim_name), step));
     if (cubic)
       warn(fmt::format("{} ('{}'): {} CUBICSPLINE morph weight channels are read as LINEAR between their keys "
                        "(tangents dropped)",
-                       path, anim_name, cubic));
+                       path, clip(anim_name), cubic));
     if (repeated)
       warn(fmt::format("{} ('{}'): {} morph weight keys at the time of the key before them replace it", path,
-                       anim_name, repeated));
+                       clip(anim_name), repeated));
   }
 
   // One warning per animation for what is not read.
@@ -1914,13 +2128,13 @@ void Reader::read_animation(uint32_t ai) {
     if (!channels.empty())
       warn(fmt::format("{} ('{}') animates no joint (its {} channels animate other nodes or morph weights of meshes "
                        "without morph targets) and is not read",
-                       path, anim_name, channels.size()));
+                       path, clip(anim_name), channels.size()));
     return;
   }
   if (ignored)
     warn(fmt::format("{} ('{}'): {} channels animate nodes that are not joints, or morph weights of meshes without "
                      "morph targets; they are ignored",
-                     path, anim_name, ignored));
+                     path, clip(anim_name), ignored));
 
   // Framerate: the writer's, else the key grid's, else 30.
   Animation anim;
@@ -2141,13 +2355,13 @@ void Reader::restore_primitive(Mesh& m, const std::vector<std::string>& keys, co
       taken[i] = true;
       const std::string label = get_string(e, "attribute", ep, true);
       auto at = std::find(std::begin(labels), std::end(labels), label);
-      if (at == std::end(labels)) error(ep + ".attribute", fmt::format("'{}' is not an attribute", label));
+      if (at == std::end(labels)) error(ep + ".attribute", fmt::format("'{}' is not an attribute", clip(label)));
       s.attribute = Attribute(at - std::begin(labels));
       const std::string format = get_string(e, "format", ep);
       if (!format.empty()) {
         int f = 0;
         while (f <= int(ComponentType::Double) && format != ops::component_name(ComponentType(f))) ++f;
-        if (f > int(ComponentType::Double)) error(ep + ".format", fmt::format("'{}' is not a format", format));
+        if (f > int(ComponentType::Double)) error(ep + ".format", fmt::format("'{}' is not a format", clip(format)));
         s.format = ComponentType(f);
       }
       uint64_t source_size = get_uint(e, "source_size", ep, s.source_size);
@@ -2289,14 +2503,23 @@ void Reader::restore_pie(const json& mp) {
 // ---- The whole file --------------------------------------------------------------------------
 
 Scene Reader::run() {
-  if (data_.size() >= 4 && le32(data_.data()) == kGlbMagic) {
+  // GLB by its magic; a .glb too short to hold it, but starting like it, is a truncated GLB.
+  const bool named_glb = text::ends_with_nocase(name_, ".glb");
+  if (data_.size() >= 4 ? le32(data_.data()) == kGlbMagic
+                        : named_glb && (data_.empty() || std::memcmp(data_.data(), "glTF", data_.size()) == 0)) {
     glb_ = true;
     split_glb();
   } else {
+    // A .glb without the magic is not a glTF JSON file either: say what is wrong with it.
+    if (named_glb) fail_at_offset(name_, 0, "not a GLB file: the magic is not \"glTF\"");
     parse_json(data_, -1);
   }
   check_asset();
   read_root_extras();
+  // A slot per buffer, view and accessor, filled when first used.
+  spend(u128(top("buffers").size()) * sizeof(BufferSlot), "buffers", "the buffers");
+  spend(u128(top("bufferViews").size()) * sizeof(std::optional<View>), "bufferViews", "the buffer views");
+  spend(u128(top("accessors").size()) * sizeof(std::unique_ptr<Accessor>), "accessors", "the accessors");
   buffers_.resize(top("buffers").size());
   views_.resize(top("bufferViews").size());
   accessors_.resize(top("accessors").size());

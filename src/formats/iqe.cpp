@@ -10,9 +10,13 @@
 // very end (src/ops/axes.h).
 #include "formats/iqe.h"
 
+#include <meshport/meshport.h>
+
 #include "ops/axes.h"
 #include "ops/math.h"
 #include "text.h"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
@@ -22,6 +26,7 @@
 #include <deque>
 #include <limits>
 #include <set>
+#include <unordered_map>
 
 namespace meshport::iqe {
 namespace {
@@ -54,6 +59,14 @@ constexpr std::array<std::string_view, 9> kFormatNames = {"byte", "ubyte", "shor
 // any number, but every vertex of a mesh is padded to its largest count, so an unbounded count
 // would let one line of a file multiply the memory of every vertex. Real exporters write <= 8.
 constexpr size_t kMaxBlendPairs = 32;
+
+// Decision: at most this many poses of a file's animations are base poses filled in for frames
+// with fewer poses than joints (40 MB), so that a few short frames cannot make huge animations.
+constexpr size_t kMaxFilledPoses = size_t(1) << 20;
+
+// Decision: the vertex arrays of all meshes (one per attribute and mesh) number at most this many,
+// four per mesh at the mesh limit: each costs a few hundred bytes however short it is.
+constexpr size_t kMaxArrays = size_t(1) << 18;
 
 bool is_custom(int k) { return k >= kCustom0; }
 bool is_blend(int k) { return k == kBlendIndexes || k == kBlendWeights; }
@@ -111,9 +124,37 @@ float default_value(int k, uint32_t c) {
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
+// The length of the UTF-8 sequence at the start of `s`; 0 when it is not one.
+size_t utf8_length(std::string_view s) {
+  unsigned char c = static_cast<unsigned char>(s[0]);
+  size_t n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+  if (n > s.size()) return 0;
+  for (size_t i = 1; i < n; ++i)
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) return 0;
+  return n;
+}
+
+// A name or token for a message: quoted, cut after 40 bytes, control bytes and bytes that are not
+// UTF-8 written as \xNN (binary garbage must neither flood nor garble a message).
 std::string quoted(std::string_view s) {
-  if (s.size() > 40) return "\"" + std::string(s.substr(0, 40)) + "...\"";
-  return "\"" + std::string(s) + "\"";
+  std::string out = "\"";
+  size_t i = 0;
+  while (i < s.size() && i < 40) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    size_t n = c >= 0x80 ? utf8_length(s.substr(i)) : 0;
+    if (c >= 0x20 && c < 0x7F) {
+      out += char(c);
+      ++i;
+    } else if (n > 0) {
+      out.append(s.substr(i, n));
+      i += n;
+    } else {
+      out += fmt::format("\\x{:02x}", c);
+      ++i;
+    }
+  }
+  if (i < s.size()) out += "...";
+  return out + "\"";
 }
 
 bool is_image_name(std::string_view name) {
@@ -277,13 +318,14 @@ struct MeshState {
   Array* find(int k) { return slot[k] < 0 ? nullptr : &arrays[size_t(slot[k])]; }
 };
 
-// A face index past the vertices defined so far; checked once the whole file is read.
+// A face index past the vertices defined so far; checked once the whole file is read. Only
+// those past every earlier one are kept: an earlier one fails whenever a later, smaller one does,
+// and the first that fails is reported.
 struct ForwardRef {
-  uint64_t global;
-  int64_t written;
+  uint32_t global;
   uint32_t line, col;
-  bool relative;
   uint32_t mesh_first;
+  bool relative;
 };
 
 struct FrameStart {
@@ -291,16 +333,19 @@ struct FrameStart {
   size_t first_pose;
 };
 
+// Poses and frames are deques: they grow line by line without copying what is there, and the
+// poses are freed frame by frame as the animation is built.
 struct AnimState {
   std::string name;
   float framerate = 0;
   bool loop = false;
-  std::vector<Transform> poses;  // file space
-  std::vector<FrameStart> frames;
+  std::deque<Transform> poses;  // file space
+  size_t pose_count = 0;        // poses read (poses.size() shrinks while the animation is built)
+  std::deque<FrameStart> frames;
 };
 
 std::string mesh_label(const MeshState& m) {
-  return m.implicit ? std::string("the vertices before the first mesh command") : "mesh \"" + m.name + "\"";
+  return m.implicit ? std::string("the vertices before the first mesh command") : "mesh " + quoted(m.name);
 }
 
 class Reader {
@@ -334,11 +379,19 @@ class Reader {
   bool any_faces_ = false;
   Run state_;
   bool used_group_ = false, used_angle_ = false, used_uv_ = false, used_fs_ = false;
-  std::vector<ForwardRef> forward_;
+  std::deque<ForwardRef> forward_;
   std::vector<Joint> joints_;
-  std::vector<Transform> base_poses_;
+  std::deque<Transform> base_poses_;
+  size_t base_pose_count_ = 0;  // base poses in the file (base_poses_ keeps kMaxJoints + 1 at most)
+  std::vector<uint32_t> joint_lines_, base_pose_lines_;  // where each joint and base pose is
   std::vector<AnimState> anims_;
+  size_t filled_ = 0;                       // poses filled in with base poses (check_frame)
+  size_t blend_values_ = 0;                 // values of all blend arrays (count_blend_values)
+  size_t arrays_ = 0;                       // vertex arrays of all meshes (kMaxArrays)
+  const AnimState* warned_fill_ = nullptr;  // the animation last warned about it
   std::string comment_;
+  std::unordered_map<std::string, int32_t> material_ids_;  // Scene material of a name
+  std::unordered_map<std::string, size_t> joint_ids_;      // first joint of a name
 
   // Scratch buffers reused by every line.
   std::vector<int64_t> indices_;
@@ -362,6 +415,11 @@ class Reader {
     return {q, size_t(e - q)};
   }
   [[noreturn]] void malformed(const char* at) const { error(at, "malformed number " + quoted(token_at(at))); }
+
+  // The limits of meshport.h, checked as the file is read so that memory stays bounded.
+  [[noreturn]] void over_limit(const char* at, const char* what, size_t limit) const {
+    error(at, fmt::format("{} {}: more than meshport reads from one file ({})", what, limit + 1, limit));
+  }
 
   // ---- Tokens ----------------------------------------------------------------------------------
   void skip_space() {
@@ -486,7 +544,8 @@ class Reader {
   // after it are accepted with a warning.
   size_t header() {
     std::string_view t = text_;
-    const char* nl = static_cast<const char*>(std::memchr(t.data(), '\n', t.size()));
+    // An empty file may have no storage at all: memchr must not see its null pointer.
+    const char* nl = t.empty() ? nullptr : static_cast<const char*>(std::memchr(t.data(), '\n', t.size()));
     size_t line_end = nl ? size_t(nl - t.data()) : t.size();
     line_ = 1;
     begin_ = t.data();
@@ -506,7 +565,19 @@ class Reader {
     if (!ok) fail_at_line(file_, 1, 1, "not an IQE file: the first line must be \"# Inter-Quake Export\"");
     if (i - hash != 2 || t[hash + 1] != ' ')
       warn(begin_ + hash, "the header should be \"# Inter-Quake Export\" with one space after '#'");
+    cr_only(i + 18);
     return nl ? line_end + 1 : t.size();
+  }
+
+  // Decision: lines end at LF. A file whose lines end with CR alone (classic Mac OS) would be
+  // one header line, its commands silently ignored: an error at the first CR followed by text.
+  void cr_only(size_t from) const {
+    const char* q = begin_ + from;
+    while (q < end_ && *q != '\r') ++q;
+    const char* cr = q;
+    while (q < end_ && is_space(*q)) ++q;
+    if (q < end_)
+      error(cr, "line break CR without LF (classic Mac OS): IQE lines end with LF or CR LF; convert the file");
   }
 
   // ---- Body ------------------------------------------------------------------------------------
@@ -599,6 +670,8 @@ class Reader {
   // The current mesh's array of a kind, created with the declaration in effect.
   Array& array(MeshState& m, int k) {
     if (Array* a = m.find(k)) return *a;
+    if (arrays_ >= kMaxArrays) over_limit(begin_, "vertex array", kMaxArrays);
+    ++arrays_;
     const Decl& d = decl_[size_t(k)];
     Array a;
     a.kind = k;
@@ -670,8 +743,10 @@ class Reader {
     float f;
     while (next_float(f)) {
       bool index = pairs_.size() % 2 == 0;
-      if (index && !(f >= 0 && f <= 16777216.0f && f == std::floor(f)))
+      if (index && !(f >= 0 && f == std::floor(f)))
         error(tok_, "blend index " + quoted(token_at(tok_)) + " must be a non-negative integer");
+      if (index && f > 16777216.0f)
+        error(tok_, "blend index " + quoted(token_at(tok_)) + " out of range: at most 16777216");
       pairs_.push_back(f);
     }
     if (pairs_.size() % 2) {
@@ -692,6 +767,7 @@ class Reader {
     Array& aw = *m.find(kBlendWeights);
     check_stale(ai, cmd);
     check_stale(aw, cmd);
+    count_blend_values(ai, n);
     if (n > ai.comps) {
       restride(ai, uint32_t(n));
       restride(aw, uint32_t(n));
@@ -706,6 +782,19 @@ class Reader {
     ++ai.count;
     ++aw.count;
     grew(m, ai.count);
+  }
+
+  // Decision: every vertex of a mesh holds as many blend pairs as its longest vb line, so one long
+  // line multiplies the memory of every vertex; the blend arrays of the file may hold at most
+  // half a value per byte of the file (plus 1 M), far more than real files need.
+  void count_blend_values(const Array& ai, size_t pairs) {
+    size_t comps = std::max<size_t>(pairs, ai.comps);
+    blend_values_ += 2 * ((comps - ai.comps) * ai.count + comps);
+    size_t budget = text_.size() / 2 + (size_t(1) << 20);
+    if (blend_values_ > budget)
+      error(begin_, fmt::format("blend arrays too large: every vertex of a mesh holds as many pairs as its longest vb "
+                                "line ({} here), and the file's would need more than {} values",
+                                comps, budget));
   }
 
   // Keeps the kMaxBlendPairs largest weights, in their file order.
@@ -798,7 +887,8 @@ class Reader {
         if (g >= int64_t(total)) {
           if (g >= int64_t(std::numeric_limits<uint32_t>::max()))
             error(tok_, "face index " + std::to_string(v) + " out of range");
-          forward_.push_back({uint64_t(g), v, line_, col(tok_), relative, m.first});
+          if (forward_.empty() || uint32_t(g) > forward_.back().global)
+            forward_.push_back({uint32_t(g), line_, col(tok_), m.first, relative});
         }
       }
       indices_.push_back(g);
@@ -867,6 +957,10 @@ class Reader {
   void mesh() {
     std::string_view name = next_name();
     warn_trailing();
+    // The implicit mesh counts when it has vertices or faces (it is kept then).
+    const MeshState& implicit = meshes_.front();
+    size_t count = meshes_.size() - (implicit.vcount == 0 && implicit.faces == 0 ? 1 : 0);
+    if (count >= kMaxMeshes) over_limit(begin_, "mesh", kMaxMeshes);
     end_mesh(meshes_.back());
     MeshState m;
     m.name = std::string(name);
@@ -915,19 +1009,27 @@ class Reader {
       }
     }
     m.bitangents = {};
+    m.arrays.shrink_to_fit();
   }
 
   // ---- Skeleton and animations -----------------------------------------------------------------
   // joint NAME PARENT: PARENT indexes earlier joints; < 0 or absent is a root.
   void joint() {
+    if (joints_.size() >= kMaxJoints) over_limit(begin_, "joint", kMaxJoints);
     Joint j;
     j.name = std::string(next_name());
+    // Decision: a repeated joint name is kept, with a warning: animations of other files attach
+    // to a skeleton by joint name, and they find the first.
+    if (auto [it, added] = joint_ids_.try_emplace(j.name, joints_.size()); !added)
+      warn(tok_, "joint " + quoted(j.name) + " has the name of joint " + std::to_string(it->second) +
+                     ": animations attached by name use the first");
     int64_t parent = -1;
     if (next_int(parent) && parent >= int64_t(joints_.size()))
-      error(tok_, "joint \"" + j.name + "\": parent " + std::to_string(parent) +
+      error(tok_, "joint " + quoted(j.name) + ": parent " + std::to_string(parent) +
                       " must be an earlier joint (this is joint " + std::to_string(joints_.size()) + ")");
     j.parent = parent < 0 ? -1 : int32_t(parent);
     joints_.push_back(std::move(j));
+    joint_lines_.push_back(line_);
   }
 
   // pq / pm / pa: before any animation they are base poses (Nth pose <-> Nth joint), after one
@@ -952,15 +1054,25 @@ class Reader {
       t.scale = {at(6, 1), at(7, 1), at(8, 1)};
     }
     if (anims_.empty()) {
-      base_poses_.push_back(t);
+      // Only the first kMaxJoints can belong to a joint; the others are counted for the warning.
+      if (base_poses_.size() <= kMaxJoints) {
+        base_poses_.push_back(t);
+        base_pose_lines_.push_back(line_);
+      }
+      ++base_pose_count_;
       return;
     }
     AnimState& a = anims_.back();
     if (a.frames.empty()) a.frames.push_back({line_, 0});  // poses before `frame`: first frame
+    if (a.pose_count - a.frames.back().first_pose >= kMaxJoints)
+      error(begin_, "animation " + quoted(a.name) + ": a frame with more than " + std::to_string(kMaxJoints) +
+                        " poses (one per joint): more joints than meshport reads from one file");
     a.poses.push_back(t);
+    ++a.pose_count;
   }
 
   void animation() {
+    if (anims_.size() >= kMaxAnimations) over_limit(begin_, "animation", kMaxAnimations);
     AnimState a;
     a.name = std::string(next_name());
     warn_trailing();
@@ -970,7 +1082,7 @@ class Reader {
   void frame(const char* cmd) {
     if (anims_.empty()) return warn(cmd, "frame before any animation command ignored");
     AnimState& a = anims_.back();
-    a.frames.push_back({line_, a.poses.size()});
+    a.frames.push_back({line_, a.pose_count});
   }
 
   void framerate(const char* cmd) {
@@ -1000,7 +1112,7 @@ class Reader {
     for (const ForwardRef& f : forward_)
       if (f.global >= total)
         fail_at_line(file_, f.line, f.col,
-                     "face index " + std::to_string(f.written) + " out of range: " +
+                     "face index " + std::to_string(f.global - (f.relative ? f.mesh_first : 0)) + " out of range: " +
                          (f.relative ? "fm counts from this mesh's first vertex, and there are " +
                                            std::to_string(total - f.mesh_first)
                                      : "the file has " + std::to_string(total) + " vertices"));
@@ -1016,11 +1128,12 @@ class Reader {
   }
 
   std::vector<Joint> build_joints() {
-    if (base_poses_.size() != joints_.size())
-      diags_.add(warning(
-          file_,
-          std::to_string(joints_.size()) + " joints but " + std::to_string(base_poses_.size()) + " base poses: " +
-              (base_poses_.size() < joints_.size() ? "missing ones are the identity" : "the extra poses are ignored")));
+    // At the first joint without a base pose, or the first base pose without a joint.
+    bool missing = base_pose_count_ < joints_.size();
+    if (base_pose_count_ != joints_.size())
+      warn_line(missing ? joint_lines_[base_pose_count_] : base_pose_lines_[joints_.size()],
+                std::to_string(joints_.size()) + " joints but " + std::to_string(base_pose_count_) +
+                    " base poses: " + (missing ? "missing ones are the identity" : "the extra poses are ignored"));
     for (size_t i = 0; i < joints_.size() && i < base_poses_.size(); ++i) joints_[i].rest = base_poses_[i];
     return std::move(joints_);
   }
@@ -1033,7 +1146,10 @@ class Reader {
   // the file, or the next number not used by any animation's name.
   std::vector<Animation> build_animations() {
     std::vector<Animation> out;
-    for (AnimState& a : anims_) out.push_back(build_animation(a));
+    for (AnimState& a : anims_) {
+      out.push_back(build_animation(a));
+      a = AnimState();  // free its frames now
+    }
     std::set<std::string> used;
     for (const Animation& a : out) used.insert(a.name);
     size_t next = 1;
@@ -1047,44 +1163,70 @@ class Reader {
     return out;
   }
 
+  size_t frame_size(const AnimState& a, size_t i) const {
+    size_t end = i + 1 < a.frames.size() ? a.frames[i + 1].first_pose : a.pose_count;
+    return end - a.frames[i].first_pose;
+  }
+
   Animation build_animation(AnimState& a) {
     Animation anim;
     anim.name = a.name;
     anim.framerate = a.framerate;
     anim.loop = a.loop;
-    std::vector<std::pair<FrameStart, size_t>> frames;  // start, pose count
-    bool empty = false;
-    for (size_t i = 0; i < a.frames.size(); ++i) {
-      size_t e = i + 1 < a.frames.size() ? a.frames[i + 1].first_pose : a.poses.size();
-      size_t count = e - a.frames[i].first_pose;
-      if (count == 0)
-        empty = true;
-      else
-        frames.push_back({a.frames[i], count});
-    }
-    if (empty) diags_.add(warning(file_, "animation \"" + a.name + "\": frames without poses ignored"));
-    bool joints = !joints_.empty();
-    anim.channels = uint32_t(joints ? joints_.size() : frames.empty() ? 0 : frames[0].second);
-    bool warned = false;
-    for (size_t i = 0; i < frames.size(); ++i) {
-      auto [start, count] = frames[i];
-      if (count > anim.channels || (count < anim.channels && !joints))
-        fail_at_line(file_, start.line, 1,
-                     "animation \"" + a.name + "\": frame " + std::to_string(i) + " has " + std::to_string(count) +
-                         " poses, expected " + std::to_string(anim.channels) +
-                         (joints ? " (one per joint)" : " (as many as the first frame)"));
-      if (count < anim.channels && !warned) {
-        warned = true;
-        warn_line(start.line, "animation \"" + a.name + "\": frame " + std::to_string(i) + " has " +
-                                  std::to_string(count) + " poses for " + std::to_string(anim.channels) +
-                                  " joints: the others keep their base pose");
+    size_t frames = 0, first = 0;  // frames with poses; poses of the first
+    for (size_t i = 0; i < a.frames.size(); ++i)
+      if (size_t n = frame_size(a, i); n > 0 && frames++ == 0) first = n;
+    for (size_t i = 0; i < a.frames.size() && frames < a.frames.size(); ++i)
+      if (frame_size(a, i) == 0) {  // at the first
+        warn_line(a.frames[i].line, "animation " + quoted(a.name) + ": frames without poses ignored");
+        break;
       }
-      for (size_t j = 0; j < anim.channels; ++j)
-        anim.poses.push_back(j < count                ? a.poses[start.first_pose + j]
-                             : j < base_poses_.size() ? base_poses_[j]
-                                                      : Transform{});
+    bool joints = !joints_.empty();
+    anim.channels = uint32_t(joints ? joints_.size() : first);
+    if (uint64_t(frames) * anim.channels <= a.pose_count + (kMaxFilledPoses - filled_))
+      anim.poses.reserve(frames * anim.channels);
+    size_t f = 0;  // frame number among those with poses
+    for (size_t i = 0; i < a.frames.size(); ++i) {
+      size_t count = frame_size(a, i);
+      if (count == 0) continue;
+      check_frame(a, anim.channels, a.frames[i].line, f++, count);
+      // The frames take the poses in order: each is moved out as it is copied.
+      for (size_t j = 0; j < anim.channels; ++j) {
+        if (j < count) {
+          anim.poses.push_back(a.poses.front());
+          a.poses.pop_front();
+        } else {
+          anim.poses.push_back(j < base_poses_.size() ? base_poses_[j] : Transform{});
+        }
+      }
     }
     return anim;
+  }
+
+  // A frame's pose count, as build_animations describes; the poses filled in with base poses
+  // number at most kMaxFilledPoses in the file, so that a small file cannot make huge animations.
+  void check_frame(const AnimState& a, uint32_t channels, uint32_t line, size_t f, size_t count) {
+    bool joints = !joints_.empty();
+    if (count > channels || (count < channels && !joints))
+      fail_at_line(file_, line, 1,
+                   "animation " + quoted(a.name) + ": frame " + std::to_string(f) + " has " + std::to_string(count) +
+                       " poses, expected " + std::to_string(channels) +
+                       (joints ? " (one per joint)" : " (as many as the first frame)"));
+    if (count == channels) return;
+    if (warned_fill_ != &a) {
+      warned_fill_ = &a;
+      warn_line(line, "animation " + quoted(a.name) + ": frame " + std::to_string(f) + " has " +
+                          std::to_string(count) + " poses for " + std::to_string(channels) +
+                          " joints: the others keep their base pose");
+    }
+    filled_ += channels - count;
+    if (filled_ > kMaxFilledPoses)
+      fail_at_line(file_, line, 1,
+                   "animation " + quoted(a.name) + ": frame " + std::to_string(f) + " has " + std::to_string(count) +
+                       " poses for " + std::to_string(channels) + " joints: more than " +
+                       std::to_string(kMaxFilledPoses) +
+                       " poses of the file's animations would be base poses filled in (give every frame one pose "
+                       "per joint)");
   }
 
   // iqe.txt: with no face command anywhere in the file, every 3 vertices of a mesh are a triangle.
@@ -1165,6 +1307,11 @@ class Reader {
       MeshState& src = meshes_[mesh_of(g)];
       for (const Array& sa : src.arrays) {
         if (m.find(sa.kind)) continue;
+        if (arrays_++ >= kMaxArrays)
+          fail_at_line(file_, m.line, 1,
+                       fmt::format("{}: its faces use vertices of other meshes, whose vertex arrays would make more "
+                                   "than meshport reads from one file ({})",
+                                   mesh_label(m), kMaxArrays));
         Array a;
         a.kind = sa.kind;
         a.format = sa.format;
@@ -1260,9 +1407,9 @@ class Reader {
 
   // Materials are found or added by name; a name ending in an image extension is also the
   // base colour texture.
-  static int32_t material_index(Scene& scene, const std::string& name) {
-    for (size_t i = 0; i < scene.materials.size(); ++i)
-      if (scene.materials[i].name == name) return int32_t(i);
+  int32_t material_index(Scene& scene, const std::string& name) {
+    auto [it, added] = material_ids_.try_emplace(name, int32_t(scene.materials.size()));
+    if (!added) return it->second;
     Material mat;
     mat.name = name;
     if (is_image_name(name)) mat.base_color_texture = name;
@@ -1428,7 +1575,7 @@ class Writer {
       }
       int k = int(s.attribute);  // Attribute and Kind share their order up to Color
       if (by[size_t(k)])
-        diags_.add(warning("", "mesh \"" + m.name + "\": a second " + std::string(kTypeNames[size_t(k)]) +
+        diags_.add(warning("", "mesh " + quoted(m.name) + ": a second " + std::string(kTypeNames[size_t(k)]) +
                                    " stream cannot be written to IQE: left out"));
       else
         by[size_t(k)] = &s;
@@ -1437,7 +1584,8 @@ class Writer {
       int k = kCustom0;
       while (k < kKindCount && by[size_t(k)]) ++k;
       if (k == kKindCount) {
-        diags_.add(warning("", "mesh \"" + m.name + "\": more than 10 custom streams: \"" + s->name + "\" left out"));
+        diags_.add(
+            warning("", "mesh " + quoted(m.name) + ": more than 10 custom streams: " + quoted(s->name) + " left out"));
         continue;
       }
       by[size_t(k)] = s;
@@ -1483,10 +1631,10 @@ class Writer {
     size_t count = m.vertex_count();
     for (int k = 0; k < kKindCount; ++k)
       if (by[size_t(k)] && by[size_t(k)]->vertex_count() != count)
-        fail("", "mesh \"" + m.name + "\": its vertex streams have different lengths");
+        fail("", "mesh " + quoted(m.name) + ": its vertex streams have different lengths");
     for (uint32_t i : m.triangles)
-      if (i >= count) fail("", "mesh \"" + m.name + "\": triangle index " + std::to_string(i) + " out of range");
-    if (m.triangles.size() % 3) fail("", "mesh \"" + m.name + "\": triangle list is not a multiple of 3");
+      if (i >= count) fail("", "mesh " + quoted(m.name) + ": triangle index " + std::to_string(i) + " out of range");
+    if (m.triangles.size() % 3) fail("", "mesh " + quoted(m.name) + ": triangle list is not a multiple of 3");
     out_ += "mesh";
     name(m.name);
     out_ += '\n';
@@ -1499,7 +1647,7 @@ class Writer {
       name(mat.name.empty() ? mat.base_color_texture : mat.name);
       out_ += '\n';
     } else if (m.material >= 0) {
-      diags_.add(warning("", "mesh \"" + m.name + "\": material index out of range: left out"));
+      diags_.add(warning("", "mesh " + quoted(m.name) + ": material index out of range: left out"));
     }
     vertices(m, by, count);
     faces(m);
@@ -1512,7 +1660,7 @@ class Writer {
     bool keys = !m.smoothing.vertex_key.empty();
     if (keys && m.smoothing.vertex_key.size() != count) {
       keys = false;
-      diags_.add(warning("", "mesh \"" + m.name + "\": vertex_key has the wrong length: left out"));
+      diags_.add(warning("", "mesh " + quoted(m.name) + ": vertex_key has the wrong length: left out"));
     }
     bool pad_first = idx || wt;
     for (size_t v = 0; v < count && pad_first; ++v) pad_first = used_pairs(idx, wt, pairs, v) < pairs;
@@ -1550,7 +1698,7 @@ class Writer {
   bool fits(const std::vector<T>& v, size_t n, const Mesh& m, const char* what) {
     if (v.empty()) return false;
     if (v.size() == n) return true;
-    diags_.add(warning("", "mesh \"" + m.name + "\": " + what + " has the wrong length: left out"));
+    diags_.add(warning("", "mesh " + quoted(m.name) + ": " + what + " has the wrong length: left out"));
     return false;
   }
 
@@ -1583,8 +1731,8 @@ class Writer {
     bool polys = !m.polygon_sizes.empty();
     bool ok = fans_ok(m);
     if (!ok) {
-      diags_.add(warning("", "mesh \"" + m.name +
-                                 "\": polygon_sizes do not describe fans of its triangles: "
+      diags_.add(warning("", "mesh " + quoted(m.name) +
+                                 ": polygon_sizes do not describe fans of its triangles: "
                                  "written as triangles, without per-face smoothing"));
       polys = false;
     }
@@ -1629,11 +1777,11 @@ class Writer {
     }
     if (a.loop) out_ += "loop\n";
     if (a.channels && a.poses.size() % a.channels)
-      diags_.add(warning("", "animation \"" + a.name +
-                                 "\": pose count is not a multiple of its channels: "
+      diags_.add(warning("", "animation " + quoted(a.name) +
+                                 ": pose count is not a multiple of its channels: "
                                  "the last partial frame is left out"));
     if (a.channels && !scene.joints.empty() && a.channels != scene.joints.size())
-      diags_.add(warning("", "animation \"" + a.name + "\" has " + std::to_string(a.channels) + " channels for " +
+      diags_.add(warning("", "animation " + quoted(a.name) + " has " + std::to_string(a.channels) + " channels for " +
                                  std::to_string(scene.joints.size()) + " joints"));
     for (size_t f = 0; f < a.frame_count(); ++f) {
       out_ += "frame\n";

@@ -45,6 +45,10 @@ constexpr uint32_t kPoseSize[3] = {0, 80, 88};
 constexpr uint32_t kChannels[3] = {0, 9, 10};
 constexpr uint32_t kCustom = 0x10;
 constexpr uint32_t kLoop = 1;
+// What the Scene may grow to: this many bytes per byte of input, and a fixed allowance. With
+// the input itself, an input under 10 MB then stays well under the 256 MB the project allows.
+constexpr uint64_t kBudgetFactor = 12;
+constexpr uint64_t kBudgetSlack = uint64_t(16) << 20;
 
 struct Header {
   uint32_t version, filesize, flags, num_text, ofs_text, num_meshes, ofs_meshes, num_vertexarrays, num_vertexes,
@@ -76,6 +80,15 @@ uint32_t scene_components(Attribute a, uint32_t size) {
   if (a == Attribute::Position || a == Attribute::Normal) return std::max(size, 3u);
   if (a == Attribute::Tangent) return 4;
   return size;
+}
+
+// A string from the file, for a message: at most 64 bytes of it (a UTF-8 sequence is not cut),
+// then how long it is.
+std::string clip(std::string_view s) {
+  if (s.size() <= 64) return std::string(s);
+  size_t n = 64;
+  while (n > 0 && (uint8_t(s[n]) & 0xC0) == 0x80) --n;
+  return fmt::format("{}... ({} bytes)", s.substr(0, n), s.size());
 }
 
 bool is_spatial(Attribute a) { return a == Attribute::Position || a == Attribute::Normal || a == Attribute::Tangent; }
@@ -151,6 +164,23 @@ void check_extent(const In& in, uint64_t count, uint64_t elem, uint32_t ofs, int
   }
 }
 
+// The frames: num_frames x num_framechannels 16-bit values (either count may be the wrong one).
+void check_frames(const In& in, const Header& h) {
+  const u128 bytes = u128(h.num_frames) * h.num_framechannels * 2;
+  if (bytes == 0) return;
+  if (h.ofs_frames < kHeaderSize)
+    in.fail(FIELD(ofs_frames), fmt::format("ofs_frames ({}) points into the header", h.ofs_frames));
+  if (h.ofs_frames > in.size)
+    in.fail(FIELD(ofs_frames),
+            fmt::format("ofs_frames ({}) is past the end of the file ({} bytes)", h.ofs_frames, in.size));
+  if (bytes > in.size - h.ofs_frames)
+    in.fail(FIELD(num_frames),
+            fmt::format("num_frames x num_framechannels: {} frames x {} channels x 2 bytes at offset {} end at {}, "
+                        "past the end of the file ({} bytes)",
+                        h.num_frames, h.num_framechannels, h.ofs_frames, text::u128_string(bytes + h.ofs_frames),
+                        in.size));
+}
+
 void check_sections(const In& in, const Header& h) {
   const uint32_t v = h.version;
   check_extent(in, h.num_text, 1, h.ofs_text, FIELD(num_text), "num_text", FIELD(ofs_text), "ofs_text");
@@ -168,8 +198,7 @@ void check_sections(const In& in, const Header& h) {
   check_extent(in, h.num_poses, kPoseSize[v], h.ofs_poses, FIELD(num_poses), "num_poses", FIELD(ofs_poses),
                "ofs_poses");
   check_extent(in, h.num_anims, kAnimSize, h.ofs_anims, FIELD(num_anims), "num_anims", FIELD(ofs_anims), "ofs_anims");
-  check_extent(in, h.num_frames, uint64_t(h.num_framechannels) * 2, h.ofs_frames, FIELD(num_frames), "num_frames",
-               FIELD(ofs_frames), "ofs_frames");
+  check_frames(in, h);
   if (h.ofs_bounds)
     check_extent(in, h.num_frames, kBoundsSize, h.ofs_bounds, FIELD(ofs_bounds), "bounds", FIELD(ofs_bounds),
                  "ofs_bounds");
@@ -205,10 +234,11 @@ struct Array {
   uint64_t offset;
   int64_t record;
   size_t blend_out_of_range = 0;  // blend indices not below num_joints
+  size_t non_finite = 0;          // NaN or infinite values read
 };
 
 std::string array_label(const Array& a) {
-  std::string l = a.attribute == Attribute::Custom ? fmt::format("custom '{}'", a.name) : type_label(a.type);
+  std::string l = a.attribute == Attribute::Custom ? fmt::format("custom '{}'", clip(a.name)) : type_label(a.type);
   return fmt::format("vertex array {} ({}, {} x{})", a.index, l, ops::component_name(a.format), a.size);
 }
 
@@ -223,20 +253,23 @@ Array read_array(In& in, const Header& h, uint32_t i) {
   if (a.type >= 7 && a.type < kCustom)
     in.fail(a.record, fmt::format("vertex array {}: unknown type {} (types 7 to 15 are reserved)", i, a.type));
   if (format > uint32_t(ComponentType::Double))
-    in.fail(a.record, fmt::format("vertex array {}: unknown format {}", i, format));
+    in.fail(a.record + 8, fmt::format("vertex array {}: unknown format {} (0 to 8: byte, ubyte, short, ushort, int, "
+                                      "uint, half, float, double)",
+                                      i, format));
   if (a.size < 1 || a.size > 4)
-    in.fail(a.record, fmt::format("vertex array {}: size {} is not between 1 and 4", i, a.size));
+    in.fail(a.record + 12, fmt::format("vertex array {}: size {} is not between 1 and 4", i, a.size));
   a.format = ComponentType(format);
   a.attribute = type_attribute(a.type);
   if (a.attribute == Attribute::Custom)
     a.name = text(in, h, a.type - kCustom, a.record, fmt::format("vertex array {}: custom type name", i));
   if (h.num_vertexes == 0) return a;
   if (a.offset < kHeaderSize)
-    in.fail(a.record, fmt::format("{}: data offset {} points into the header", array_label(a), a.offset));
+    in.fail(a.record + 16, fmt::format("{}: data offset {} points into the header", array_label(a), a.offset));
   u128 bytes = u128(h.num_vertexes) * a.size * ops::component_size(a.format);
   if (a.offset > in.size || bytes > in.size - a.offset)
-    in.fail(a.record, fmt::format("{}: {} vertices need {} bytes at offset {}, past the end of the file ({} bytes)",
-                                  array_label(a), h.num_vertexes, text::u128_string(bytes), a.offset, in.size));
+    in.fail(a.record + 16,
+            fmt::format("{}: {} vertices need {} bytes at offset {}, past the end of the file ({} bytes)",
+                        array_label(a), h.num_vertexes, text::u128_string(bytes), a.offset, in.size));
   return a;
 }
 
@@ -317,6 +350,8 @@ VertexStream read_stream(const In& in, Array& a, const MeshVertices& mv, uint32_
   if (is_spatial(a.attribute)) axes::stream_zup_to_scene(s);
   if (a.attribute == Attribute::BlendIndices && num_joints)
     for (float x : s.data) a.blend_out_of_range += !(x >= 0 && x < float(num_joints));
+  if (!ops::is_integer(a.format))
+    for (float x : s.data) a.non_finite += !std::isfinite(x);
   return s;
 }
 
@@ -360,7 +395,7 @@ void read_mesh(In& in, const Header& h, uint32_t i, std::vector<Array>& arrays, 
   if (!mv.extra.empty())
     in.warn(rec, fmt::format("mesh {} ('{}'): its triangles use {} vertices outside its own range [{}, {}); they "
                              "are copied into the mesh",
-                             i, m.name, mv.extra.size(), mv.first, uint64_t(mv.first) + mv.count));
+                             i, clip(m.name), mv.extra.size(), mv.first, uint64_t(mv.first) + mv.count));
   for (Array& a : arrays) {
     in.spend(u128(uint64_t(mv.count) + mv.extra.size()) * scene_components(a.attribute, a.size) * 4, rec,
              fmt::format("mesh {}", i));
@@ -376,10 +411,13 @@ void read_meshes(In& in, const Header& h, std::vector<Array>& arrays, Scene& s) 
   in.spend(u128(h.num_meshes) * sizeof(Mesh), FIELD(num_meshes), "num_meshes");
   s.meshes.reserve(h.num_meshes);
   for (uint32_t i = 0; i < h.num_meshes; ++i) read_mesh(in, h, i, arrays, s, materials);
-  for (const Array& a : arrays)
+  for (const Array& a : arrays) {
     if (a.blend_out_of_range)
       in.warn(a.record, fmt::format("{}: {} blend indices are not below num_joints ({})", array_label(a),
                                     a.blend_out_of_range, h.num_joints));
+    if (a.non_finite)
+      in.warn(a.record + 16, fmt::format("{}: {} values are NaN or infinite", array_label(a), a.non_finite));
+  }
   const Array* bi = nullptr;
   const Array* bw = nullptr;
   for (const Array& a : arrays) {
@@ -406,23 +444,41 @@ Transform transform_from(const float* c, uint32_t version) {
   return axes::zup_to_scene(t);
 }
 
+// A joint's (or pose's) parent comes before it: that is how IQM rules out loops, and what
+// loaders that compute world transforms in one pass rely on.
+void check_parent(const In& in, int64_t field, const char* what, uint32_t index, int32_t parent, uint32_t count) {
+  if (parent < 0 || uint32_t(parent) < index) return;
+  if (uint32_t(parent) >= count)
+    in.fail(field, fmt::format("{} {}: parent {} is past the last {} ({} in the file)", what, index, parent, what,
+                               count));
+  in.fail(field, fmt::format("{} {}: parent {} does not come before it (a parent must precede its children, so a {} "
+                             "cannot be its own ancestor)",
+                             what, index, parent, what));
+}
+
 void read_joints(In& in, const Header& h, Scene& s) {
   const uint32_t size = kJointSize[h.version], channels = kChannels[h.version];
   in.spend(u128(h.num_joints) * sizeof(Joint), FIELD(num_joints), "num_joints");
   s.joints.reserve(h.num_joints);
+  size_t bad = 0;
+  int64_t first_bad = 0;
   for (uint32_t j = 0; j < h.num_joints; ++j) {
     const int64_t rec = int64_t(h.ofs_joints) + int64_t(j) * size;
     Joint joint;
     joint.name = text(in, h, in.u32(rec), rec, fmt::format("joint {}", j));
     int32_t parent = in.i32(rec + 4);
-    if (parent >= 0 && uint32_t(parent) >= j)
-      in.fail(rec, fmt::format("joint {}: parent {} is not less than its own index", j, parent));
+    check_parent(in, rec + 4, "joint", j, parent, h.num_joints);
     joint.parent = parent < 0 ? -1 : parent;
     float c[10];
     for (uint32_t k = 0; k < channels; ++k) c[k] = in.f32(rec + 8 + 4 * k);
+    if (!std::all_of(c, c + channels, [](float x) { return std::isfinite(x); }) && !bad++) first_bad = rec;
     joint.rest = transform_from(c, h.version);
     s.joints.push_back(std::move(joint));
   }
+  if (bad)
+    in.warn(first_bad, fmt::format("{} joints have NaN or infinite values in their rest transforms (the first at "
+                                   "offset {})",
+                                   bad, first_bad));
 }
 
 ops::QuantizedFrames read_poses(In& in, const Header& h, std::vector<int32_t>& parents) {
@@ -435,22 +491,30 @@ ops::QuantizedFrames read_poses(In& in, const Header& h, std::vector<int32_t>& p
   q.offsets.resize(size_t(h.num_poses) * channels);
   q.scales.resize(size_t(h.num_poses) * channels);
   parents.resize(h.num_poses);
+  size_t bad = 0;
+  int64_t first_bad = 0;
   for (uint32_t p = 0; p < h.num_poses; ++p) {
     const int64_t rec = int64_t(h.ofs_poses) + int64_t(p) * size;
     int32_t parent = in.i32(rec);
-    if (parent >= 0 && uint32_t(parent) >= p)
-      in.fail(rec, fmt::format("pose {}: parent {} is not less than its own index", p, parent));
+    check_parent(in, rec, "pose", p, parent, h.num_poses);
     parents[p] = parent < 0 ? -1 : parent;
     uint32_t mask = in.u32(rec + 4);
     if (mask >> channels)
       in.warn(rec, fmt::format("pose {}: channelmask 0x{:x} has bits above channel {}; they are ignored", p, mask,
                                channels - 1));
     q.masks[p] = mask & ((1u << channels) - 1);
+    bool finite = true;
     for (uint32_t c = 0; c < channels; ++c) {
       q.offsets[size_t(p) * channels + c] = in.f32(rec + 8 + 4 * c);
       q.scales[size_t(p) * channels + c] = in.f32(rec + 8 + 4 * (channels + c));
+      finite = finite && std::isfinite(q.offsets[size_t(p) * channels + c]) &&
+               std::isfinite(q.scales[size_t(p) * channels + c]);
     }
+    if (!finite && !bad++) first_bad = rec;
   }
+  if (bad)
+    in.warn(first_bad, fmt::format("{} poses have NaN or infinite channel offsets or scales (the first at offset {})",
+                                   bad, first_bad));
   const size_t bits = q.stored_channels();
   if ((h.num_frames || h.num_framechannels) && bits != h.num_framechannels)
     in.fail(FIELD(num_framechannels),
@@ -482,13 +546,20 @@ Animation read_animation(In& in, const Header& h, uint32_t a, const ops::Quantiz
   anim.name = text(in, h, in.u32(rec), rec, fmt::format("animation {}", a));
   uint32_t first = in.u32(rec + 4), count = in.u32(rec + 8);
   anim.framerate = in.f32(rec + 12);
+  if (!std::isfinite(anim.framerate)) {
+    in.warn(rec + 12, fmt::format("animation {}: framerate {} is not a finite number of frames per second; read as 0 "
+                                  "(none given)",
+                                  a, anim.framerate));
+    anim.framerate = 0;
+  }
   anim.loop = (in.u32(rec + 16) & kLoop) != 0;
   anim.channels = channels;
   if (uint64_t(first) + count > h.num_frames)
     in.fail(rec, fmt::format("animation {}: frames {} to {} are past num_frames ({})", a, first,
                              uint64_t(first) + count, h.num_frames));
-  in.spend(u128(count) * channels * sizeof(Transform) + u128(count) * q.poses * q.channels * 4, rec,
-           fmt::format("animation {}", a));
+  // The dequantised values are needed only while the poses are made: paid for, then given back.
+  const u128 temporary = u128(count) * q.poses * q.channels * 4;
+  in.spend(u128(count) * channels * sizeof(Transform) + temporary, rec, fmt::format("animation {}", a));
   std::vector<float> values(size_t(count) * q.poses * q.channels);
   ops::dequantize_frames(q, first, count, values.data());
   anim.poses.resize(size_t(count) * channels);
@@ -496,6 +567,7 @@ Animation read_animation(In& in, const Header& h, uint32_t a, const ops::Quantiz
     for (size_t j = 0; j < channels; ++j)
       anim.poses[f * channels + j] =
           j < q.poses ? transform_from(&values[(f * q.poses + j) * q.channels], h.version) : s.joints[j].rest;
+  in.budget += uint64_t(temporary);
   return anim;
 }
 
@@ -1096,7 +1168,7 @@ void emit_rest(Writer& w) {
 }  // namespace
 
 Scene read(std::span<const uint8_t> data, const std::string& name, Diagnostics& diags) {
-  In in{data.data(), data.size(), name, diags, uint64_t(data.size()) * 32 + (uint64_t(16) << 20)};
+  In in{data.data(), data.size(), name, diags, uint64_t(data.size()) * kBudgetFactor + kBudgetSlack};
   Header h = read_header(in);
   check_sections(in, h);
   Scene s;

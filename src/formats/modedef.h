@@ -36,8 +36,15 @@ std::string print_path(const ModeDefPath& path);
 // (render-vertex displacements of unit amplitude, named "mode<k> <f> Hz"), materials (appended
 // once per model; base colour = diffuse), and a ModeDefMeshSource per mesh. `object` is the state
 // object the copy is for (-1 for none); `stem` names the meshes.
+// `place` is where an error about the model as a whole (its morph targets would be too large for
+// the Scene) is reported: the token that brought the model in, and a prefix for the message.
+struct ErrorPlace {
+  std::string file;
+  uint32_t line = 0, column = 0;  // 0: no location
+  std::string prefix;             // "object 2: "
+};
 void append_model_meshes(Scene& scene, int32_t model, int32_t object, const std::string& stem,
-                         Diagnostics& diags);
+                         Diagnostics& diags, const ErrorPlace& place = {});
 
 // A .model file as a Scene (kind Model).
 Scene read_model(std::string_view text, const std::string& name, Diagnostics& diags);

@@ -31,6 +31,9 @@ namespace {
 // Scene vertices x 3), so that a small hostile file (many modes of one node, many carton
 // vertices) cannot make the Scene huge. 64M floats is 256 MB.
 constexpr uint64_t kMaxMorphValues = uint64_t(1) << 24;
+// Decision: and at most this many morph targets (modes x meshes), each of which costs a name and
+// a vector beyond its values: 2^18 targets are about 30 MB.
+constexpr uint64_t kMaxMorphTargets = uint64_t(1) << 18;
 
 struct Loc {
   uint32_t line = 1, column = 1;
@@ -93,7 +96,7 @@ class ModelParser {
     const uint32_t len = r_.read_count("the eigenvector length", 1);
     if (len % 3 != 0) fail(at_len, fmt::format("LEN {} is not a multiple of 3 (LEN = 3 x nodes)", len));
     check_fits(at_ev, uint64_t(nev) * (uint64_t(len) + 1) + len,
-               fmt::format("{} eigenvalues with eigenvectors of length {}", nev, len));
+               fmt::format("{} with eigenvectors of length {}", counted(nev, "eigenvalue", "eigenvalues"), len));
     m_.eigenvalues.resize(nev);
     for (uint32_t k = 0; k < nev; ++k) m_.eigenvalues[k] = r_.read_float(fmt::format("eigenvalue {}", k));
     m_.eigenvectors.resize(size_t(nev) * len);
@@ -114,13 +117,24 @@ class ModelParser {
     nn_ = r_.read_count("the normal count", 3);
     nt_ = r_.read_count("the texcoord count", 2);
     nf_ = r_.read_count("the face count", 9);
+    const Loc at_nm = here();
     nm_ = r_.read_count("the material count", 17);
+    const Loc at_ng = here();
     ng_ = r_.read_count("the group count", 3);
+    if (nm_ > kMaxMaterials)
+      fail(at_nm,
+           fmt::format("the material count {} is more than meshport reads from one file ({})", nm_, kMaxMaterials));
+    if (ng_ >= kMaxMeshes)
+      fail(at_ng, fmt::format("the group count {} is more than meshport reads from one file ({} meshes, one per group "
+                              "and one for the faces in none)",
+                              ng_, kMaxMeshes));
     check_fits(at_nv,
                3 * uint64_t(nv_) + 3 * uint64_t(nn_) + 2 * uint64_t(nt_) + 9 * uint64_t(nf_) + 17 * uint64_t(nm_) +
                    3 * uint64_t(ng_),
-               fmt::format("{} vertices, {} normals, {} texcoords, {} faces, {} materials and {} groups", nv_, nn_, nt_,
-                           nf_, nm_, ng_));
+               fmt::format("{}, {}, {}, {}, {} and {}", counted(nv_, "vertex", "vertices"),
+                           counted(nn_, "normal", "normals"), counted(nt_, "texcoord", "texcoords"),
+                           counted(nf_, "face", "faces"), counted(nm_, "material", "materials"),
+                           counted(ng_, "group", "groups")));
     m_.vertices.resize(nv_);
     for (uint32_t i = 0; i < nv_; ++i) {
       const std::string what = fmt::format("vertex {}", i);
@@ -342,6 +356,12 @@ class ModelParser {
   }
 };
 
+// An error about a model as a whole, at the place that brought it in.
+[[noreturn]] void fail_at_place(const ErrorPlace& place, const std::string& stem, const std::string& message) {
+  if (place.line > 0) fail_at_line(place.file, place.line, place.column, place.prefix + message);
+  fail(place.file.empty() ? stem : place.file, place.prefix + message);
+}
+
 // ---- Printing ---------------------------------------------------------------------------------
 
 // The indexing print_model writes: the kept one where a reader would detect it again from the
@@ -396,27 +416,24 @@ void put_floats(std::string& out, const float* v, size_t n) {
 
 // ---- Into the Scene ---------------------------------------------------------------------------
 
-// Render-vertex displacement of mode k for unit amplitude (3 floats per render vertex).
-std::vector<float> mode_displacement(const ModeDefModel& m, size_t k) {
+// The displacement of render vertex r in mode k for unit amplitude, added to out[0..2]. Computed
+// per Scene vertex: a table for every render vertex and mode could be far larger than the file
+// (many carton vertices that no face uses, times many modes).
+void add_displacement(const ModeDefModel& m, size_t k, size_t r, float* out) {
   const size_t len = m.rest.size();
   const float* phi = m.eigenvectors.data() + k * len;
-  const size_t nv = m.vertices.size();
-  std::vector<float> out(nv * 3, 0.0f);
-  for (size_t r = 0; r < nv; ++r) {
-    if (m.carton) {
-      if (r >= m.carton_vertices.size()) continue;
-      const ModeDefCartonVertex& cv = m.carton_vertices[r];
-      if (cv.tet < 0 || size_t(cv.tet) >= m.tets.size()) continue;
-      for (int c = 0; c < 4; ++c) {
-        const int32_t node = m.tets[size_t(cv.tet)][c];
-        if (node < 0 || size_t(node) * 3 + 2 >= len) continue;
-        for (int a = 0; a < 3; ++a) out[r * 3 + a] += cv.bary[c] * phi[size_t(node) * 3 + a];
-      }
-    } else if (r * 3 + 2 < len) {
-      for (int a = 0; a < 3; ++a) out[r * 3 + a] = phi[r * 3 + a];
+  if (m.carton) {
+    if (r >= m.carton_vertices.size()) return;
+    const ModeDefCartonVertex& cv = m.carton_vertices[r];
+    if (cv.tet < 0 || size_t(cv.tet) >= m.tets.size()) return;
+    for (int c = 0; c < 4; ++c) {
+      const int32_t node = m.tets[size_t(cv.tet)][c];
+      if (node < 0 || size_t(node) * 3 + 2 >= len) continue;
+      for (int a = 0; a < 3; ++a) out[a] += cv.bary[c] * phi[size_t(node) * 3 + a];
     }
+  } else if (r * 3 + 2 < len) {
+    for (int a = 0; a < 3; ++a) out[a] += phi[r * 3 + a];
   }
-  return out;
 }
 
 struct CornerKey {
@@ -796,7 +813,8 @@ std::string print_model(const ModeDefModel& m) {
   return out;
 }
 
-void append_model_meshes(Scene& scene, int32_t model, int32_t object, const std::string& stem, Diagnostics&) {
+void append_model_meshes(Scene& scene, int32_t model, int32_t object, const std::string& stem, Diagnostics&,
+                         const ErrorPlace& place) {
   if (model < 0 || size_t(model) >= scene.modedef.models.size())
     fail(stem, fmt::format("ModeDef: no model {} in the scene", model));
   // Appending meshes, materials and mesh sources does not move the kept models.
@@ -821,12 +839,15 @@ void append_model_meshes(Scene& scene, int32_t model, int32_t object, const std:
   const std::vector<Part> parts = model_parts(m);
 
   // Materials, once per model: a model whose meshes are already in the Scene (another object's
-  // copy) reuses its materials, found through one of its grouped meshes.
+  // copy) reuses its materials, found through one of its grouped meshes. The search starts at the
+  // latest copy, so that a .state with many objects of one model stays linear.
   int32_t material_base = -1;
   bool seen_before = false;
-  for (const ModeDefMeshSource& src : scene.modedef.mesh_sources) {
+  for (auto it = scene.modedef.mesh_sources.rbegin(); it != scene.modedef.mesh_sources.rend(); ++it) {
+    const ModeDefMeshSource& src = *it;
     if (src.model != model) continue;
     seen_before = true;
+    if (m.groups.empty()) break;  // no materials are used
     if (src.group < 0 || size_t(src.group) >= m.groups.size() || src.mesh < 0 ||
         size_t(src.mesh) >= scene.meshes.size())
       continue;
@@ -866,11 +887,20 @@ void append_model_meshes(Scene& scene, int32_t model, int32_t object, const std:
     }
     morph_values += uint64_t(part_keys[p].size()) * 3 * nev;
   }
+  if (scene.meshes.size() + parts.size() > kMaxMeshes)
+    fail_at_place(place, stem,
+                  fmt::format("the model's {} meshes would make more than {} meshes: more than meshport reads from one "
+                              "file",
+                              parts.size(), kMaxMeshes));
+  if (nev * parts.size() > kMaxMorphTargets)
+    fail_at_place(place, stem,
+                  fmt::format("the model's {} modes on its {} meshes would make {} morph targets (more than {})", nev,
+                              parts.size(), nev * parts.size(), kMaxMorphTargets));
   if (morph_values > kMaxMorphValues)
-    fail(stem, fmt::format("ModeDef: the {} modes' morph targets would need {} values (more than {})", nev, morph_values,
-                           kMaxMorphValues));
-  std::vector<std::vector<float>> disp(nev);
-  for (size_t k = 0; k < nev; ++k) disp[k] = mode_displacement(m, k);
+    fail_at_place(place, stem,
+                  fmt::format("the model's {} modes would need {} morph target values for its {} Scene vertices "
+                              "(more than {})",
+                              nev, morph_values, morph_values / 3 / nev, kMaxMorphValues));
 
   for (size_t p = 0; p < parts.size(); ++p) {
     const std::vector<CornerKey>& keys = part_keys[p];
@@ -911,9 +941,8 @@ void append_model_meshes(Scene& scene, int32_t model, int32_t object, const std:
     for (size_t k = 0; k < nev; ++k) {
       MorphTarget mt;
       mt.name = fmt::format("mode{} {:.6g} Hz", k, mode_frequency(m.eigenvalues[k]));
-      mt.positions.reserve(keys.size() * 3);
-      for (const CornerKey& key : keys)
-        for (size_t a = 0; a < 3; ++a) mt.positions.push_back(disp[k][size_t(key.v) * 3 + a]);
+      mt.positions.assign(keys.size() * 3, 0.0f);
+      for (size_t v = 0; v < keys.size(); ++v) add_displacement(m, k, size_t(keys[v].v), &mt.positions[v * 3]);
       mesh.morph_targets.push_back(std::move(mt));
     }
     scene.meshes.push_back(std::move(mesh));
@@ -928,7 +957,11 @@ Scene read_model(std::string_view text, const std::string& name, Diagnostics& di
   file.file = name;
   file.model = parse_model(text, name, diags);
   scene.modedef.models.push_back(std::move(file));
-  append_model_meshes(scene, 0, -1, std::filesystem::path(name).stem().string(), diags);
+  // A model too large for the Scene is reported at its first token, the eigenvalue count.
+  TokenReader first(text, name);
+  const Token& t = first.peek();
+  append_model_meshes(scene, 0, -1, std::filesystem::path(name).stem().string(), diags,
+                      ErrorPlace{name, t.line, t.column, ""});
   return scene;
 }
 

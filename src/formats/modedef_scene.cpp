@@ -26,12 +26,17 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Decision: an animation holds at most this many poses (frames x objects), so that a small file
-// with a huge key time cannot make the Scene huge.
-constexpr double kMaxPoses = double(1u << 22);
-// Decision: the objects' mesh copies hold at most this many values (floats and indices).
-constexpr double kMaxMeshValues = double(1u << 25);
+// Decision: an animation holds at most this many poses (frames x objects, 40 bytes each), so that
+// a small file with a huge key time cannot make the Scene huge.
+constexpr double kMaxPoses = double(1u << 21);
+// Decision: the objects' mesh copies hold at most this many values (floats and indices, 4 bytes
+// each), counting what each mesh, stream and morph target costs beyond its values (mesh_values).
+constexpr double kMaxMeshValues = double(1u << 24);
 constexpr int32_t kDefaultFps = 30;
+constexpr double kMaxRadiusWork = double(1u << 26);
+constexpr size_t kMaxNameBytes = 4096;  // PATH_MAX on Linux
+// Decision: constraints become attachments (a glTF node each), bounded like joints.
+constexpr size_t kMaxConstraints = kMaxJoints;
 constexpr float kMinPlaneHalfSide = 10;
 
 constexpr const char* kAxes[3] = {"x", "y", "z"};
@@ -54,6 +59,7 @@ struct ObjectLocs {
 };
 struct StateLocs {
   std::vector<ObjectLocs> objects;
+  Loc planes;  // the plane count
 };
 struct PathLocs {
   Loc last_translation, last_rotation;  // the time tokens of the last keys
@@ -80,6 +86,18 @@ std::string normal_path(const fs::path& p) {
 
 std::string stem_of(const std::string& file) { return fs::path(file).stem().string(); }
 
+// A file name: one token that is text (binary garbage is not looked for on disk).
+std::string read_name(TokenReader& r, const std::string& what) {
+  const Token t = r.peek();
+  std::string name = r.read_string(what);
+  if (name.size() > kMaxNameBytes)
+    r.fail_at(t, fmt::format("{} '{}' is too long for a file name ({} bytes)", what, shown(name), name.size()));
+  if (!is_text(name))
+    r.fail_at(t, fmt::format("{} '{}' is not a file name: it holds control bytes or bytes that are not UTF-8", what,
+                             shown(name)));
+  return name;
+}
+
 // ---- Parsers ------------------------------------------------------------------------------
 
 ModeDefProp parse_prop_at(std::string_view text, const std::string& name, PropLocs* locs) {
@@ -87,7 +105,7 @@ ModeDefProp parse_prop_at(std::string_view text, const std::string& name, PropLo
   ModeDefProp p;
   PropLocs l;
   l.model_file = loc_of(r.peek());
-  p.model_file = r.read_string("the model file name MODELFILE");
+  p.model_file = read_name(r, "the model file name MODELFILE");
   p.rigid_body = r.read_flag("the rigid-body flag RB");
   p.deform = r.read_flag("the deformation flag DEFORM");
   p.mass = r.read_float("the mass MASS");
@@ -122,14 +140,19 @@ ModeDefState parse_state_at(std::string_view text, const std::string& name, Stat
   s.cluster_radius = r.read_float("the cluster radius CLUSRAD");
 
   // NAME, POS 3, ROT 4, VEL 3, AVEL 3, TBIRTH, TDEATH: 16 tokens at least.
+  const Token at_objects = r.peek();
   const uint32_t objects = r.read_count("the object count #OBJ", 16);
+  if (objects > kMaxJoints)
+    r.fail_at(at_objects, fmt::format("the object count #OBJ {} is more than meshport reads from one file ({} objects, "
+                                      "one joint each)",
+                                      objects, kMaxJoints));
   s.objects.resize(objects);
   l.objects.resize(objects);
   for (uint32_t i = 0; i < objects; ++i) {
     ModeDefObject& o = s.objects[i];
     ObjectLocs& ol = l.objects[i];
     ol.name = loc_of(r.peek());
-    o.name = r.read_string(fmt::format("the name of object {} (its .prop file)", i));
+    o.name = read_name(r, fmt::format("the name of object {} (its .prop file)", i));
     if (r.peek().text == "a") {
       r.next("the flag a");
       o.animated = true;
@@ -150,10 +173,11 @@ ModeDefState parse_state_at(std::string_view text, const std::string& name, Stat
     o.death = r.read_float(fmt::format("the death time TDEATH of object {}", i));
     if (o.animated) {
       ol.path = loc_of(r.peek());
-      o.path_file = r.read_string(fmt::format("the animation path ANIMPATH of object {}", i));
+      o.path_file = read_name(r, fmt::format("the animation path ANIMPATH of object {}", i));
     }
   }
 
+  l.planes = loc_of(r.peek());
   const uint32_t planes = r.read_count("the plane count #PLANES", 6);
   s.planes.resize(planes);
   for (uint32_t k = 0; k < planes; ++k) {
@@ -166,7 +190,12 @@ ModeDefState parse_state_at(std::string_view text, const std::string& name, Stat
     read3(r, p.point, fmt::format("the point P of plane {}", k));
   }
 
+  const Token at_constraints = r.peek();
   const uint32_t constraints = r.read_count("the constraint count #CONS", 5);
+  if (constraints > kMaxConstraints)
+    r.fail_at(at_constraints, fmt::format("the constraint count #CONS {} is more than meshport reads from one file ({} "
+                                          "constraints, one attachment each)",
+                                          constraints, kMaxConstraints));
   s.constraints.resize(constraints);
   const int64_t count = int64_t(objects);
   for (uint32_t k = 0; k < constraints; ++k) {
@@ -424,10 +453,13 @@ void place_meshes(Scene& scene, size_t first, const Transform& rest) {
   }
 }
 
+// The values a mesh copy holds, with the blend streams it is about to get, and its overhead in
+// values: 4 KB per mesh (name, source, streams, and what processing and writing add per mesh),
+// 256 bytes per morph target (name, vectors).
 double mesh_values(const Mesh& m) {
-  double v = double(m.triangles.size()) + 2 * double(m.vertex_count());  // + the blend streams
+  double v = 1024 + double(m.triangles.size()) + 2 * double(m.vertex_count());
   for (const VertexStream& s : m.streams) v += double(s.data.size());
-  for (const MorphTarget& t : m.morph_targets) v += double(t.positions.size() + t.normals.size());
+  for (const MorphTarget& t : m.morph_targets) v += 64 + double(t.positions.size() + t.normals.size());
   return v;
 }
 
@@ -483,6 +515,41 @@ float radius_about(const Scene& scene, size_t end, Vec3 c) {
       const Vec3 d = Vec3{p->get(v, 0), p->get(v, 1), p->get(v, 2)} - c;
       r = std::max(r, std::sqrt(double(d[0]) * d[0] + double(d[1]) * d[1] + double(d[2]) * d[2]));
     }
+  }
+  return float(std::min(r, double(std::numeric_limits<float>::max()) / 8));
+}
+
+// The vertices of meshes [0, end) and their bounding box.
+struct Extent {
+  size_t vertices = 0;
+  Vec3 lo{0, 0, 0}, hi{0, 0, 0};
+};
+Extent extent_of(const Scene& scene, size_t end) {
+  Extent e;
+  for (size_t i = 0; i < end; ++i) {
+    const VertexStream* p = scene.meshes[i].find(Attribute::Position);
+    if (!p || p->components < 3) continue;
+    for (size_t v = 0; v < p->vertex_count(); ++v)
+      for (uint32_t a = 0; a < 3; ++a) {
+        const float x = p->get(v, a);
+        e.lo[a] = e.vertices == 0 && v == 0 ? x : std::min(e.lo[a], x);
+        e.hi[a] = e.vertices == 0 && v == 0 ? x : std::max(e.hi[a], x);
+      }
+    e.vertices += p->vertex_count();
+  }
+  return e;
+}
+
+// The largest distance from `c` to a corner of the box: at least the distance to any vertex.
+float radius_to_box(const Extent& e, Vec3 c) {
+  double r = 0;
+  for (int k = 0; k < 8; ++k) {
+    double d2 = 0;
+    for (int a = 0; a < 3; ++a) {
+      const double d = double(k >> a & 1 ? e.hi[size_t(a)] : e.lo[size_t(a)]) - c[size_t(a)];
+      d2 += d * d;
+    }
+    r = std::max(r, std::sqrt(d2));
   }
   return float(std::min(r, double(std::numeric_limits<float>::max()) / 8));
 }
@@ -657,7 +724,8 @@ Scene read_prop(std::string_view text, const std::string& name, const SideFileLo
   // The .prop itself is the main file: its model is relative to the main file's folder.
   ModeDefPropFile f = loader.prop_file(text, name, "", fs::path(name).filename().string(), pl);
   md.props.push_back(std::move(f));
-  append_model_meshes(scene, md.props[0].model, -1, stem_of(md.models[size_t(md.props[0].model)].file), diags);
+  append_model_meshes(scene, md.props[0].model, -1, stem_of(md.models[size_t(md.props[0].model)].file), diags,
+                      ErrorPlace{name, pl.model_file.line, pl.model_file.column, ""});
   return scene;
 }
 
@@ -687,9 +755,12 @@ Scene read_state(std::string_view text, const std::string& name, const SideFileL
       fail_loc(name, ol.name, fmt::format("object {} '{}' is a .state file, not a .prop", i, shown(o.name)));
     md.object_prop[i] = loader.prop(o.name, ol.name);
     if (o.animated) {
-      if (normal_path(o.path_file) == own_leaf)
+      if (normal_path(o.path_file) == own_leaf || normal_path(own.parent_path() / o.path_file) == own_full)
         fail_loc(name, ol.path, fmt::format("the path of object {} '{}' is this .state file itself", i,
                                             shown(o.path_file)));
+      if (extension_of(o.path_file) == ".state")
+        fail_loc(name, ol.path,
+                 fmt::format("the path of object {} '{}' is a .state file, not a .path", i, shown(o.path_file)));
       md.object_path[i] = loader.path(o.path_file, ol.path, object_path_locs[i], path_locs);
     }
   }
@@ -721,7 +792,9 @@ Scene read_state(std::string_view text, const std::string& name, const SideFileL
     if (model_values[size_t(model)] >= 0 && total_values + model_values[size_t(model)] > kMaxMeshValues)
       fail_loc(name, sl.objects[i].name,
                fmt::format("object {}: the objects' mesh copies would hold more than {} values", i, kMaxMeshValues));
-    append_model_meshes(scene, model, int32_t(i), stem_of(md.models[size_t(model)].file), diags);
+    const Loc at = sl.objects[i].name;
+    append_model_meshes(scene, model, int32_t(i), stem_of(md.models[size_t(model)].file), diags,
+                        ErrorPlace{name, at.line, at.column, fmt::format("object {}: ", i)});
     double added = 0;
     for (size_t m = first; m < scene.meshes.size(); ++m) added += mesh_values(scene.meshes[m]);
     model_values[size_t(model)] = added;
@@ -737,9 +810,22 @@ Scene read_state(std::string_view text, const std::string& name, const SideFileL
   // Planes: squares of half side max(10, 2 R), R the largest distance from the plane's point to
   // an object vertex at rest.
   const size_t object_meshes = scene.meshes.size();
+  if (object_meshes + state.planes.size() > kMaxMeshes)
+    fail_loc(name, sl.planes,
+             fmt::format("{} planes after {} object {} would make more than {} meshes: more than meshport reads "
+                         "from one file",
+                         state.planes.size(), object_meshes, object_meshes == 1 ? "mesh" : "meshes", kMaxMeshes));
+  // Decision: past kMaxRadiusWork (plane, vertex) pairs, R is measured to the corners of the
+  // objects' bounding box instead (never less than the exact R), so that many planes over large
+  // models cannot take hours.
+  const Extent extent = state.planes.empty() ? Extent{} : extent_of(scene, object_meshes);
+  const bool exact = double(extent.vertices) * double(state.planes.size()) <= kMaxRadiusWork;
   for (size_t k = 0; k < state.planes.size(); ++k) {
     const ModeDefPlane& p = state.planes[k];
-    const float half = std::max(kMinPlaneHalfSide, 2 * radius_about(scene, object_meshes, p.point));
+    const float r = extent.vertices == 0 ? 0.0f
+                    : exact             ? radius_about(scene, object_meshes, p.point)
+                                        : radius_to_box(extent, p.point);
+    const float half = std::max(kMinPlaneHalfSide, 2 * r);
     scene.meshes.push_back(plane_mesh(p, k, half));
   }
 

@@ -12,16 +12,45 @@ namespace {
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'; }
 
+// The length of the well-formed UTF-8 sequence at s[i] (1 for printable ASCII), 0 for a control
+// byte or a byte that does not start a well-formed sequence.
+size_t text_char_length(std::string_view s, size_t i) {
+  const auto c = static_cast<unsigned char>(s[i]);
+  if (c < 0x20 || c == 0x7f) return 0;
+  if (c < 0x80) return 1;
+  const size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k)
+    if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return 0;
+  return n;
+}
+
 }  // namespace
 
 std::string shown(std::string_view token) {
+  const std::string_view cut = token.substr(0, 32);
   std::string s;
-  for (size_t i = 0; i < token.size() && i < 32; ++i) {
-    unsigned char c = static_cast<unsigned char>(token[i]);
-    s += (c < 0x20 || c == 0x7f) ? '?' : char(c);
+  for (size_t i = 0; i < cut.size();) {
+    const size_t n = text_char_length(cut, i);
+    if (n == 0) {
+      s += fmt::format("\\x{:02X}", unsigned(static_cast<unsigned char>(cut[i])));
+      ++i;
+    } else {
+      s += cut.substr(i, n);
+      i += n;
+    }
   }
   if (token.size() > 32) s += "...";
   return s;
+}
+
+bool is_text(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    const size_t n = text_char_length(s, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
 }
 
 std::string format_float(float v) {
@@ -88,7 +117,7 @@ int32_t TokenReader::read_int(std::string_view what) {
   // One sign at most: "+-5" and "++5" are not integers.
   if (s.empty() || (s[0] == '-' && (s.size() == 1 || plus)) || s[0] == '+') r.ec = std::errc::invalid_argument;
   if (r.ec == std::errc::result_out_of_range)
-    fail_at(t, fmt::format("{} '{}' is out of range", what, shown(t.text)));
+    fail_at(t, fmt::format("{}: '{}' is beyond the 32-bit integer range", what, shown(t.text)));
   if (r.ec != std::errc() || r.ptr != s.data() + s.size())
     fail_at(t, fmt::format("expected {} (an integer), found '{}'", what, shown(t.text)));
   return v;
@@ -124,14 +153,14 @@ float TokenReader::read_float(std::string_view what) {
       size_t e = s.find_first_of("eE");
       bool tiny = rd.ec == std::errc() ? std::fabs(d) < 1.0
                                        : e != std::string_view::npos && e + 1 < s.size() && s[e + 1] == '-';
-      if (!tiny) fail_at(t, fmt::format("{} '{}' is out of range", what, shown(t.text)));
+      if (!tiny) fail_at(t, fmt::format("{}: '{}' is beyond the float range", what, shown(t.text)));
       v = s[0] == '-' ? -0.0f : 0.0f;
     } else if (r.ec != std::errc() || r.ptr != s.data() + s.size()) {
       ok = false;
     }
   }
   if (!ok) fail_at(t, fmt::format("expected {} (a number), found '{}'", what, shown(t.text)));
-  if (!std::isfinite(v)) fail_at(t, fmt::format("{} '{}' is out of range", what, shown(t.text)));
+  if (!std::isfinite(v)) fail_at(t, fmt::format("{}: '{}' is beyond the float range", what, shown(t.text)));
   return v;
 }
 

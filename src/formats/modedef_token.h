@@ -63,8 +63,12 @@ class TokenReader {
   Token next_;
 };
 
-// A token for a message: cut after 32 bytes ("..." appended), control bytes as '?'.
+// A token for a message: cut after 32 bytes ("..." appended); control bytes and bytes that are
+// not well-formed UTF-8 as \xHH.
 std::string shown(std::string_view token);
+
+// Whether `s` is text: well-formed UTF-8 without control bytes (a file name that is not garbage).
+bool is_text(std::string_view s);
 
 // Shortest decimal text that reads back as the same float ("0.1", "-2", "1e-07").
 std::string format_float(float v);

@@ -39,6 +39,7 @@
 #include <map>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ops/triangulate.h"
 #include "text.h"
@@ -49,9 +50,37 @@ namespace {
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
+// The length of the UTF-8 sequence at the start of `s`; 0 when it is not one.
+size_t utf8_length(std::string_view s) {
+  unsigned char c = static_cast<unsigned char>(s[0]);
+  size_t n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+  if (n > s.size()) return 0;
+  for (size_t i = 1; i < n; ++i)
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) return 0;
+  return n;
+}
+
+// A name or token for a message: quoted, cut after 40 bytes, control bytes and bytes that are not
+// UTF-8 written as \xNN (binary garbage must neither flood nor garble a message).
 std::string quote(std::string_view s) {
-  if (s.size() > 40) return fmt::format("\"{}...\"", s.substr(0, 40));
-  return fmt::format("\"{}\"", s);
+  std::string out = "\"";
+  size_t i = 0;
+  while (i < s.size() && i < 40) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    size_t n = c >= 0x80 ? utf8_length(s.substr(i)) : 0;
+    if (c >= 0x20 && c < 0x7F) {
+      out += char(c);
+      ++i;
+    } else if (n > 0) {
+      out.append(s.substr(i, n));
+      i += n;
+    } else {
+      out += fmt::format("\\x{:02x}", c);
+      ++i;
+    }
+  }
+  if (i < s.size()) out += "...";
+  return out + "\"";
 }
 
 const char* plural(uint64_t n) { return n == 1 ? "" : "s"; }
@@ -76,6 +105,10 @@ class Lines {
     // Decision: a UTF-8 byte order mark is skipped silently (Windows tools write one); columns
     // on the first line are counted after it.
     if (text_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;
+    // Decision: a file without any LF whose lines end with CR (classic Mac OS) is read with CR
+    // as the line break.
+    const void* lf = text_.empty() ? nullptr : std::memchr(text_.data(), '\n', text_.size());
+    if (!lf && !text_.empty() && std::memchr(text_.data(), '\r', text_.size())) break_ = '\r';
   }
 
   // Moves to the next logical line; false at the end of the text.
@@ -125,6 +158,7 @@ class Lines {
   };
   std::string_view text_;
   size_t pos_ = 0;
+  char break_ = '\n';  // what ends a line
   uint32_t physical_line_ = 0;
   uint32_t line_ = 0;
   const char* begin_ = nullptr;
@@ -135,7 +169,7 @@ class Lines {
   void physical(const char*& b, const char*& e) {
     const char* base = text_.data();
     b = base + pos_;
-    const char* nl = static_cast<const char*>(std::memchr(b, '\n', text_.size() - pos_));
+    const char* nl = static_cast<const char*>(std::memchr(b, break_, text_.size() - pos_));
     e = nl ? nl : base + text_.size();
     pos_ = nl ? size_t(nl - base) + 1 : text_.size();
     if (e > b && e[-1] == '\r') --e;
@@ -294,6 +328,11 @@ struct MaterialTable {
   std::vector<std::pair<uint32_t, uint32_t>> first_use;  // line, column of the first usemtl
   std::unordered_map<std::string, int32_t> index;
 
+  // Whether `name` is new and there is no room for it (meshport.h's limit).
+  bool full(std::string_view name) const {
+    return list.size() >= kMaxMaterials && index.find(std::string(name)) == index.end();
+  }
+
   int32_t find_or_add(std::string_view name) {
     auto it = index.find(std::string(name));
     if (it != index.end()) return it->second;
@@ -323,7 +362,7 @@ class MtlReader : Scanner {
   std::string dir_;  // the library's folder relative to the OBJ's ("" when beside it)
   MaterialTable& table_;
   int32_t current_ = -1;  // material being defined; -1 before the first newmtl, -2 in a repeated one
-  bool warned_before_ = false, warned_option_ = false;
+  bool warned_before_ = false, warned_option_ = false, warned_full_ = false;
 
   void statement() {
     std::string_view cmd = word();
@@ -334,6 +373,16 @@ class MtlReader : Scanner {
 
   void newmtl(const char* at) {
     std::string_view name = rest();
+    if (table_.full(name)) {
+      if (!warned_full_) {
+        warned_full_ = true;
+        warn(at, fmt::format("material {}: more than meshport reads from one file ({}): this and later new "
+                             "materials are ignored",
+                             quote(name), kMaxMaterials));
+      }
+      current_ = -2;
+      return;
+    }
     int32_t i = table_.find_or_add(name);
     if (table_.defined[size_t(i)]) {
       // Decision: the first definition of a name wins.
@@ -494,13 +543,17 @@ bool is_unsupported(std::string_view c) {
 }
 
 constexpr uint32_t kMaxCount = std::numeric_limits<uint32_t>::max() - 1;
+constexpr size_t kMaxLibraries = 256;
 
 class Reader : Scanner {
  public:
   Reader(std::string_view text, const std::string& name, const SideFileLoader& load, Diagnostics& diags)
       : Scanner(text, name, diags), load_(load) {}
 
-  Scene read() {
+  Scene read(std::string_view text) {
+    // Decision: UTF-16 text (a byte order mark FF FE or FE FF) is an error, not lines of garbage.
+    if (text.substr(0, 2) == "\xFF\xFE" || text.substr(0, 2) == "\xFE\xFF")
+      fail_at_line(file_, 1, 1, "UTF-16 text (byte order mark FF FE or FE FF): OBJ is read as ASCII or UTF-8");
     while (next_line()) statement();
     finish_mesh();
     Scene scene;
@@ -548,8 +601,9 @@ class Reader : Scanner {
   std::vector<Mesh> meshes_;
 
   MaterialTable materials_;
-  std::vector<std::string> libraries_;  // loaded (or attempted) ones, to load each once
+  std::unordered_set<std::string> libraries_;  // loaded (or attempted) ones, to load each once
   bool libraries_loaded_ = false;
+  bool warned_libraries_ = false;
 
   // Warn-once flags.
   std::vector<std::string> warned_;
@@ -683,6 +737,9 @@ class Reader : Scanner {
       material_ = -1;
       return;
     }
+    if (materials_.full(name))
+      error(name.data(), fmt::format("material {}: more than meshport reads from one file ({})", quote(name),
+                                     kMaxMaterials));
     material_ = materials_.find_or_add(name);
     auto& use = materials_.first_use[size_t(material_)];
     if (!use.first) use = lines_.where(cmd);
@@ -715,8 +772,18 @@ class Reader : Scanner {
 
   void load_library(std::string_view rel) {
     std::string name(rel);
-    if (std::find(libraries_.begin(), libraries_.end(), name) != libraries_.end()) return;
-    libraries_.push_back(name);
+    if (libraries_.count(name)) return;
+    // Decision: at most kMaxLibraries libraries are loaded, so that many names of one large
+    // library cannot make the reader parse it again and again.
+    if (libraries_.size() >= kMaxLibraries) {
+      if (!warned_libraries_) {
+        warned_libraries_ = true;
+        warn(rel.data(), fmt::format("material library {} not loaded: more than {} libraries", quote(rel),
+                                     kMaxLibraries));
+      }
+      return;
+    }
+    libraries_.insert(name);
     std::vector<uint8_t> bytes;
     try {
       bytes = load_(name);
@@ -840,7 +907,7 @@ class Reader : Scanner {
       uint32_t t = ht ? resolve(ti, tov, texcoords_, tat, "texture coordinate") + 1 : 0;
       uint32_t n = hn ? resolve(ni, nov, normals_, nat, "normal") + 1 : 0;
       if (!started) {
-        start_face();
+        start_face(cmd);
         started = true;
       }
       corners_.push_back(vertex_of(p, t, n, at));
@@ -860,9 +927,11 @@ class Reader : Scanner {
   }
 
   // Before the first corner of a face: starts a new mesh when o / g / usemtl asked for one.
-  void start_face() {
+  void start_face(const char* cmd) {
     bool has_faces = !b_.mesh.triangles.empty();
     if (has_faces && (split_ || b_.mesh.material != material_)) finish_mesh();
+    if (b_.mesh.triangles.empty() && meshes_.size() >= kMaxMeshes)
+      error(cmd, fmt::format("mesh {}: more than meshport reads from one file ({})", kMaxMeshes + 1, kMaxMeshes));
     if (b_.mesh.triangles.empty()) {
       b_.mesh.name = name_;
       b_.mesh.material = material_;
@@ -1395,7 +1464,7 @@ class Writer {
 }  // namespace
 
 Scene read(std::string_view text, const std::string& name, const SideFileLoader& load, Diagnostics& diags) {
-  return Reader(text, name, load, diags).read();
+  return Reader(text, name, load, diags).read(text);
 }
 
 std::vector<OutputFile> write(const Scene& scene, const WriteOptions& options, const std::string& mtl_name,

@@ -7,6 +7,8 @@
 // (meshes, materials, joints, attachments, animations) is built from them at the end.
 #include "formats/pie.h"
 
+#include <meshport/meshport.h>
+
 #include "formats/pie_common.h"
 #include "text.h"
 
@@ -25,7 +27,10 @@ namespace {
 
 // Decision: the animations of one model hold at most this many poses (animated levels x frames
 // per group), so that a small hostile file cannot make the Scene huge. Shipped models need ~100.
-constexpr size_t kMaxPoses = size_t(1) << 22;
+constexpr size_t kMaxPoses = size_t(1) << 20;
+// Decision: the connectors of one model (Scene attachments) number at most this many; shipped
+// models have a few.
+constexpr size_t kMaxConnectors = size_t(1) << 16;
 
 constexpr int64_t kInt32Min = std::numeric_limits<int32_t>::min();
 constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
@@ -237,6 +242,7 @@ class Reader {
   PieData pie_;
   std::vector<LevelWork> work_;  // parallel to pie_.levels
   size_t level_count_ = 0;
+  size_t connectors_ = 0;  // in the levels read so far
   float uv_scale_ = 1.0f;
 
   Line cur_;
@@ -283,7 +289,6 @@ class Reader {
     if (!parse_float(t, v)) expected(what, t);
     return v;
   }
-  std::string_view tok_text() const { return {tok_, size_t(p_ - tok_)}; }
 
   // ---- Lines ---------------------------------------------------------------------------------
   // Loads the next directive line (unless one is pending); false at the end of the file.
@@ -334,6 +339,7 @@ class Reader {
         continue;
       }
       if (dir_ == "LEVEL") error(dir_at_, "LEVELS missing before LEVEL");
+      if (dir_ == "PIE") error(dir_at_, "PIE given twice");
       error(dir_at_, fmt::format("unknown or misplaced directive {} before LEVELS", quoted(dir_)));
     }
     if (!pending_) error(lines_.eof(), "end of file before LEVELS");
@@ -342,6 +348,8 @@ class Reader {
     level_count_ = count("the number of levels");
     // Decision: a model without levels is refused (the engine has nothing to draw).
     if (level_count_ == 0) error(at_tok(), "LEVELS 0: at least 1 level expected");
+    if (level_count_ > kMaxMeshes)
+      error(at_tok(), fmt::format("LEVELS {}: more than meshport reads from one file ({})", level_count_, kMaxMeshes));
   }
 
   // TYPE, INTERPOLATE and the texture lines, globally or as a level's overrides.
@@ -420,6 +428,7 @@ class Reader {
   // ---- Levels --------------------------------------------------------------------------------
   void level(size_t k) {
     if (!peek()) error(lines_.eof(), fmt::format("end of file: LEVEL {} missing (LEVELS {})", k, level_count_));
+    if (dir_ == "LEVELS") error(dir_at_, "LEVELS given twice");
     if (dir_ != "LEVEL")
       error(dir_at_, fmt::format("unknown or misplaced directive {}: LEVEL {} expected", quoted(dir_), k));
     consume();
@@ -442,6 +451,8 @@ class Reader {
       normals_at = count_at_;
     }
     if (!peek()) error(lines_.eof(), fmt::format("end of file: POLYGONS missing in level {}", k));
+    if (dir_ == "POINTS" || (has_normals && dir_ == "NORMALS"))
+      error(dir_at_, fmt::format("{} given twice in level {}", dir_, k));
     if (dir_ != "POLYGONS") missing_directive("POLYGONS", k);
     consume();
     polygons_block(L, w);
@@ -488,6 +499,8 @@ class Reader {
     size_t n = count(what);
     count_at_ = at_tok();
     need_lines(n, directive, name);
+    if (name == "CONNECTORS" && n > kMaxConnectors - connectors_)
+      error(count_at_, fmt::format("CONNECTORS {}: more than {} connectors in the model", n, kMaxConnectors));
     return n;
   }
 
@@ -573,9 +586,9 @@ class Reader {
     int64_t rate = integer("the texture animation rate", kInt32Min, kUInt32Max);
     if (rate < 1) error(at_tok(), fmt::format("texture animation rate {}: at least 1 expected", rate));
     float width = real("the texture animation frame width");
-    if (!(width > 0)) error(at_tok(), fmt::format("texture animation frame width {} is not positive", tok_text()));
+    if (!(width > 0)) error(at_tok(), fmt::format("texture animation frame width {} is not positive", width));
     float height = real("the texture animation frame height");
-    if (!(height > 0)) error(at_tok(), fmt::format("texture animation frame height {} is not positive", tok_text()));
+    if (!(height > 0)) error(at_tok(), fmt::format("texture animation frame height {} is not positive", height));
     poly.anim_frames = uint32_t(frames);
     poly.anim_rate = uint32_t(rate);
     poly.anim_width = width * uv_scale_;
@@ -591,6 +604,7 @@ class Reader {
         consume();
         w.has_connectors = true;
         points_block(w.connectors, "CONNECTORS", "the number of connectors", "a connector coordinate");
+        connectors_ += w.connectors.size();
       } else if (dir_ == "ANIMOBJECT" && !L.has_animobject) {
         consume();
         animobject(L, w);
@@ -601,6 +615,9 @@ class Reader {
         consume();
         shadow_polygons(L);
       } else if (!last) {
+        bool twice = dir_ == "POINTS" || dir_ == "POLYGONS" || dir_ == "CONNECTORS" ||
+                     dir_ == "ANIMOBJECT" || dir_ == "SHADOWPOINTS" || dir_ == "SHADOWPOLYGONS";
+        if (twice) error(dir_at_, fmt::format("{} given twice in level {}", dir_, k));
         error(dir_at_, fmt::format("unknown or misplaced directive {} in level {}", quoted(dir_), k));
       } else {
         return;  // read() warns

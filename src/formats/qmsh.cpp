@@ -35,6 +35,10 @@ constexpr uint64_t kHeaderSize = 67;
 constexpr uint8_t kTangents = 1, kSkinning = 2;
 constexpr uint32_t kMax16 = 0xFFFF;
 constexpr uint32_t kMaxSkinBones = 255;  // bone index bytes hold index + 1
+// What the Scene may grow to: this many bytes per byte of input, and a fixed allowance. With
+// the input itself, an input under 10 MB then stays well under the 256 MB the project allows.
+constexpr uint64_t kBudgetFactor = 12;
+constexpr uint64_t kBudgetSlack = uint64_t(16) << 20;
 
 // Sections, in header order.
 enum Section { kVertices, kIndices, kSubmeshes, kBones, kAnimations, kSections };
@@ -319,8 +323,19 @@ struct Cursor {
   }
 };
 
+// The two version bytes of a "TFQMSHxx" magic, printable.
+std::string version_text(const uint8_t* p) {
+  std::string out;
+  for (int i = 0; i < 2; ++i)
+    out += p[i] >= 0x20 && p[i] < 0x7F && p[i] != '"' && p[i] != '\\' ? std::string(1, char(p[i]))
+                                                                     : fmt::format("\\x{:02x}", p[i]);
+  return out;
+}
+
 Header read_header(const In& in) {
   const size_t have = std::min<uint64_t>(in.size(), 8);
+  if (in.size() >= 8 && std::memcmp(in.d.data(), kMagic, 6) == 0 && std::memcmp(in.d.data(), kMagic, 8) != 0)
+    in.fail(6, fmt::format("unsupported version \"TFQMSH{}\" (only TFQMSH10 is read)", version_text(in.d.data() + 6)));
   if (have == 0 || std::memcmp(in.d.data(), kMagic, have) != 0)
     in.fail(0, "not a TFQMSH10 file: the magic is not \"TFQMSH10\"");
   if (in.size() < kHeaderSize)
@@ -338,6 +353,21 @@ Header read_header(const In& in) {
   return h;
 }
 
+// Sections that overlap even at their smallest size (names empty): reading them would read one
+// section's bytes as another's, so fail before that with a clear message. (check_overlaps
+// checks the real extents once they are known.)
+void check_least_overlaps(const In& in, const Header& h) {
+  for (int a = 0; a < kSections; ++a)
+    for (int b = 0; b < kSections; ++b) {
+      if (a == b || !h.offset[a] || !h.offset[b] || h.offset[b] < h.offset[a]) continue;
+      const uint64_t end = uint64_t(h.offset[a]) + 1 + h.count[a] * min_record(h, a);
+      if (uint64_t(h.offset[b]) < end && (h.offset[b] > h.offset[a] || b > a))
+        in.fail(offset_field(b), fmt::format("the {} section at offset {} overlaps the {} section (offsets {} to at "
+                                             "least {})",
+                                             kSectionName[b], h.offset[b], kSectionName[a], h.offset[a], end));
+    }
+}
+
 // Each section lies after the header and inside the file, with room for its records.
 void check_sections(const In& in, const Header& h) {
   for (int s = 0; s < kSections; ++s) {
@@ -349,6 +379,8 @@ void check_sections(const In& in, const Header& h) {
                                              kSectionName[s]));
       continue;
     }
+    if (ofs < 0)
+      in.fail(offset_field(s), fmt::format("the {} section offset {} is negative", kSectionName[s], ofs));
     if (ofs < int64_t(kHeaderSize))
       in.fail(offset_field(s),
               fmt::format("the {} section offset {} points into the header ({} bytes)", kSectionName[s], ofs,
@@ -362,6 +394,7 @@ void check_sections(const In& in, const Header& h) {
               fmt::format("{} {} need at least {} bytes from offset {}, past the end of the file ({} bytes)", count,
                           kCountName[s], need, ofs, in.size()));
   }
+  check_least_overlaps(in, h);
 }
 
 // A cursor after the section's leading 0x00 byte (another value is a warning).
@@ -391,12 +424,16 @@ void check_overlaps(const In& in, std::vector<Extent> ext) {
                           ext[i - 1].begin, ext[i - 1].end));
 }
 
+bool finite(std::span<const float> v) {
+  return std::all_of(v.begin(), v.end(), [](float x) { return std::isfinite(x); });
+}
+
 std::vector<FileVertex> read_vertices(const In& in, const Header& h, Extent& ext) {
   if (!h.offset[kVertices]) return {};  // no section, no vertices (check_sections)
   Cursor c = open_section(in, h, kVertices);
   const uint32_t nb = h.count[kBones];
   std::vector<FileVertex> out(h.count[kVertices]);
-  size_t high_bytes = 0;
+  size_t high_bytes = 0, non_finite = 0;
   for (size_t v = 0; v < out.size(); ++v) {
     FileVertex& x = out[v];
     const int64_t rec = int64_t(c.pos);
@@ -414,7 +451,10 @@ std::vector<FileVertex> read_vertices(const In& in, const Header& h, Extent& ext
       x.tangent = c.vec3("a vertex");
       x.binormal = c.vec3("a vertex");
     }
+    non_finite += !finite(x.position);  // (the engine's own files have NaN tangents where UVs degenerate)
   }
+  if (non_finite)
+    in.warn(h.offset[kVertices], fmt::format("{} vertices have NaN or infinite positions", non_finite));
   if (high_bytes)
     in.warn(h.offset[kVertices], fmt::format("{} vertices have bone index bytes 3 and 4 set; they are ignored (and "
                                              "kept for writing back)",
@@ -466,6 +506,8 @@ std::vector<Bone> read_bones(const In& in, const Header& h, Extent& ext) {
     b.parent = c.u16("a bone");
     for (float& x : b.matrix) x = c.f32("a bone");
     b.name = c.name("a bone name");
+    if (!finite(b.matrix))
+      in.warn(b.record + 2, fmt::format("bone {} ('{}'): its matrix has NaN or infinite values", i + 1, b.name));
     if (b.parent > out.size())
       in.fail(b.record, fmt::format("bone {} ('{}'): parent {} is past the {} bones", i + 1, b.name, b.parent,
                                     out.size()));
@@ -535,6 +577,7 @@ void read_animations(const In& in, const Header& h, const std::vector<uint32_t>&
   Cursor c = open_section(in, h, kAnimations);
   const size_t nb = h.count[kBones];
   std::vector<float> raw;
+  size_t non_finite = 0;
   for (uint32_t a = 0; a < h.count[kAnimations]; ++a) {
     const int64_t rec = int64_t(c.pos);
     Animation anim;
@@ -552,8 +595,10 @@ void read_animations(const In& in, const Header& h, const std::vector<uint32_t>&
       if (k && !(anim.times[k] >= anim.times[k - 1]))
         in.warn(int64_t(c.pos) - 4, fmt::format("animation {} ('{}'): key {} at {} s does not follow key {} at {} s", a,
                                                 anim.name, k, anim.times[k], k - 1, anim.times[k - 1]));
-      for (Key& key : file)
+      for (Key& key : file) {
         for (float& x : key) x = c.f32("a key");
+        non_finite += !finite(key);
+      }
       for (size_t j = 0; j < nb; ++j) {
         const Key& key = file[order[j]];
         anim.poses[k * nb + j] = compose(s.joints[j].rest, key_to_scene(key));
@@ -568,6 +613,8 @@ void read_animations(const In& in, const Header& h, const std::vector<uint32_t>&
     s.qmsh.animation_lengths.push_back(length);
     s.animations.push_back(std::move(anim));
   }
+  if (non_finite)
+    in.warn(h.offset[kAnimations], fmt::format("{} bone keys have NaN or infinite values", non_finite));
   s.qmsh.keys = std::move(raw);
   ext = {uint64_t(h.offset[kAnimations]), c.pos, kAnimations};
 }
@@ -579,7 +626,7 @@ void check_copies(const In& in, const Header& h, const std::vector<Submesh>& sub
   uint64_t vertices = 0, triangles = 0;
   for (const Submesh& s : subs) vertices += s.vertices, triangles += s.triangles;
   const uint64_t bytes = vertices * 96 + triangles * 12;  // Scene streams and kept values
-  const uint64_t budget = in.size() * 32 + (uint64_t(16) << 20);
+  const uint64_t budget = in.size() * kBudgetFactor + kBudgetSlack;
   if (bytes > budget)
     in.fail(h.offset[kSubmeshes],
             fmt::format("the submeshes' ranges ({} vertices and {} triangles in all) overlap so much that the Scene "

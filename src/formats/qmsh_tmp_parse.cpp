@@ -10,6 +10,8 @@
 #include "formats/qmsh_token.h"
 #include "text.h"
 
+#include <meshport/meshport.h>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -41,7 +43,7 @@ class Parser {
  public:
   Parser(std::string_view text, const std::string& file) : tokens_(text, file) { advance(); }
 
-  QmshTmpData file() {
+  QmshTmpData file(SourceMap* where) {
     QmshTmpData d;
     header();
     keyword("objects");
@@ -55,6 +57,7 @@ class Parser {
     params(d);
     if (cur_.kind != TokenKind::End) expected("end of file");
     d.present = true;
+    if (where) *where = std::move(map_);
     return d;
   }
 
@@ -63,6 +66,8 @@ class Parser {
 
   void advance() { tokens_.next(cur_); }
   Pos here() const { return {cur_.row, cur_.column}; }
+  // Records where the current token is.
+  void note(std::vector<Where>& list) const { list.push_back({cur_.row, cur_.column}); }
   [[noreturn]] void fail_at(Pos p, std::string message) const { tokens_.fail_at(p.row, p.column, std::move(message)); }
   [[noreturn]] void fail_here(std::string message) const { fail_at(here(), std::move(message)); }
   [[noreturn]] void expected(std::string_view what) const {
@@ -175,6 +180,8 @@ class Parser {
   // ---- grammar ---------------------------------------------------------------------------------
 
   void header() {
+    if (at_word("TFQMSH10"))
+      fail_here("this is a binary TFQMSH10 mesh (.qmsh), not the text format 'QMSH TMP 10' (.qmsh.tmp)");
     if (!at_word("QMSH")) expected("the header 'QMSH TMP 10'");
     advance();
     if (!at_word("TMP")) expected("'TMP' (the header is 'QMSH TMP 10')");
@@ -194,6 +201,7 @@ class Parser {
     } else if (at_word("armature")) {
       if (d.has_armature) fail_here("a second armature: at most one armature is allowed");
       advance();
+      map_.armature = {cur_.row, cur_.column};
       d.armature_index = uint32_t(d.meshes.size());
       d.armature = armature();
       d.has_armature = true;
@@ -204,12 +212,14 @@ class Parser {
 
   QmshTmpMesh mesh() {
     QmshTmpMesh m;
+    note(map_.meshes);
     m.name = string();
     symbol('{');
     m.position = vec<3>();
     m.orientation = vec<3>();
     m.size = vec<3>();
     m.parent_armature = string();
+    note(map_.parent_bones);
     m.parent_bone = string();
     m.auto_smooth_angle = number();
     materials(m);
@@ -261,9 +271,11 @@ class Parser {
   void vertex_groups(QmshTmpMesh& m) {
     keyword("vertex_groups");
     symbol('{');
+    std::vector<Where>& names = map_.vertex_groups.emplace_back();
     while (!at_symbol('}')) {
       if (cur_.kind != TokenKind::String) expected("a vertex group name (a string) or '}'");
       QmshTmpVertexGroup g;
+      note(names);
       g.name = string();
       symbol('{');
       while (!at_symbol('}')) {
@@ -288,6 +300,8 @@ class Parser {
     a.envelopes = int32("envelopes flag");
     while (!at_symbol('}')) {
       if (!at_word("bone")) expected("'bone' or '}'");
+      if (a.bones.size() == kMaxJoints)
+        fail_here(fmt::format("more than {} bones: more than meshport reads from one file", kMaxJoints));
       advance();
       a.bones.push_back(bone());
     }
@@ -297,8 +311,10 @@ class Parser {
 
   QmshTmpBone bone() {
     QmshTmpBone b;
+    note(map_.bones);
     b.name = string();
     symbol('{');
+    note(map_.bone_parents);
     b.parent = string();
     keyword("head");
     b.head_bone = vec<3>();
@@ -321,6 +337,9 @@ class Parser {
   QmshTmpAction action() {
     if (cur_.kind != TokenKind::String) expected("an action name (a string) or '}'");
     QmshTmpAction a;
+    note(map_.actions);
+    map_.channels.emplace_back();
+    map_.curves.emplace_back();
     a.name = string();
     symbol('{');
     while (!at_symbol('}')) {
@@ -333,6 +352,7 @@ class Parser {
 
   QmshTmpChannel channel() {
     QmshTmpChannel c;
+    note(map_.channels.back());
     c.name = string();
     symbol('{');
     while (!at_symbol('}')) {
@@ -345,6 +365,7 @@ class Parser {
 
   QmshTmpCurve curve() {
     QmshTmpCurve c;
+    note(map_.curves.back());
     c.name = string();
     c.interpolation = QmshTmpCurve::Interpolation(choice(kInterpolations, "interpolation", "CONST, LINEAR or BEZIER"));
     c.extend = QmshTmpCurve::Extend(choice(kExtends, "extend mode", "CONST, EXTRAP, CYCLIC or CYCLIC_EXTRAP"));
@@ -371,6 +392,7 @@ class Parser {
       if (!at_word("fps")) expected("'fps' or '}'");
       advance();
       symbol('=');
+      note(map_.fps);
       d.fps.push_back(int32("fps"));
     }
     advance();
@@ -378,6 +400,7 @@ class Parser {
 
   Tokenizer tokens_;
   Token cur_;
+  SourceMap map_;
 };
 
 // ---- printer -------------------------------------------------------------------------------------
@@ -557,8 +580,8 @@ class Printer {
 
 }  // namespace
 
-QmshTmpData parse(std::string_view text, const std::string& name, Diagnostics&) {
-  return Parser(text, name).file();
+QmshTmpData parse(std::string_view text, const std::string& name, Diagnostics&, SourceMap* where) {
+  return Parser(text, name).file(where);
 }
 
 std::string print(const QmshTmpData& data) {

@@ -13,6 +13,7 @@
 #include "ops/math.h"
 #include "ops/triangulate.h"
 
+#include <meshport/meshport.h>
 #include <meshport/process.h>
 
 #include <fmt/format.h>
@@ -21,6 +22,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <span>
 #include <unordered_map>
@@ -31,7 +33,9 @@ namespace meshport::qmsh_tmp {
 namespace {
 
 constexpr int32_t kDefaultFps = 25;
-constexpr double kMaxPoses = double(1u << 22);  // frames x joints sampled per action
+// Decision: frames x joints sampled over all actions together (40 bytes per pose), so that a small
+// file cannot make a huge Scene; meshes and actions are bounded by meshport's limits (kMaxMeshes).
+constexpr double kMaxPoses = double(1u << 20);
 constexpr float kDefaultBoneLength = 0.1f;      // scene_to_tmp: a bone with nothing to reach
 constexpr const char* kArmatureName = "Armature";
 
@@ -158,9 +162,37 @@ std::array<float, 16> to_file_matrix(const Mat3x4& m) {
 struct Ctx {
   const std::string& file;
   Diagnostics& diags;
-  void warn(std::string message) const { diags.add(warning(file, std::move(message))); }
-  [[noreturn]] void error(std::string message) const { fail(file, std::move(message)); }
+  const SourceMap* where = nullptr;  // positions from parse(), when the data came from a file
+
+  // The position of entry i of one of `where`'s lists (row 0 when unknown).
+  template <class Pick>
+  Where at(Pick pick, size_t i) const {
+    if (!where) return {};
+    const std::vector<Where>& list = pick(*where);
+    return i < list.size() ? list[i] : Where{};
+  }
+  void warn(std::string message, Where w = {}) const {
+    diags.add(w.row ? warning_at_line(file, w.row, w.column, std::move(message)) : warning(file, std::move(message)));
+  }
+  [[noreturn]] void error(std::string message, Where w = {}) const {
+    if (w.row) fail_at_line(file, w.row, w.column, std::move(message));
+    fail(file, std::move(message));
+  }
 };
+
+const std::vector<Where>& bone_names_at(const SourceMap& m) { return m.bones; }
+const std::vector<Where>& bone_parents_at(const SourceMap& m) { return m.bone_parents; }
+const std::vector<Where>& meshes_at(const SourceMap& m) { return m.meshes; }
+const std::vector<Where>& parent_bones_at(const SourceMap& m) { return m.parent_bones; }
+const std::vector<Where>& actions_at(const SourceMap& m) { return m.actions; }
+const std::vector<Where>& fps_at(const SourceMap& m) { return m.fps; }
+// Entry `outer` of a list of lists.
+auto nested(std::vector<std::vector<Where>> SourceMap::*list, size_t outer) {
+  return [list, outer](const SourceMap& m) -> const std::vector<Where>& {
+    static const std::vector<Where> none;
+    return outer < (m.*list).size() ? (m.*list)[outer] : none;
+  };
+}
 
 // ---- Skeleton ----------------------------------------------------------------------------------
 
@@ -176,19 +208,38 @@ struct Skeleton {
   }
 };
 
+// The cycle that `chain` (bones, each the child of the next) closes by naming `k` (on the chain)
+// as the parent of its last bone: "B" -> "A" -> "B", child to parent, at most 8 names shown.
+std::string cycle_text(const QmshTmpArmature& arm, const std::vector<size_t>& chain, size_t k) {
+  const size_t first = size_t(std::find(chain.begin(), chain.end(), k) - chain.begin());
+  std::string out = q(arm.bones[chain.back()].name);
+  const size_t length = chain.size() - first;
+  for (size_t n = 0; n < length; ++n) {
+    if (n == 7 && length > 8) {
+      fmt::format_to(std::back_inserter(out), " -> ... ({} bones)", length);
+      break;
+    }
+    out += " -> " + q(arm.bones[chain[first + n]].name);
+  }
+  return out;
+}
+
 // File order with every parent moved before its children; errors on unknown parents and cycles.
 std::vector<size_t> bone_order(const QmshTmpArmature& arm, const Ctx& ctx) {
   std::unordered_map<std::string, size_t> by_name;
   for (size_t i = 0; i < arm.bones.size(); ++i)
     if (!by_name.emplace(arm.bones[i].name, i).second)
-      ctx.error(fmt::format("armature {}: two bones named {}", q(arm.name), q(arm.bones[i].name)));
+      ctx.error(fmt::format("armature {}: two bones named {}", q(arm.name), q(arm.bones[i].name)),
+                ctx.at(bone_names_at, i));
   std::vector<uint8_t> state(arm.bones.size(), 0);  // 0 new, 1 on the current chain, 2 placed
   std::vector<size_t> order, chain;
   for (size_t i = 0; i < arm.bones.size(); ++i) {
     chain.clear();
     for (size_t k = i; state[k] != 2;) {
       if (state[k] == 1)
-        ctx.error(fmt::format("armature {}: bone {}: its parents form a cycle", q(arm.name), q(arm.bones[k].name)));
+        ctx.error(fmt::format("armature {}: bone {}: its parents form a cycle ({})", q(arm.name),
+                              q(arm.bones[chain.back()].name), cycle_text(arm, chain, k)),
+                  ctx.at(bone_parents_at, chain.back()));
       state[k] = 1;
       chain.push_back(k);
       const std::string& parent = arm.bones[k].parent;
@@ -196,7 +247,8 @@ std::vector<size_t> bone_order(const QmshTmpArmature& arm, const Ctx& ctx) {
       auto it = by_name.find(parent);
       if (it == by_name.end())
         ctx.error(fmt::format("armature {}: bone {}: parent bone {} does not exist", q(arm.name),
-                              q(arm.bones[k].name), q(parent)));
+                              q(arm.bones[k].name), q(parent)),
+                  ctx.at(bone_parents_at, k));
       k = it->second;
     }
     for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
@@ -213,7 +265,8 @@ Skeleton build_skeleton(const QmshTmpData& data, const Ctx& ctx) {
   const QmshTmpArmature& arm = data.armature;
   if (arm.envelopes != 0)
     ctx.warn(fmt::format("armature {}: envelopes are not used; only vertex groups (and parent bones) skin",
-                         q(arm.name)));
+                         q(arm.name)),
+             ctx.where ? ctx.where->armature : Where{});
   const std::vector<size_t> order = bone_order(arm, ctx);
   const Mat3x4 object = object_matrix(arm.position, arm.orientation, arm.size);
   std::vector<Mat3x4> world;
@@ -264,19 +317,23 @@ void check_object(const QmshTmpMesh& obj, const Ctx& ctx) {
 }
 
 // Per file vertex: its influences, or an empty vector for a mesh that is not skinned.
-std::vector<Influences> skin(const QmshTmpMesh& obj, const Skeleton& sk, const Ctx& ctx) {
+std::vector<Influences> skin(const QmshTmpMesh& obj, size_t index, const Skeleton& sk, const Ctx& ctx) {
   const size_t nv = obj.vertices.size();
   if (!obj.parent_bone.empty()) {
     const int32_t j = sk.find(obj.parent_bone);
-    if (j < 0) ctx.error(fmt::format("object {}: parent bone {} does not exist", q(obj.name), q(obj.parent_bone)));
+    if (j < 0)
+      ctx.error(fmt::format("object {}: parent bone {} does not exist", q(obj.name), q(obj.parent_bone)),
+                ctx.at(parent_bones_at, index));
     return std::vector<Influences>(nv, Influences{{j, 1.0f}});
   }
   std::vector<Influences> out(nv);
   bool any = false;
-  for (const QmshTmpVertexGroup& g : obj.vertex_groups) {
+  for (size_t gi = 0; gi < obj.vertex_groups.size(); ++gi) {
+    const QmshTmpVertexGroup& g = obj.vertex_groups[gi];
+    const Where at = ctx.at(nested(&SourceMap::vertex_groups, index), gi);
     const int32_t j = sk.find(g.name);
     if (j < 0) {
-      ctx.warn(fmt::format("object {}: vertex group {} names no bone: ignored", q(obj.name), q(g.name)));
+      ctx.warn(fmt::format("object {}: vertex group {} names no bone: ignored", q(obj.name), q(g.name)), at);
       continue;
     }
     any = true;
@@ -291,8 +348,8 @@ std::vector<Influences> skin(const QmshTmpMesh& obj, const Skeleton& sk, const C
       else it->second += w;
     }
     if (bad)
-      ctx.warn(
-          fmt::format("object {}: vertex group {}: {} weights not finite: ignored", q(obj.name), q(g.name), bad));
+      ctx.warn(fmt::format("object {}: vertex group {}: {} weights not finite: ignored", q(obj.name), q(g.name), bad),
+               at);
   }
   if (!any) return {};
   for (Influences& in : out) {
@@ -308,12 +365,14 @@ std::vector<Influences> skin(const QmshTmpMesh& obj, const Skeleton& sk, const C
   return out;
 }
 
-int32_t scene_material(Scene& scene, const std::string& name) {
+// The Scene's materials by name (a map, so that many objects with many materials stay fast).
+using MaterialIndex = std::unordered_map<std::string, int32_t>;
+
+int32_t scene_material(Scene& scene, MaterialIndex& index, const std::string& name) {
   if (name.empty()) return -1;
-  for (size_t i = 0; i < scene.materials.size(); ++i)
-    if (scene.materials[i].name == name) return int32_t(i);
-  scene.materials.push_back(Material{name, ""});
-  return int32_t(scene.materials.size() - 1);
+  auto [it, added] = index.try_emplace(name, int32_t(scene.materials.size()));
+  if (added) scene.materials.push_back(Material{name, ""});
+  return it->second;
 }
 
 uint32_t float_key(float f) {
@@ -404,10 +463,11 @@ Mesh split_mesh(const ObjectInput& in, const std::vector<size_t>& faces, size_t 
   return m;
 }
 
-std::vector<Mesh> build_object(const QmshTmpMesh& obj, const Skeleton& sk, Scene& scene, const Ctx& ctx) {
+std::vector<Mesh> build_object(const QmshTmpMesh& obj, size_t index, const Skeleton& sk, Scene& scene,
+                               MaterialIndex& materials, const Ctx& ctx) {
   check_object(obj, ctx);
   if (obj.faces.empty()) {
-    ctx.warn(fmt::format("object {} has no faces: skipped", q(obj.name)));
+    ctx.warn(fmt::format("object {} has no faces: skipped", q(obj.name)), ctx.at(meshes_at, index));
     return {};
   }
   ObjectInput in{obj, {}, false, false, {}};
@@ -416,7 +476,7 @@ std::vector<Mesh> build_object(const QmshTmpMesh& obj, const Skeleton& sk, Scene
   for (const auto& v : obj.vertices) in.positions.push_back(axes::zup_to_scene(mat_apply(m, v)));
   for (const QmshTmpFace& f : obj.faces)
     for (uint32_t c = 0; c < f.count; ++c) in.uvs = in.uvs || f.uv[c][0] != 0 || f.uv[c][1] != 0;
-  in.skin = skin(obj, sk, ctx);
+  in.skin = skin(obj, index, sk, ctx);
 
   // Faces by material name, in the order of the first material index that has the name.
   std::map<uint32_t, std::vector<size_t>> by_index;
@@ -433,7 +493,7 @@ std::vector<Mesh> build_object(const QmshTmpMesh& obj, const Skeleton& sk, Scene
     std::sort(faces.begin(), faces.end());
     Mesh mesh = split_mesh(in, faces, sk.joints.size());
     mesh.name = groups.size() == 1 ? obj.name : obj.name + "." + material;
-    mesh.material = scene_material(scene, material);
+    mesh.material = scene_material(scene, materials, material);
     work.meshes.push_back(std::move(mesh));
   }
   generate_normals(work, {}, &ctx.diags);
@@ -464,35 +524,45 @@ struct ActionCurves {
   bool keyed = false;
 };
 
-ActionCurves collect_curves(const QmshTmpAction& action, const Skeleton& sk, const Ctx& ctx) {
+ActionCurves collect_curves(const QmshTmpAction& action, size_t index, const Skeleton& sk, const Ctx& ctx) {
   ActionCurves ac;
   Track none;
   none.curve.fill(-1);
   ac.tracks.assign(sk.joints.size(), none);
-  for (const QmshTmpChannel& ch : action.channels) {
+  size_t curve_index = 0;  // in file order over the action's channels
+  for (size_t ci = 0; ci < action.channels.size(); ++ci) {
+    const QmshTmpChannel& ch = action.channels[ci];
+    const size_t first_curve = curve_index;
+    curve_index += ch.curves.size();
     const int32_t j = sk.find(ch.name);
     if (j < 0) {
-      ctx.warn(fmt::format("action {}: channel {} names no bone: ignored", q(action.name), q(ch.name)));
+      ctx.warn(fmt::format("action {}: channel {} names no bone: ignored", q(action.name), q(ch.name)),
+               ctx.at(nested(&SourceMap::channels, index), ci));
       continue;
     }
-    for (const QmshTmpCurve& c : ch.curves) {
+    for (size_t k = 0; k < ch.curves.size(); ++k) {
+      const QmshTmpCurve& c = ch.curves[k];
+      const Where at = ctx.at(nested(&SourceMap::curves, index), first_curve + k);
       const int slot = curve_slot(c.name);
       if (slot < 0) {
         ctx.warn(fmt::format("action {}: channel {}: curve {} is not a bone curve: ignored", q(action.name),
-                             q(ch.name), q(c.name)));
+                             q(ch.name), q(c.name)),
+                 at);
         continue;
       }
       int32_t& target = ac.tracks[size_t(j)].curve[size_t(slot)];
       if (target >= 0) {
         ctx.warn(fmt::format("action {}: channel {}: second curve {}: ignored", q(action.name), q(ch.name),
-                             q(c.name)));
+                             q(c.name)),
+                 at);
         continue;
       }
       size_t dropped = 0;
       ops::Curve curve = ops::prepare_curve(c, &dropped);
       if (dropped)
         ctx.warn(fmt::format("action {}: channel {}: curve {}: {} points not finite: ignored", q(action.name),
-                             q(ch.name), q(c.name), dropped));
+                             q(ch.name), q(c.name), dropped),
+                 at);
       if (!curve.keys.empty()) {
         ac.first = ac.keyed ? std::min(ac.first, curve.keys.front().x) : curve.keys.front().x;
         ac.last = ac.keyed ? std::max(ac.last, curve.keys.back().x) : curve.keys.back().x;
@@ -505,20 +575,31 @@ ActionCurves collect_curves(const QmshTmpAction& action, const Skeleton& sk, con
   return ac;
 }
 
-Animation build_animation(const QmshTmpAction& action, const Skeleton& sk, int32_t fps, const Ctx& ctx) {
-  const ActionCurves ac = collect_curves(action, sk, ctx);
+// `poses` counts the poses of the actions built so far: all actions together hold at most
+// kMaxPoses, so that many short actions cannot add up to a huge Scene either.
+Animation build_animation(const QmshTmpAction& action, size_t index, const Skeleton& sk, int32_t fps, double& poses,
+                          const Ctx& ctx) {
+  const ActionCurves ac = collect_curves(action, index, sk, ctx);
+  const Where at = ctx.at(actions_at, index);
   Animation a;
   a.name = action.name;
   a.framerate = float(fps);
   a.loop = false;
   a.channels = uint32_t(sk.joints.size());
   if (a.channels == 0) return a;
-  if (!ac.keyed) ctx.warn(fmt::format("action {} has no keys: one frame of the rest pose", q(action.name)));
+  if (!ac.keyed) ctx.warn(fmt::format("action {} has no keys: one frame of the rest pose", q(action.name)), at);
   const double span = ac.last - ac.first;
   const double frames = std::ceil(span - 1e-6) + 1;
+  const std::string bones = fmt::format("{} {}", a.channels, a.channels == 1 ? "bone" : "bones");
   if (!(frames * double(a.channels) <= kMaxPoses))
-    ctx.error(fmt::format("action {}: frames {} to {} for {} bones: more than {} poses", q(action.name), ac.first,
-                          ac.last, a.channels, kMaxPoses));
+    ctx.error(fmt::format("action {}: frames {} to {} for {}: more than {} poses", q(action.name), ac.first, ac.last,
+                          bones, kMaxPoses),
+              at);
+  if (!(frames * double(a.channels) <= kMaxPoses - poses))
+    ctx.error(fmt::format("action {}: frames {} to {} for {}: the actions together would hold more than {} poses",
+                          q(action.name), ac.first, ac.last, bones, kMaxPoses),
+              at);
+  poses += std::max(frames, 1.0) * double(a.channels);
   const size_t n = size_t(std::max(frames, 1.0));
   a.poses.reserve(n * a.channels);
   for (size_t f = 0; f < n; ++f) {
@@ -538,7 +619,8 @@ Animation build_animation(const QmshTmpAction& action, const Skeleton& sk, int32
 int32_t scene_fps(const QmshTmpData& data, const Ctx& ctx) {
   if (data.fps.empty()) return kDefaultFps;
   if (data.fps.back() > 0) return data.fps.back();
-  ctx.warn(fmt::format("params: fps = {} is not positive: {} used", data.fps.back(), kDefaultFps));
+  ctx.warn(fmt::format("params: fps = {} is not positive: {} used", data.fps.back(), kDefaultFps),
+           ctx.at(fps_at, data.fps.size() - 1));
   return kDefaultFps;
 }
 
@@ -770,22 +852,37 @@ QmshTmpAction action_from(const Scene& scene, const Animation& a, const std::vec
 
 }  // namespace
 
-Scene build_scene(QmshTmpData data, const std::string& name, Diagnostics& diags) {
-  const Ctx ctx{name, diags};
+Scene build_scene(QmshTmpData data, const std::string& name, Diagnostics& diags, const SourceMap* where) {
+  const Ctx ctx{name, diags, where};
   Scene scene;
   const Skeleton sk = build_skeleton(data, ctx);
   scene.joints = sk.joints;
-  for (const QmshTmpMesh& obj : data.meshes) {
+  MaterialIndex materials;
+  for (size_t i = 0; i < data.meshes.size(); ++i) {
+    const QmshTmpMesh& obj = data.meshes[i];
     if (!obj.parent_armature.empty() && (!data.has_armature || obj.parent_armature != data.armature.name))
       ctx.warn(fmt::format("object {}: parent armature {} is not the file's armature", q(obj.name),
-                           q(obj.parent_armature)));
-    for (Mesh& m : build_object(obj, sk, scene, ctx)) scene.meshes.push_back(std::move(m));
+                           q(obj.parent_armature)),
+               ctx.at(meshes_at, i));
+    std::vector<Mesh> meshes = build_object(obj, i, sk, scene, materials, ctx);
+    if (scene.meshes.size() + meshes.size() > kMaxMeshes)
+      ctx.error(fmt::format("object {}: more than {} meshes (one per object and material): more than meshport "
+                            "reads from one file",
+                            q(obj.name), kMaxMeshes),
+                ctx.at(meshes_at, i));
+    for (Mesh& m : meshes) scene.meshes.push_back(std::move(m));
   }
   if (!data.actions.empty() && sk.joints.empty())
-    ctx.warn(fmt::format("{} actions but no bones: the actions are kept in the data only", data.actions.size()));
+    ctx.warn(fmt::format("{} actions but no bones: the actions are kept in the data only", data.actions.size()),
+             ctx.at(actions_at, 0));
   if (!sk.joints.empty()) {
     const int32_t fps = scene_fps(data, ctx);
-    for (const QmshTmpAction& action : data.actions) scene.animations.push_back(build_animation(action, sk, fps, ctx));
+    double poses = 0;
+    if (data.actions.size() > kMaxAnimations)
+      ctx.error(fmt::format("more than {} actions: more than meshport reads from one file", kMaxAnimations),
+                ctx.at(actions_at, kMaxAnimations));
+    for (size_t i = 0; i < data.actions.size(); ++i)
+      scene.animations.push_back(build_animation(data.actions[i], i, sk, fps, poses, ctx));
   }
   scene.qmsh_tmp = std::move(data);
   scene.qmsh_tmp.present = true;
@@ -793,12 +890,14 @@ Scene build_scene(QmshTmpData data, const std::string& name, Diagnostics& diags)
 }
 
 Scene read(std::string_view text, const std::string& name, Diagnostics& diags) {
-  return build_scene(parse(text, name, diags), name, diags);
+  SourceMap where;
+  QmshTmpData data = parse(text, name, diags, &where);
+  return build_scene(std::move(data), name, diags, &where);
 }
 
 QmshTmpData scene_to_tmp(const Scene& scene, Diagnostics& diags) {
   const std::string file;
-  const Ctx ctx{file, diags};
+  const Ctx ctx{file, diags, nullptr};
   QmshTmpData d;
   d.present = true;
   const std::vector<std::string> names = bone_names(scene.joints, ctx);
