@@ -106,4 +106,43 @@ void append_float(std::string& out, float f) {
   out.append(buf, size_t(r.ptr - buf));
 }
 
+namespace {
+
+// The length of the UTF-8 sequence at the start of `s`; 0 when it is not one.
+size_t utf8_length(std::string_view s) {
+  const auto c = static_cast<unsigned char>(s[0]);
+  const size_t n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+  if (n > s.size()) return 0;
+  for (size_t i = 1; i < n; ++i)
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) return 0;
+  return n;
+}
+
+}  // namespace
+
+std::string quoted(std::string_view s, size_t max) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out = "\"";
+  size_t i = 0;
+  while (i < s.size() && i < max) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const size_t n = c >= 0x80 ? utf8_length(s.substr(i)) : 0;
+    if (c >= 0x20 && c < 0x7F) {
+      out += char(c);
+      ++i;
+    } else if (n > 0) {
+      out.append(s.substr(i, n));
+      i += n;
+    } else {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+      ++i;
+    }
+  }
+  if (i < s.size()) out += "...";
+  out += '"';
+  return out;
+}
+
 }  // namespace meshport::text

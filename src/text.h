@@ -28,4 +28,9 @@ std::string u128_string(unsigned __int128 v);
 // Appends f in shortest round-trip form; -0 is written as "0" (-0 == 0 in the Scene).
 void append_float(std::string& out, float f);
 
+// A name or token from a file, for a message: in double quotes, cut after `max` bytes (then
+// "..."), with control bytes and bytes that are not UTF-8 written as \xNN, so binary garbage
+// neither floods nor garbles a message.
+std::string quoted(std::string_view s, size_t max = 40);
+
 }  // namespace meshport::text

@@ -50,38 +50,8 @@ namespace {
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-// The length of the UTF-8 sequence at the start of `s`; 0 when it is not one.
-size_t utf8_length(std::string_view s) {
-  unsigned char c = static_cast<unsigned char>(s[0]);
-  size_t n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
-  if (n > s.size()) return 0;
-  for (size_t i = 1; i < n; ++i)
-    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) return 0;
-  return n;
-}
-
-// A name or token for a message: quoted, cut after 40 bytes, control bytes and bytes that are not
-// UTF-8 written as \xNN (binary garbage must neither flood nor garble a message).
-std::string quote(std::string_view s) {
-  std::string out = "\"";
-  size_t i = 0;
-  while (i < s.size() && i < 40) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    size_t n = c >= 0x80 ? utf8_length(s.substr(i)) : 0;
-    if (c >= 0x20 && c < 0x7F) {
-      out += char(c);
-      ++i;
-    } else if (n > 0) {
-      out.append(s.substr(i, n));
-      i += n;
-    } else {
-      out += fmt::format("\\x{:02x}", c);
-      ++i;
-    }
-  }
-  if (i < s.size()) out += "...";
-  return out + "\"";
-}
+// A name or token for a message (text::quoted: cut after 40 bytes, unprintable bytes as \xNN).
+std::string quote(std::string_view s) { return text::quoted(s); }
 
 const char* plural(uint64_t n) { return n == 1 ? "" : "s"; }
 

@@ -131,6 +131,21 @@ std::string fill(std::string head, const std::string& unit, size_t bytes) {
 
 const size_t kNearLimit = kInputLimit - kMB;  // 9 MB
 
+// A mesh of positions only.
+Mesh positions_mesh(std::string name, std::vector<float> positions, std::vector<uint32_t> triangles) {
+  Mesh m;
+  m.name = std::move(name);
+  VertexStream p;
+  p.attribute = Attribute::Position;
+  p.format = ComponentType::Float;
+  p.components = p.source_size = 3;
+  p.data = std::move(positions);
+  m.streams.push_back(std::move(p));
+  m.triangles = std::move(triangles);
+  return m;
+}
+
+
 std::string iqe_grid(size_t side) {
   std::string t = "# Inter-Quake Export\nmesh grid\nmaterial stone\n";
   for (size_t y = 0; y < side; ++y)
@@ -246,15 +261,7 @@ TEST(MemoryLimit, ModelManyModes) {
   TempDir t;
   // Written through meshport from a Scene with one triangle and 200,000 morph targets.
   Scene s;
-  Mesh m;
-  m.name = "tri";
-  VertexStream p;
-  p.attribute = Attribute::Position;
-  p.format = ComponentType::Float;
-  p.components = p.source_size = 3;
-  p.data = {0, 0, 0, 1, 0, 0, 0, 1, 0};
-  m.streams.push_back(p);
-  m.triangles = {0, 1, 2};
+  Mesh m = positions_mesh("tri", {0, 0, 0, 1, 0, 0, 0, 1, 0}, {0, 1, 2});
   const int modes = 200000;
   for (int k = 0; k < modes; ++k) {
     MorphTarget mt;
@@ -272,22 +279,18 @@ TEST(MemoryLimit, ModelManyModes) {
 // .state: 5,000 objects each placing the same 4,000-vertex model (each a copy of its meshes).
 TEST(MemoryLimit, StateManyCopiesOfOneModel) {
   TempDir t;
-  Scene s;
-  Mesh m;
-  m.name = "grid";
-  VertexStream p;
-  p.attribute = Attribute::Position;
-  p.format = ComponentType::Float;
-  p.components = p.source_size = 3;
   const int side = 64;
+  std::vector<float> grid;
+  std::vector<uint32_t> triangles;
   for (int y = 0; y < side; ++y)
-    for (int x = 0; x < side; ++x) p.data.insert(p.data.end(), {float(x), float(y), 0});
-  m.streams.push_back(p);
+    for (int x = 0; x < side; ++x) grid.insert(grid.end(), {float(x), float(y), 0});
   for (int y = 0; y + 1 < side; ++y)
     for (int x = 0; x + 1 < side; ++x) {
       const uint32_t a = uint32_t(y * side + x), b = a + 1, c = a + side, d = c + 1;
-      m.triangles.insert(m.triangles.end(), {a, b, d, a, d, c});
+      triangles.insert(triangles.end(), {a, b, d, a, d, c});
     }
+  Scene s;
+  Mesh m = positions_mesh("grid", std::move(grid), std::move(triangles));
   s.meshes.push_back(std::move(m));
   const std::vector<uint8_t> model = write_memory(s, Format::ModeDefModel);
   save(t.path / "grid.model", std::string(model.begin(), model.end()));
@@ -310,17 +313,9 @@ uint32_t get_u32(const std::vector<uint8_t>& b, size_t at) {
 void set_u32(std::vector<uint8_t>& b, size_t at, uint32_t v) { std::memcpy(b.data() + at, &v, 4); }
 
 Mesh point_cloud(size_t vertices) {
-  Mesh m;
-  m.name = "cloud";
-  VertexStream p;
-  p.attribute = Attribute::Position;
-  p.format = ComponentType::Float;
-  p.components = p.source_size = 3;
-  p.data.resize(vertices * 3);
-  for (size_t i = 0; i < p.data.size(); ++i) p.data[i] = float(i % 1000);
-  m.streams.push_back(std::move(p));
-  m.triangles = {0, 1, 2};
-  return m;
+  std::vector<float> positions(vertices * 3);
+  for (size_t i = 0; i < positions.size(); ++i) positions[i] = float(i % 1000);
+  return positions_mesh("cloud", std::move(positions), {0, 1, 2});
 }
 
 }  // namespace
