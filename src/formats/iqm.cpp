@@ -905,22 +905,6 @@ uint32_t num_poses(const Scene& s) {
   return s.joints.empty() ? s.animations[0].channels : uint32_t(s.joints.size());
 }
 
-// Bounds of the frames as a loader will see them: the quantised values, not the Scene's poses.
-// A file read back then writes the same bounds again (the fuzzers' rewrite check found that
-// bounds from the unquantised poses moved by the last bit on every rewrite).
-std::vector<FrameBounds> bounds_of_written_frames(const Scene& s, const ops::QuantizedFrames& q) {
-  Scene posed = s;
-  std::vector<float> values(q.poses * q.channels);
-  size_t frame = 0;
-  for (Animation& a : posed.animations) {
-    for (size_t f = 0; f < a.frame_count(); ++f, ++frame) {
-      ops::dequantize_frames(q, frame, 1, values.data());
-      for (size_t p = 0; p < q.poses; ++p) a.poses[f * a.channels + p] = transform_from(&values[p * q.channels], 2);
-    }
-  }
-  return frame_bounds(posed);
-}
-
 void prepare_animations(Writer& w) {
   const Scene& s = w.scene;
   const uint32_t np = num_poses(s);
@@ -953,7 +937,8 @@ void prepare_animations(Writer& w) {
                                "written as a root",
                                np));
   }
-  if (w.options.bounds && total && w.num_vertexes) w.bounds = bounds_of_written_frames(s, w.frames);
+  // Placeholders: layout() places them; written_bounds() fills them once the arrays are encoded.
+  if (w.options.bounds && total && w.num_vertexes) w.bounds.resize(total);
 }
 
 void prepare_triangles(Writer& w) {
@@ -1086,6 +1071,44 @@ void compute_adjacency(Writer& w) {
   w.adjacency = ops::triangle_adjacency(xyz, w.triangles);
 }
 
+// Bounds of what a loader will see: the quantised frames and the vertex arrays as encoded
+// (positions, blend indices and weights, which encoding may clamp or renormalise), not the
+// Scene's values. So a file read back writes the same bounds again (the round-trip fuzzer found
+// bounds moving on every rewrite, from unquantised poses and from weights summing above 1).
+void written_bounds(Writer& w) {
+  if (w.bounds.empty()) return;
+  Scene posed;
+  posed.joints = w.scene.joints;
+  posed.animations = w.scene.animations;
+  const ops::QuantizedFrames& q = w.frames;
+  std::vector<float> values(q.poses * q.channels);
+  size_t frame = 0;
+  for (Animation& a : posed.animations) {
+    for (size_t f = 0; f < a.frame_count(); ++f, ++frame) {
+      ops::dequantize_frames(q, frame, 1, values.data());
+      for (size_t p = 0; p < q.poses; ++p) a.poses[f * a.channels + p] = transform_from(&values[p * q.channels], 2);
+    }
+  }
+  posed.meshes.resize(w.scene.meshes.size());
+  for (size_t m = 0; m < w.scene.meshes.size(); ++m) {
+    const size_t nv = w.scene.meshes[m].vertex_count();
+    for (const Plan& p : w.plans) {
+      if (!p.streams[m] || (p.attribute != Attribute::Position && p.attribute != Attribute::BlendIndices &&
+                            p.attribute != Attribute::BlendWeights))
+        continue;
+      VertexStream st;
+      st.attribute = p.attribute;
+      st.components = st.source_size = p.size;
+      st.data.resize(nv * p.size);
+      const uint8_t* src = w.out.b.data() + p.offset + uint64_t(w.first_vertex[m]) * p.size * ops::component_size(p.format);
+      ops::decode(p.format, normalized(p.attribute, p.format), src, nv * p.size, st.data.data());
+      if (p.attribute == Attribute::Position) axes::stream_zup_to_scene(st);
+      posed.meshes[m].streams.push_back(std::move(st));
+    }
+  }
+  w.bounds = frame_bounds(posed);
+}
+
 void emit_skeleton(Writer& w) {
   const Header& h = w.h;
   for (size_t j = 0; j < w.scene.joints.size(); ++j) {
@@ -1196,6 +1219,7 @@ std::vector<uint8_t> write(const Scene& scene, const WriteOptions& options, Diag
   layout(w);
   w.out.b.assign(w.h.filesize, 0);
   emit_arrays(w);
+  written_bounds(w);
   compute_adjacency(w);  // from the positions as encoded
   emit_skeleton(w);
   emit_animations(w);
