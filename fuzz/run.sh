@@ -21,7 +21,7 @@ REGRESS_RUNS=${REGRESS_RUNS:-3000}
 
 if [ "$mode" = seeds ]; then rm -rf "$seeds"; fi
 if [ ! -d "$seeds/iqe" ]; then
-  mapfile -t files < <(cd "$repo" && find tests/data examples -type f \( -name '*.iqe' -o -name '*.iqm' -o -name '*.obj' \
+  mapfile -t files < <(cd "$repo" && find tests/data tests/hostile examples -type f \( -name '*.iqe' -o -name '*.iqm' -o -name '*.obj' \
     -o -name '*.pie' -o -name '*.qmsh.tmp' -o -name '*.qmsh' -o -name '*.model' -o -name '*.prop' -o -name '*.state' \
     -o -name '*.path' -o -name '*.gltf' -o -name '*.glb' \) | sort)
   (cd "$repo" && "$bins/make_seeds" "$seeds" "${files[@]}") >/dev/null

@@ -62,3 +62,32 @@ TEST(Resample, WithoutTimesNothingChanges) {
   a.framerate = 24;
   EXPECT_EQ(resample_animation(a, 10), a);
 }
+
+// Key times from hostile files (the fuzz seeds made from tests/hostile found the first: a
+// negative span converted to a frame count): decreasing or non-finite times give one frame, a
+// span too long for memory is an error.
+TEST(Resample, HostileKeyTimes) {
+  Animation a;
+  a.name = "bad";
+  a.channels = 1;
+  a.poses.resize(2);
+  a.poses[1].translation = {1, 0, 0};
+  a.times = {1.0f, -1.0f};
+  Animation r = resample_animation(a, 30);
+  ASSERT_EQ(r.frame_count(), 1u);
+  EXPECT_EQ(r.poses[0], a.poses[1]);  // the last key at or before the first key's time
+
+  a.times = {0.0f, NAN};
+  EXPECT_EQ(resample_animation(a, 30).frame_count(), 1u);
+  a.times = {NAN, 1.0f};
+  EXPECT_EQ(resample_animation(a, 30).frame_count(), 31u);
+
+  a.times = {0.0f, 1e30f};
+  try {
+    (void)resample_animation(a, 30);
+    FAIL() << "resampled";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.diagnostic().message, "animation 'bad': 1.0000000150474662e+30 s at 30 fps for 1 channels needs more "
+                                      "than 2097152 poses");
+  }
+}

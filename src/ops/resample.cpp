@@ -1,7 +1,10 @@
 // Unevenly spaced animation keys to evenly spaced frames (process.h, resample_animation).
 #include "ops/math.h"
 
+#include <meshport/diagnostics.h>
 #include <meshport/process.h>
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
@@ -9,6 +12,9 @@
 namespace meshport {
 
 namespace {
+
+// Poses (frames x channels) a resampled animation may hold: 2^21, 84 MB of transforms.
+constexpr size_t kMaxResampledPoses = size_t(1) << 21;
 
 Transform blend(const Transform& a, const Transform& b, float u) {
   Transform t;
@@ -28,8 +34,17 @@ Animation resample_animation(const Animation& a, float framerate) {
   out.times.clear();
   out.framerate = framerate;
   const size_t keys = std::min(a.times.size(), a.frame_count());
-  const double start = a.times.front(), duration = double(a.times[keys - 1]) - start;
-  const size_t frames = size_t(std::ceil(duration * framerate - 1e-4)) + 1;
+  if (keys == 0) return a;
+  // Times from a hostile file may decrease, be NaN or span ages: a negative or non-finite span is
+  // one frame, and a span that needs more than kMaxResampledPoses poses is an error.
+  const double start = std::isfinite(a.times.front()) ? double(a.times.front()) : 0.0;
+  double duration = double(a.times[keys - 1]) - start;
+  if (!(duration > 0) || !std::isfinite(duration)) duration = 0;
+  const double exact = std::ceil(duration * framerate - 1e-4) + 1;
+  if (exact * double(a.channels) > double(kMaxResampledPoses))
+    fail("", fmt::format("animation '{}': {} s at {} fps for {} channels needs more than {} poses", a.name, duration,
+                         framerate, a.channels, kMaxResampledPoses));
+  const size_t frames = std::max(size_t(1), size_t(exact));
   out.poses.assign(frames * a.channels, Transform{});
   size_t k = 0;  // a.times[k] <= t < a.times[k + 1]
   for (size_t f = 0; f < frames; ++f) {
