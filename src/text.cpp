@@ -145,4 +145,15 @@ std::string quoted(std::string_view s, size_t max) {
   return out;
 }
 
+std::string clip(std::string_view s, size_t max) {
+  if (s.size() <= max) return std::string(s);
+  size_t n = max;
+  while (n > 0 && (uint8_t(s[n]) & 0xC0) == 0x80) --n;
+  std::string out(s.substr(0, n));
+  out += "... (";
+  out += std::to_string(s.size());
+  out += " bytes)";
+  return out;
+}
+
 }  // namespace meshport::text

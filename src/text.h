@@ -33,4 +33,8 @@ void append_float(std::string& out, float f);
 // neither floods nor garbles a message.
 std::string quoted(std::string_view s, size_t max = 40);
 
+// A string from a file, for a message: at most `max` bytes of it (a UTF-8 sequence is not cut),
+// then "... (N bytes)" when it was longer.
+std::string clip(std::string_view s, size_t max = 64);
+
 }  // namespace meshport::text

@@ -125,15 +125,6 @@ std::string describe(const json& v) {
   return s;
 }
 
-// A string from the file, for a message: at most `max` bytes of it (a UTF-8 sequence is not cut),
-// then how long it is.
-std::string clip(std::string_view s, size_t max = 64) {
-  if (s.size() <= max) return std::string(s);
-  size_t n = max;
-  while (n > 0 && (uint8_t(s[n]) & 0xC0) == 0x80) --n;
-  return fmt::format("{}... ({} bytes)", s.substr(0, n), s.size());
-}
-
 // `s` with control characters, and the bytes of invalid UTF-8 (which the JSON parser quotes
 // from the file in its messages), written as \xNN.
 std::string printable(std::string_view s) {
@@ -786,7 +777,7 @@ class JsonCheck {
   bool key(std::string& k) {
     spend(96 + heap(k.size()));
     if (!stack_.back().keys.insert(k).second)
-      stop(fmt::format("the key \"{}\" appears twice in one object (glTF requires unique keys)", clip(k)));
+      stop(fmt::format("the key \"{}\" appears twice in one object (glTF requires unique keys)", text::clip(k)));
     return true;
   }
   bool end_object() {
@@ -883,7 +874,7 @@ void Reader::parse_json(std::span<const uint8_t> all, int64_t file_offset) {
     std::string msg = e.what();
     if (size_t at = msg.find("parse error"); at != std::string::npos)
       if (size_t colon = msg.find(": ", at); colon != std::string::npos) msg = msg.substr(colon + 2);
-    json_fail(name_, text, file_offset, byte > 0 ? byte - 1 : 0, printable(clip(msg, 200)));  // the last byte read
+    json_fail(name_, text, file_offset, byte > 0 ? byte - 1 : 0, printable(text::clip(msg, 200)));  // the last byte read
   }
   if (!doc_.is_object()) {
     const size_t first = size_t(std::find_if(text.begin(), text.end(), [](uint8_t c) { return !std::isspace(c); }) -
@@ -900,7 +891,7 @@ void Reader::check_asset() {
     if (!asset->is_object()) error("asset", "is not an object");
     std::string v = get_string(*asset, "version", "asset", true);
     if (v.size() < 2 || v[0] != '2' || v[1] != '.')
-      error("asset.version", fmt::format("glTF '{}' is not read (only glTF 2.x)", clip(v)));
+      error("asset.version", fmt::format("glTF '{}' is not read (only glTF 2.x)", text::clip(v)));
   }
   static const char* unsupported[] = {"KHR_draco_mesh_compression", "EXT_meshopt_compression",
                                       "KHR_meshopt_compression"};
@@ -912,9 +903,9 @@ void Reader::check_asset() {
     if (std::any_of(std::begin(unsupported), std::end(unsupported), [&](const char* u) { return e == u; }))
       error(fmt::format("extensionsRequired[{}]", i), fmt::format("{} is not supported: its compressed data cannot be "
                                                                  "read",
-                                                                 clip(e)));
+                                                                 text::clip(e)));
     if (std::none_of(std::begin(supported), std::end(supported), [&](const char* u) { return e == u; }))
-      warn(fmt::format("extensionsRequired[{}]: {} is not supported; what it adds is ignored", i, clip(e)));
+      warn(fmt::format("extensionsRequired[{}]: {} is not supported; what it adds is ignored", i, text::clip(e)));
   }
 }
 
@@ -950,12 +941,12 @@ std::span<const uint8_t> Reader::buffer(uint32_t i) {
       if (has_scheme(u) || u.empty() || u[0] == '/' || u[0] == '\\')
         error(path + ".uri", fmt::format("'{}' is not a relative path: only data URIs and files beside the model are "
                                          "read",
-                                         clip(u)));
+                                         text::clip(u)));
       std::string rel = percent_decode(u);
       try {
         slot.owned = load_(rel);
       } catch (const Error& e) {
-        error(path + ".uri", fmt::format("cannot load '{}': {}", clip(rel), e.diagnostic().message));
+        error(path + ".uri", fmt::format("cannot load '{}': {}", text::clip(rel), e.diagnostic().message));
       }
       budget_ += uint64_t(slot.owned.size()) * kBudgetFactor;
     }
@@ -1004,7 +995,7 @@ const Accessor& Reader::accessor(uint32_t i) {
   static const std::pair<const char*, uint32_t> types[] = {{"SCALAR", 1}, {"VEC2", 2}, {"VEC3", 3}, {"VEC4", 4},
                                                            {"MAT2", 4},   {"MAT3", 9}, {"MAT4", 16}};
   auto t = std::find_if(std::begin(types), std::end(types), [&](auto& x) { return a->type_name == x.first; });
-  if (t == std::end(types)) error(path + ".type", fmt::format("'{}' is not an accessor type", clip(a->type_name)));
+  if (t == std::end(types)) error(path + ".type", fmt::format("'{}' is not an accessor type", text::clip(a->type_name)));
   a->comps = t->second;
   const uint32_t cs = uint32_t(ops::component_size(a->type));
   if (a->type_name.compare(0, 3, "MAT") == 0) {
@@ -1375,7 +1366,7 @@ void Reader::read_skeleton() {
       if (!exact)
         warn(fmt::format("nodes[{}] (joint '{}'): its transform has shear or a zero scale, which a joint's translation, "
                          "rotation and scale cannot express; decomposed approximately",
-                         x, clip(joint.name)));
+                         x, text::clip(joint.name)));
       scene_.joints.push_back(std::move(joint));
     }
   }
@@ -1492,7 +1483,7 @@ Primitive Reader::read_primitive(uint32_t m, uint32_t p, const json& mesh, const
   };
 
   for (auto& [key, val] : attrs->items()) {
-    const std::string kp = fmt::format("{}.{}", ap, clip(key));
+    const std::string kp = fmt::format("{}.{}", ap, text::clip(key));
     auto idx = as_uint(val);
     if (!idx) error(kp, fmt::format("{} is not an accessor index", describe(val)));
     const Accessor& a = accessor(check_index(*idx, kp, "accessors"));
@@ -1519,7 +1510,7 @@ Primitive Reader::read_primitive(uint32_t m, uint32_t p, const json& mesh, const
       if (key.empty() || key[0] != '_')
         warn(fmt::format("{}: '{}' is not a glTF attribute semantic (application-specific ones start with '_'); read "
                          "as a custom array",
-                         kp, clip(key)));
+                         kp, text::clip(key)));
       customs.emplace_back(key, decode_stream(a, Attribute::Custom, key[0] == '_' ? key.substr(1) : key, kp));
     }
   }
@@ -1927,7 +1918,7 @@ Attachment Reader::attachment(uint32_t n) {
   }
   if (!exact)
     warn(fmt::format("nodes[{}] (attachment '{}'): its transform has shear or a zero scale; decomposed approximately",
-                     n, clip(a.name)));
+                     n, text::clip(a.name)));
   if (node.attachment) {
     if (node.attachment_mesh) a.mesh = mesh_scene_[*node.attachment_mesh];
     return a;
@@ -1997,7 +1988,7 @@ void Reader::read_animation(uint32_t ai) {
     if (interp.empty() || interp == "LINEAR") return Interp::Linear;
     if (interp == "STEP") return Interp::Step;
     if (interp == "CUBICSPLINE") return Interp::Cubic;
-    error(sp + ".interpolation", fmt::format("'{}' is not LINEAR, STEP or CUBICSPLINE", clip(interp)));
+    error(sp + ".interpolation", fmt::format("'{}' is not LINEAR, STEP or CUBICSPLINE", text::clip(interp)));
   };
   struct WeightChannel {
     uint32_t node = 0;
@@ -2018,7 +2009,7 @@ void Reader::read_animation(uint32_t ai) {
     std::optional<uint32_t> node = opt_index(*target, "node", tp, "nodes");
     std::string prop = get_string(*target, "path", tp, true);
     int which = prop == "translation" ? 0 : prop == "rotation" ? 1 : prop == "scale" ? 2 : -1;
-    if (which < 0 && prop != "weights") error(tp + ".path", fmt::format("'{}' is not an animation path", clip(prop)));
+    if (which < 0 && prop != "weights") error(tp + ".path", fmt::format("'{}' is not an animation path", text::clip(prop)));
     if (which < 0) {
       // Morph weights of the Scene meshes of the node's own mesh instance.
       const bool targets = node && nodes_[*node].scene_mesh >= 0 &&
@@ -2113,14 +2104,14 @@ void Reader::read_animation(uint32_t ai) {
     }
     if (step)
       warn(fmt::format("{} ('{}'): {} STEP morph weight channels are read as LINEAR between their keys", path,
-                       clip(anim_name), step));
+                       text::clip(anim_name), step));
     if (cubic)
       warn(fmt::format("{} ('{}'): {} CUBICSPLINE morph weight channels are read as LINEAR between their keys "
                        "(tangents dropped)",
-                       path, clip(anim_name), cubic));
+                       path, text::clip(anim_name), cubic));
     if (repeated)
       warn(fmt::format("{} ('{}'): {} morph weight keys at the time of the key before them replace it", path,
-                       clip(anim_name), repeated));
+                       text::clip(anim_name), repeated));
   }
 
   // One warning per animation for what is not read.
@@ -2128,13 +2119,13 @@ void Reader::read_animation(uint32_t ai) {
     if (!channels.empty())
       warn(fmt::format("{} ('{}') animates no joint (its {} channels animate other nodes or morph weights of meshes "
                        "without morph targets) and is not read",
-                       path, clip(anim_name), channels.size()));
+                       path, text::clip(anim_name), channels.size()));
     return;
   }
   if (ignored)
     warn(fmt::format("{} ('{}'): {} channels animate nodes that are not joints, or morph weights of meshes without "
                      "morph targets; they are ignored",
-                     path, clip(anim_name), ignored));
+                     path, text::clip(anim_name), ignored));
 
   // Framerate: the writer's, else the key grid's, else 30.
   Animation anim;
@@ -2355,13 +2346,13 @@ void Reader::restore_primitive(Mesh& m, const std::vector<std::string>& keys, co
       taken[i] = true;
       const std::string label = get_string(e, "attribute", ep, true);
       auto at = std::find(std::begin(labels), std::end(labels), label);
-      if (at == std::end(labels)) error(ep + ".attribute", fmt::format("'{}' is not an attribute", clip(label)));
+      if (at == std::end(labels)) error(ep + ".attribute", fmt::format("'{}' is not an attribute", text::clip(label)));
       s.attribute = Attribute(at - std::begin(labels));
       const std::string format = get_string(e, "format", ep);
       if (!format.empty()) {
         int f = 0;
         while (f <= int(ComponentType::Double) && format != ops::component_name(ComponentType(f))) ++f;
-        if (f > int(ComponentType::Double)) error(ep + ".format", fmt::format("'{}' is not a format", clip(format)));
+        if (f > int(ComponentType::Double)) error(ep + ".format", fmt::format("'{}' is not a format", text::clip(format)));
         s.format = ComponentType(f);
       }
       uint64_t source_size = get_uint(e, "source_size", ep, s.source_size);

@@ -82,15 +82,6 @@ uint32_t scene_components(Attribute a, uint32_t size) {
   return size;
 }
 
-// A string from the file, for a message: at most 64 bytes of it (a UTF-8 sequence is not cut),
-// then how long it is.
-std::string clip(std::string_view s) {
-  if (s.size() <= 64) return std::string(s);
-  size_t n = 64;
-  while (n > 0 && (uint8_t(s[n]) & 0xC0) == 0x80) --n;
-  return fmt::format("{}... ({} bytes)", s.substr(0, n), s.size());
-}
-
 bool is_spatial(Attribute a) { return a == Attribute::Position || a == Attribute::Normal || a == Attribute::Tangent; }
 
 bool has_image_extension(const std::string& name) {
@@ -238,7 +229,7 @@ struct Array {
 };
 
 std::string array_label(const Array& a) {
-  std::string l = a.attribute == Attribute::Custom ? fmt::format("custom '{}'", clip(a.name)) : type_label(a.type);
+  std::string l = a.attribute == Attribute::Custom ? fmt::format("custom '{}'", text::clip(a.name)) : type_label(a.type);
   return fmt::format("vertex array {} ({}, {} x{})", a.index, l, ops::component_name(a.format), a.size);
 }
 
@@ -395,7 +386,7 @@ void read_mesh(In& in, const Header& h, uint32_t i, std::vector<Array>& arrays, 
   if (!mv.extra.empty())
     in.warn(rec, fmt::format("mesh {} ('{}'): its triangles use {} vertices outside its own range [{}, {}); they "
                              "are copied into the mesh",
-                             i, clip(m.name), mv.extra.size(), mv.first, uint64_t(mv.first) + mv.count));
+                             i, text::clip(m.name), mv.extra.size(), mv.first, uint64_t(mv.first) + mv.count));
   for (Array& a : arrays) {
     in.spend(u128(uint64_t(mv.count) + mv.extra.size()) * scene_components(a.attribute, a.size) * 4, rec,
              fmt::format("mesh {}", i));
