@@ -39,19 +39,29 @@ TEST(HostileFuzz, RegressionFilesReadWriteRead) {
         continue;  // a clean error is a right answer
       }
       std::vector<uint8_t> written;
+      Diagnostics write_diags;
       try {
-        written = write_memory(first, *format);
+        written = write_memory(first, *format, {}, &write_diags);
       } catch (const Error&) {
         continue;  // the writer refused, with a message
       }
       Scene second;
       ASSERT_NO_THROW(second = read_memory(written, *format, "rewritten"));
-      EXPECT_EQ(second.meshes.size(), first.meshes.size());
       // The formats the round-trip fuzz targets hold to identical bytes on a rewrite.
       const Format lossless[] = {Format::Iqe,    Format::Iqm,          Format::Pie,         Format::QmshTmp,
                                  Format::Qmsh,   Format::ModeDefModel, Format::ModeDefPath};
       if (std::find(std::begin(lossless), std::end(lossless), *format) != std::end(lossless)) {
+        EXPECT_EQ(second.meshes.size(), first.meshes.size());
         EXPECT_EQ(write_memory(second, *format), written);
+      } else {
+        // glTF and OBJ leave out, with a warning, meshes without positions or triangles.
+        const size_t kept = size_t(std::count_if(first.meshes.begin(), first.meshes.end(), [](const Mesh& m) {
+          return m.find(Attribute::Position) && m.vertex_count() > 0 && !m.triangles.empty();
+        }));
+        EXPECT_EQ(second.meshes.size(), kept);
+        if (kept < first.meshes.size()) {
+          EXPECT_GT(write_diags.warning_count(), 0u);
+        }
       }
     }
   }
@@ -66,4 +76,45 @@ TEST(HostileFuzz, IqmMeshWithoutTrianglesGetsAdjacency) {
   std::vector<uint8_t> out = write_memory(s, Format::Iqm);
   Scene back = read_memory(out, Format::Iqm, "back.iqm");
   EXPECT_EQ(write_memory(back, Format::Iqm), out);
+}
+
+// Float blend weights that already fit (no more influences than the file holds) are written as
+// read: renormalising them on every write moved them by an ulp each time.
+TEST(HostileFuzz, IqmFloatWeightsAreWrittenAsRead) {
+  const std::string text = testutil::slurp(kHostile / "fuzz/iqm/float-weights-renormalised-each-write.iqm");
+  const std::vector<uint8_t> bytes(text.begin(), text.end());
+  Scene s = read_memory(bytes, Format::Iqm, "float-weights.iqm");
+  Scene back = read_memory(write_memory(s, Format::Iqm), Format::Iqm, "back.iqm");
+  ASSERT_EQ(back.meshes.size(), s.meshes.size());
+  size_t checked = 0;
+  for (size_t m = 0; m < s.meshes.size(); ++m) {
+    const VertexStream* a = s.meshes[m].find(Attribute::BlendWeights);
+    const VertexStream* b = back.meshes[m].find(Attribute::BlendWeights);
+    ASSERT_EQ(a == nullptr, b == nullptr);
+    if (!a) continue;
+    EXPECT_EQ(a->format, ComponentType::Float);
+    EXPECT_EQ(b->data, a->data);  // bit for bit, weights summing to 1.0000054 included
+    checked += a->data.size();
+  }
+  EXPECT_GT(checked, 0u);
+}
+
+// A glTF mesh with no whole triangle is left out of the glTF written, with a warning; the others
+// are kept.
+TEST(HostileFuzz, GltfMeshWithoutTrianglesIsLeftOut) {
+  const std::string text = testutil::slurp(kHostile / "fuzz/gltf/mesh-without-triangles-left-out.gltf");
+  const std::vector<uint8_t> bytes(text.begin(), text.end());
+  Scene s = read_memory(bytes, Format::Gltf, "in.gltf");
+  ASSERT_EQ(s.meshes.size(), 4u);
+  EXPECT_EQ(s.meshes[0].name, "box.0/tri");
+  EXPECT_EQ(s.meshes[0].vertex_count(), 3u);
+  EXPECT_TRUE(s.meshes[0].triangles.empty());
+  Diagnostics d;
+  Scene back = read_memory(write_memory(s, Format::Gltf, {}, &d), Format::Gltf, "back.gltf");
+  ASSERT_EQ(back.meshes.size(), 3u);
+  EXPECT_EQ(back.meshes[0].name, "box.1/tri");
+  bool warned = false;
+  for (const Diagnostic& x : d.items)
+    warned = warned || x.message == "mesh 0 ('box.0/tri') has 3 vertices and 0 triangles: not written";
+  EXPECT_TRUE(warned);
 }
