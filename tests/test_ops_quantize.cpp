@@ -85,3 +85,57 @@ TEST(OpsQuantize, NineChannelsAndNonFiniteValues) {
   QuantizedFrames empty = quantize_frames({}, 0, 10, 0);
   EXPECT_EQ(empty.stored_channels(), 0u);
 }
+
+// Quantising the decoded frames again (a file read and written again) gives the very same
+// offsets, scales and values. The plain range / 65535 scale did not: its decoded top missed the
+// maximum by an ulp (0.00198367285 .. 2 decodes to 1.9999999), so the scale drifted on every
+// rewrite (a fuzz finding of fuzz_iqm_roundtrip).
+TEST(OpsQuantize, RequantisingDecodedFramesKeepsEveryByte) {
+  const size_t frames = 5, channels = 10;
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+  std::uniform_int_distribution<int> exponent(-24, 24);
+  std::vector<float> v;
+  size_t poses = 0;
+  auto add_pose = [&](auto value) {
+    for (size_t f = 0; f < frames; ++f)
+      for (size_t c = 0; c < channels; ++c) v.push_back(value(f, c));
+    ++poses;
+  };
+  // The finding's channel, then lows far from the range, ranges at the epsilon, and many random ones.
+  add_pose([](size_t f, size_t) { return f == 0 ? 0.00198367285f : f == 1 ? 2.0f : 1.0f; });
+  add_pose([](size_t f, size_t c) { return 1000.0f + float(c) * 1e5f + (f == 2 ? 1.0f : 0.0f); });
+  add_pose([](size_t f, size_t c) { return 3.0f + (f == 3 ? float(c + 1) * 1e-6f : 0.0f); });
+  for (int i = 0; i < 400; ++i) {
+    const float lo = (unit(rng) - 0.5f) * std::ldexp(1.0f, exponent(rng));
+    const float range = unit(rng) * std::ldexp(1.0f, exponent(rng));
+    add_pose([&](size_t f, size_t) { return f == 0 ? lo : f == 1 ? lo + range : lo + range * unit(rng); });
+  }
+  // quantize_frames takes frame-major values; the poses above were laid out pose-major.
+  std::vector<float> frame_major(v.size());
+  for (size_t p = 0; p < poses; ++p)
+    for (size_t f = 0; f < frames; ++f)
+      for (size_t c = 0; c < channels; ++c)
+        frame_major[(f * poses + p) * channels + c] = v[(p * frames + f) * channels + c];
+
+  const QuantizedFrames first = quantize_frames(frame_major, poses, channels, frames);
+  std::vector<float> decoded(frame_major.size());
+  dequantize_frames(first, 0, frames, decoded.data());
+  const QuantizedFrames second = quantize_frames(decoded, poses, channels, frames);
+  EXPECT_EQ(second.masks, first.masks);
+  EXPECT_EQ(second.offsets, first.offsets);
+  size_t scales_differ = 0;
+  for (size_t i = 0; i < first.scales.size(); ++i) scales_differ += second.scales[i] != first.scales[i];
+  EXPECT_EQ(scales_differ, 0u);
+  EXPECT_EQ(second.data, first.data);
+  // The finding's channel: the smallest scale whose decoded top reaches its maximum, 2.
+  auto top = [&](float scale) {
+    float v = first.offsets[2];
+    v += 65535.0f * scale;
+    return v;
+  };
+  EXPECT_EQ(first.offsets[2], 0.00198367285f);
+  EXPECT_GE(top(first.scales[2]), 2.0f);
+  EXPECT_LT(top(std::nextafter(first.scales[2], 0.0f)), 2.0f);
+  EXPECT_NEAR(first.scales[2], (2.0 - 0.00198367285) / 65535, 1e-12);
+}

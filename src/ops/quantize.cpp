@@ -13,6 +13,47 @@ size_t QuantizedFrames::stored_channels() const {
   return n;
 }
 
+namespace {
+
+// What a channel's largest stored value (65535) decodes to, in float as loaders compute it.
+float decoded_top(float lo, float scale) {
+  float v = lo;
+  v += 65535.0f * scale;
+  return v;
+}
+
+bool stored(float lo, float top) { return double(top) - double(lo) >= double(kConstantEpsilon); }
+
+// The smallest non-negative float s with pred(s), for a pred that is false at 0, true at +inf and
+// monotone in s (positive floats order as their bit patterns).
+template <class Pred>
+float smallest_float(Pred pred) {
+  uint32_t a = 0, b = std::bit_cast<uint32_t>(std::numeric_limits<float>::infinity());
+  while (b - a > 1) {
+    const uint32_t m = a + (b - a) / 2;
+    (pred(std::bit_cast<float>(m)) ? b : a) = m;
+  }
+  return std::bit_cast<float>(b);
+}
+
+// The scale of a channel ranging over [lo, hi], or 0 when it is stored as constant: the smallest
+// scale whose decoded top reaches hi. Quantising the decoded frames again (a file read back and
+// written again) then finds the same scale: the decoded top is at least hi, and every smaller
+// scale decodes below hi. range / 65535 does not have that property; its decoded top can miss hi
+// by an ulp, and the scale drifted on every rewrite.
+float stable_scale(float lo, float hi) {
+  if (!stored(lo, hi)) return 0;
+  float s = smallest_float([&](float c) { return decoded_top(lo, c) >= hi; });
+  if (!std::isfinite(decoded_top(lo, s))) {  // hi at float's limit: the largest finite top
+    const float past = smallest_float([&](float c) { return !std::isfinite(decoded_top(lo, c)); });
+    const float top = decoded_top(lo, std::nextafter(past, 0.0f));
+    s = smallest_float([&](float c) { return decoded_top(lo, c) >= top; });
+  }
+  return stored(lo, decoded_top(lo, s)) ? s : 0;
+}
+
+}  // namespace
+
 QuantizedFrames quantize_frames(std::span<const float> values, size_t poses, size_t channels, size_t frames) {
   QuantizedFrames q;
   q.poses = poses;
@@ -34,8 +75,8 @@ QuantizedFrames quantize_frames(std::span<const float> values, size_t poses, siz
     }
     if (lo > hi) lo = hi = 0;  // no finite value at all
     q.offsets[i] = lo;
-    if (double(hi) - double(lo) >= double(kConstantEpsilon)) {
-      q.scales[i] = float((double(hi) - double(lo)) / 65535.0);
+    if (float scale = stable_scale(lo, hi); scale != 0) {
+      q.scales[i] = scale;
       q.masks[i / channels] |= 1u << (i % channels);
     }
   }
@@ -45,10 +86,18 @@ QuantizedFrames quantize_frames(std::span<const float> values, size_t poses, siz
   for (size_t f = 0; f < frames; ++f)
     for (size_t i = 0; i < per_frame; ++i) {
       if (!(q.masks[i / channels] >> (i % channels) & 1u)) continue;
-      float v = at(f, i);
-      double s = std::isfinite(v) ? std::round((double(v) - double(q.offsets[i])) / double(q.scales[i])) : 0.0;
-      s = s < 0 ? 0 : s > 65535 ? 65535 : s;
-      q.data[k++] = uint16_t(s);
+      const float v = at(f, i), lo = q.offsets[i], scale = q.scales[i];
+      auto index = [&](float x) {
+        const double s = std::round((double(x) - double(lo)) / double(scale));
+        return uint16_t(s < 0 ? 0 : s > 65535 ? 65535 : s);
+      };
+      const uint16_t first = std::isfinite(v) ? index(v) : 0;
+      // The index nearest to what `first` decodes to: the same one unless float cannot tell
+      // neighbouring steps apart (|offset| far above the range), where quantising the decoded
+      // value again would pick another index decoding to the same float.
+      float decoded = lo;
+      decoded += float(first) * scale;
+      q.data[k++] = index(decoded);
     }
   return q;
 }

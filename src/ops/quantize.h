@@ -3,9 +3,11 @@
 // Per pose and channel (IQM v2: Tx Ty Tz Qx Qy Qz Qw Sx Sy Sz; v1 has 9, without Qw), over
 // every frame: offset = min. A channel whose range (max - min) is below kConstantEpsilon is
 // constant: its mask bit is clear, its value is `offset` (the minimum, so the error is below the
-// epsilon) and no frame stores it. Otherwise scale = range / 65535 and each frame stores
-// round((v - offset) / scale), so the error is at most half a step (plus float rounding of
-// offset + q * scale). Non-finite values are left out of min and max and stored as 0.
+// epsilon) and no frame stores it. Otherwise scale is the smallest float for which
+// offset + 65535 * scale (in float, as loaders decode) reaches the maximum (range / 65535 give or
+// take float rounding), and each frame stores round((v - offset) / scale), so the error is at most
+// half a step (plus float rounding of offset + q * scale). Non-finite values are left out of min
+// and max and stored as 0. Quantising decoded frames again gives the same bytes.
 #pragma once
 
 #include <cstddef>
