@@ -15,12 +15,15 @@ size_t QuantizedFrames::stored_channels() const {
 
 namespace {
 
-// What a channel's largest stored value (65535) decodes to, in float as loaders compute it.
-float decoded_top(float lo, float scale) {
+// What stored value q decodes to: offset + q * scale in float, as loaders compute it.
+float decode(float lo, float scale, uint16_t q) {
   float v = lo;
-  v += 65535.0f * scale;
+  v += float(q) * scale;
   return v;
 }
+
+// What a channel's largest stored value decodes to.
+float decoded_top(float lo, float scale) { return decode(lo, scale, 65535); }
 
 bool stored(float lo, float top) { return double(top) - double(lo) >= double(kConstantEpsilon); }
 
@@ -95,9 +98,7 @@ QuantizedFrames quantize_frames(std::span<const float> values, size_t poses, siz
       // The index nearest to what `first` decodes to: the same one unless float cannot tell
       // neighbouring steps apart (|offset| far above the range), where quantising the decoded
       // value again would pick another index decoding to the same float.
-      float decoded = lo;
-      decoded += float(first) * scale;
-      q.data[k++] = index(decoded);
+      q.data[k++] = index(decode(lo, scale, first));
     }
   return q;
 }
@@ -110,9 +111,7 @@ void dequantize_frames(const QuantizedFrames& q, size_t first, size_t count, flo
       const uint32_t mask = q.masks[p];
       for (size_t c = 0; c < q.channels; ++c) {
         const size_t i = p * q.channels + c;
-        float v = q.offsets[i];
-        if (mask >> c & 1u) v += float(*src++) * q.scales[i];
-        *out++ = v;
+        *out++ = mask >> c & 1u ? decode(q.offsets[i], q.scales[i], *src++) : q.offsets[i];
       }
     }
 }
