@@ -118,3 +118,80 @@ TEST(HostileFuzz, GltfMeshWithoutTrianglesIsLeftOut) {
     warned = warned || x.message == "mesh 0 ('box.0/tri') has 3 vertices and 0 triangles: not written";
   EXPECT_TRUE(warned);
 }
+
+// Integer blend weights sum exactly to the format's maximum: negative ones (a signed BYTE array
+// holds -128) count as 0. Before, a vertex of weights 116, 114, 105, -128 / 127 was written as
+// 0, 70, 64, 0 (summing to 134), which the next write renormalised to 0, 66, 61, 0.
+TEST(HostileFuzz, IqmNegativeByteWeightsCountAsZero) {
+  const std::string text = testutil::slurp(kHostile / "fuzz/iqm/negative-byte-weights-unstable-rewrite.iqm");
+  const std::vector<uint8_t> bytes(text.begin(), text.end());
+  Scene s = read_memory(bytes, Format::Iqm, "negative-weights.iqm");
+  const VertexStream* in = s.meshes.at(0).find(Attribute::BlendWeights);
+  ASSERT_NE(in, nullptr);
+  ASSERT_EQ(in->format, ComponentType::Byte);
+  EXPECT_EQ(in->get(0, 3), -1.0f);  // -128 reads as -1
+  const std::vector<uint8_t> out = write_memory(s, Format::Iqm);
+  Scene back = read_memory(out, Format::Iqm, "back.iqm");
+  const VertexStream* w = back.meshes.at(0).find(Attribute::BlendWeights);
+  ASSERT_NE(w, nullptr);
+  ASSERT_EQ(w->components, 4u);
+  // 116, 114, 105 over their sum 335, times 127, rounded: 44, 43, 40.
+  EXPECT_EQ(w->get(0, 0) * 127, 44.0f);
+  EXPECT_EQ(w->get(0, 1) * 127, 43.0f);
+  EXPECT_EQ(w->get(0, 2) * 127, 40.0f);
+  EXPECT_EQ(w->get(0, 3), 0.0f);
+  for (const Mesh& m : back.meshes) {
+    const VertexStream* b = m.find(Attribute::BlendWeights);
+    ASSERT_NE(b, nullptr);
+    for (size_t v = 0; v < m.vertex_count(); ++v) {
+      float sum = 0;
+      for (uint32_t c = 0; c < 4; ++c) {
+        EXPECT_GE(b->get(v, c), 0.0f);
+        sum += b->get(v, c) * 127;
+      }
+      EXPECT_TRUE(sum == 0.0f || sum == 127.0f) << m.name << " vertex " << v << ": " << sum;
+    }
+  }
+  EXPECT_EQ(write_memory(back, Format::Iqm), out);
+}
+
+// A PIE 2 texture animation frame 0.25 wide rounded to 0, which reading refuses; it is now
+// written as one step (1), and the move is in the rounding warning.
+TEST(HostileFuzz, PieTwoFrameSizeKeepsOneStep) {
+  const std::string text = testutil::slurp(kHostile / "fuzz/pie/anim-frame-size-rounds-to-zero.pie");
+  const std::vector<uint8_t> bytes(text.begin(), text.end());
+  Scene s = read_memory(bytes, Format::Pie, "frame-size.pie");
+  ASSERT_EQ(s.pie.version, 2);
+  ASSERT_EQ(s.pie.levels.size(), 2u);
+  ASSERT_EQ(s.pie.levels[1].polygons.size(), 1u);
+  EXPECT_EQ(s.pie.levels[1].polygons[0].anim_width, 0.25f / 256);
+  Diagnostics d;
+  const std::vector<uint8_t> out = write_memory(s, Format::Pie, {}, &d);
+  const std::string written(out.begin(), out.end());
+  EXPECT_NE(written.find("\t4200 3 0 1 2 4 50 1 1 "), std::string::npos) << written;
+  bool warned = false;
+  for (const Diagnostic& x : d.items) warned = warned || x.message.find("frame sizes move by up to") != std::string::npos;
+  EXPECT_TRUE(warned);
+  Scene back = read_memory(out, Format::Pie, "back.pie");
+  EXPECT_EQ(back.pie.levels[1].polygons[0].anim_width, 1.0f / 256);
+  EXPECT_EQ(write_memory(back, Format::Pie), out);
+}
+
+// A Scene whose PIE data holds a texture animation that PIE cannot read (possible through glTF
+// extras) is refused by the writer with a message, not written.
+TEST(HostileFuzz, PieWriterRefusesImpossibleTextureAnimation) {
+  const std::string text = testutil::slurp(kHostile / "fuzz/pie/anim-frame-size-rounds-to-zero.pie");
+  const std::vector<uint8_t> bytes(text.begin(), text.end());
+  Scene s = read_memory(bytes, Format::Pie, "frame-size.pie");
+  ASSERT_EQ(s.pie.levels.at(1).polygons.size(), 1u);
+  s.pie.levels[1].polygons[0].anim_height = 0;
+  try {
+    write_memory(s, Format::Pie);
+    FAIL() << "written";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("texture animation of 4 frames at rate 50, frame size 0.0009765625 x 0: frames "
+                                         "and rate must be at least 1 and the size positive"),
+              std::string::npos)
+        << e.what();
+  }
+}

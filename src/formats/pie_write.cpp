@@ -515,9 +515,11 @@ class Writer {
     size_t count = 0;
     double worst = 0;
   };
-  void put_uv(float v, Rounding& r) {
+  // A frame size is positive in every version: in PIE 2 it is at least one step.
+  void put_uv(float v, Rounding& r, bool frame_size = false) {
     if (version_ != 2) return put(v);
     double scaled = std::round(double(v) * 256.0);
+    if (frame_size) scaled = std::max(scaled, 1.0);
     double moved = std::fabs(scaled / 256.0 - double(v));
     if (moved > 1.0 / 65536) {
       ++r.count;
@@ -552,10 +554,15 @@ class Writer {
       put(int64_t(3));
       for (size_t c : {0, 2, 1}) put(int64_t(of_vertex[m.triangles[t * 3 + c]]));
       if (p.flags & kTexAnim) {
+        if (p.anim_frames < 1 || p.anim_rate < 1 || !(p.anim_width > 0) || !(p.anim_height > 0) ||
+            !std::isfinite(p.anim_width) || !std::isfinite(p.anim_height))
+          fail("", fmt::format("mesh {}, polygon {}: texture animation of {} frames at rate {}, frame size {} x {}: "
+                               "frames and rate must be at least 1 and the size positive",
+                               quoted(m.name), t, p.anim_frames, p.anim_rate, p.anim_width, p.anim_height));
         put(int64_t(p.anim_frames));
         put(int64_t(p.anim_rate));
-        put_uv(p.anim_width, rounding);
-        put_uv(p.anim_height, rounding);
+        put_uv(p.anim_width, rounding, true);
+        put_uv(p.anim_height, rounding, true);
       }
       for (size_t c : {0, 2, 1}) {
         uint32_t v = m.triangles[t * 3 + c];
