@@ -195,3 +195,61 @@ TEST(HostileFuzz, PieWriterRefusesImpossibleTextureAnimation) {
         << e.what();
   }
 }
+
+namespace {
+
+// One joint standing still for `frames` frames: IQM stores no frame data for it.
+Scene still_animation(size_t frames) {
+  Scene s;
+  s.joints.push_back({"root", -1, {}});
+  Animation a;
+  a.name = "idle";
+  a.framerate = 30;
+  a.channels = 1;
+  a.poses.assign(frames, Transform{});
+  s.animations.push_back(std::move(a));
+  return s;
+}
+
+}  // namespace
+
+// 124,416 frames of two still joints in a 434-byte IQM: reading it back once needed the frames'
+// dequantised values as well as the poses, which the smaller file written could not justify.
+// Frames are now dequantised one at a time.
+TEST(HostileFuzz, IqmStillAnimationReadsBack) {
+  const std::string text = testutil::slurp(kHostile / "fuzz/iqm/still-animation-reread-over-budget.iqm");
+  const std::vector<uint8_t> bytes(text.begin(), text.end());
+  Scene s = read_memory(bytes, Format::Iqm, "still.iqm");
+  ASSERT_EQ(s.animations.size(), 1u);
+  EXPECT_EQ(s.animations[0].frame_count(), 124416u);
+  EXPECT_EQ(s.animations[0].channels, 2u);
+  const std::vector<uint8_t> out = write_memory(s, Format::Iqm);
+  Scene back = read_memory(out, Format::Iqm, "back.iqm");
+  ASSERT_EQ(back.animations.size(), 1u);
+  EXPECT_EQ(back.animations[0].frame_count(), 124416u);
+  EXPECT_EQ(back.animations[0].poses[2 * 124415], s.animations[0].poses[0]);  // joint 0's rest (joint 1's holds a NaN)
+  EXPECT_EQ(write_memory(back, Format::Iqm), out);
+}
+
+// A still animation needing more memory than the IQM written can justify to a reader (12 bytes
+// per file byte plus 16 MB) is refused by the writer; a slightly shorter one is written and
+// reads back whole.
+TEST(HostileFuzz, IqmWriterRefusesStillAnimationItCouldNotRead) {
+  const size_t fits = (size_t(16) << 20) / sizeof(Transform) - 4096;  // 415,334 frames: 15.8 MB
+  Scene ok = still_animation(fits);
+  Scene back = read_memory(write_memory(ok, Format::Iqm), Format::Iqm, "back.iqm");
+  ASSERT_EQ(back.animations.size(), 1u);
+  EXPECT_EQ(back.animations[0].frame_count(), fits);
+  Scene big = still_animation(size_t(18) << 20 >> 5);  // 589,824 frames: 22.5 MB
+  try {
+    write_memory(big, Format::Iqm);
+    FAIL() << "written";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("the animations hold 589824 poses, mostly still, which a "),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("-byte IQM cannot justify when read: animation 0 would need more memory"),
+              std::string::npos)
+        << e.what();
+  }
+}

@@ -548,17 +548,14 @@ Animation read_animation(In& in, const Header& h, uint32_t a, const ops::Quantiz
   if (uint64_t(first) + count > h.num_frames)
     in.fail(rec, fmt::format("animation {}: frames {} to {} are past num_frames ({})", a, first,
                              uint64_t(first) + count, h.num_frames));
-  // The dequantised values are needed only while the poses are made: paid for, then given back.
-  const u128 temporary = u128(count) * q.poses * q.channels * 4;
-  in.spend(u128(count) * channels * sizeof(Transform) + temporary, rec, fmt::format("animation {}", a));
-  std::vector<float> values(size_t(count) * q.poses * q.channels);
-  ops::dequantize_frames(q, first, count, values.data());
+  in.spend(u128(count) * channels * sizeof(Transform), rec, fmt::format("animation {}", a));
+  std::vector<float> values(size_t(q.poses) * q.channels);  // one frame, dequantised
   anim.poses.resize(size_t(count) * channels);
-  for (size_t f = 0; f < count; ++f)
+  for (size_t f = 0; f < count; ++f) {
+    ops::dequantize_frames(q, first + f, 1, values.data());
     for (size_t j = 0; j < channels; ++j)
-      anim.poses[f * channels + j] =
-          j < q.poses ? transform_from(&values[(f * q.poses + j) * q.channels], h.version) : s.joints[j].rest;
-  in.budget += uint64_t(temporary);
+      anim.poses[f * channels + j] = j < q.poses ? transform_from(&values[j * q.channels], h.version) : s.joints[j].rest;
+  }
   return anim;
 }
 
@@ -1186,6 +1183,24 @@ void emit_rest(Writer& w) {
   }
 }
 
+// Frames whose poses never move take no bytes in IQM, so a long still animation can need more
+// memory than the file written justifies to the reader (12 bytes per file byte, plus 16 MB).
+// When the animations' poses outweigh their frame data that much, the file is read back, and
+// the write fails rather than give a file meshport itself would refuse.
+void refuse_unreadable_animations(const Scene& scene, const Header& h, const std::vector<uint8_t>& out) {
+  u128 poses = 0;
+  for (const Animation& a : scene.animations) poses += u128(a.frame_count()) * a.channels * sizeof(Transform);
+  const u128 frame_bytes = u128(h.num_frames) * h.num_framechannels * 2;
+  if (poses <= frame_bytes * kBudgetFactor) return;
+  try {
+    Diagnostics ignored;
+    read(out, "the IQM written", ignored);
+  } catch (const Error& e) {
+    wfail(fmt::format("the animations hold {} poses, mostly still, which a {}-byte IQM cannot justify when read: {}",
+                      uint64_t(poses / sizeof(Transform)), out.size(), e.diagnostic().message));
+  }
+}
+
 }  // namespace
 
 Scene read(std::span<const uint8_t> data, const std::string& name, Diagnostics& diags) {
@@ -1222,6 +1237,7 @@ std::vector<uint8_t> write(const Scene& scene, const WriteOptions& options, Diag
   emit_skeleton(w);
   emit_animations(w);
   emit_rest(w);
+  refuse_unreadable_animations(scene, w.h, w.out.b);
   return std::move(w.out.b);
 }
 
