@@ -253,3 +253,22 @@ TEST(HostileFuzz, IqmWriterRefusesStillAnimationItCouldNotRead) {
         << e.what();
   }
 }
+
+// An IQM without joints or poses whose animation claims 1,627,389,952 frames: they hold no pose
+// (an animation's poses are per joint), so the reader no longer walks them one by one (a fuzzer
+// timeout). The file's third animation names a missing string; without it the file reads.
+TEST(HostileFuzz, IqmFramesWithoutPosesAreNotWalked) {
+  const std::string text = testutil::slurp(kHostile / "fuzz/iqm/timeout-frames-without-poses.iqm");
+  std::vector<uint8_t> bytes(text.begin(), text.end());
+  EXPECT_THROW(read_memory(bytes, Format::Iqm, "frames.iqm"), Error);
+  ASSERT_GE(bytes.size(), 88u);
+  bytes[84] = 2;  // num_anims: 3 -> 2
+  Diagnostics d;
+  Scene s = read_memory(bytes, Format::Iqm, "frames.iqm", &d);
+  ASSERT_EQ(s.animations.size(), 2u);
+  for (const Animation& a : s.animations) {
+    EXPECT_EQ(a.channels, 0u);
+    EXPECT_EQ(a.frame_count(), 0u);
+  }
+  EXPECT_GT(d.warning_count(), 0u);  // animation 1's framerate is NaN
+}

@@ -56,6 +56,16 @@ TEST(OpsQuantize, ErrorIsAtMostHalfAStepAndConstantChannelsAreExact) {
   std::vector<float> part(2 * poses * channels);
   dequantize_frames(q, 10, 2, part.data());
   for (size_t i = 0; i < part.size(); ++i) EXPECT_EQ(part[i], back[10 * poses * channels + i]);
+
+  // Only the first two poses of frames 5..7: the third pose's stored values are skipped.
+  std::vector<float> two(3 * 2 * channels, -1.0f);
+  dequantize_frames(q, 5, 3, two.data(), 2);
+  for (size_t f = 0; f < 3; ++f)
+    for (size_t i = 0; i < 2 * channels; ++i)
+      EXPECT_EQ(two[f * 2 * channels + i], back[((5 + f) * poses) * channels + i]) << f << " " << i;
+  std::vector<float> none(1, -1.0f);
+  dequantize_frames(q, 0, frames, none.data(), 0);
+  EXPECT_EQ(none[0], -1.0f);
 }
 
 TEST(OpsQuantize, ExtremesAreStoredAsZeroAnd65535) {

@@ -549,12 +549,20 @@ Animation read_animation(In& in, const Header& h, uint32_t a, const ops::Quantiz
     in.fail(rec, fmt::format("animation {}: frames {} to {} are past num_frames ({})", a, first,
                              uint64_t(first) + count, h.num_frames));
   in.spend(u128(count) * channels * sizeof(Transform), rec, fmt::format("animation {}", a));
-  std::vector<float> values(size_t(q.poses) * q.channels);  // one frame, dequantised
+  if (!channels) return anim;  // no joints and no poses: frames without a pose to hold
+  // Dequantised a chunk of frames at a time, and only the poses that become channels, so the
+  // work and the buffer stay within what the poses were charged for.
+  const size_t poses = std::min<size_t>(q.poses, channels);
+  const size_t chunk = std::max<size_t>(1, 65536 / std::max<size_t>(1, poses * q.channels));
+  std::vector<float> values(std::min<size_t>(count, chunk) * poses * q.channels);
   anim.poses.resize(size_t(count) * channels);
-  for (size_t f = 0; f < count; ++f) {
-    ops::dequantize_frames(q, first + f, 1, values.data());
-    for (size_t j = 0; j < channels; ++j)
-      anim.poses[f * channels + j] = j < q.poses ? transform_from(&values[j * q.channels], h.version) : s.joints[j].rest;
+  for (size_t f0 = 0; f0 < count; f0 += chunk) {
+    const size_t n = std::min<size_t>(chunk, count - f0);
+    ops::dequantize_frames(q, first + f0, n, values.data(), poses);
+    for (size_t f = 0; f < n; ++f)
+      for (size_t j = 0; j < channels; ++j)
+        anim.poses[(f0 + f) * channels + j] =
+            j < poses ? transform_from(&values[(f * poses + j) * q.channels], h.version) : s.joints[j].rest;
   }
   return anim;
 }

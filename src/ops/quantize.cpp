@@ -1,5 +1,6 @@
 #include "ops/quantize.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -103,17 +104,20 @@ QuantizedFrames quantize_frames(std::span<const float> values, size_t poses, siz
   return q;
 }
 
-void dequantize_frames(const QuantizedFrames& q, size_t first, size_t count, float* out) {
+void dequantize_frames(const QuantizedFrames& q, size_t first, size_t count, float* out, size_t max_poses) {
   const size_t stored = q.stored_channels();
-  const uint16_t* src = q.data.data() + first * stored;
-  for (size_t f = 0; f < count; ++f)
-    for (size_t p = 0; p < q.poses; ++p) {
+  const size_t poses = std::min(max_poses, q.poses);
+  if (poses == 0) return;
+  for (size_t f = 0; f < count; ++f) {
+    const uint16_t* src = q.data.data() + (first + f) * stored;  // poses past `poses` are skipped
+    for (size_t p = 0; p < poses; ++p) {
       const uint32_t mask = q.masks[p];
       for (size_t c = 0; c < q.channels; ++c) {
         const size_t i = p * q.channels + c;
         *out++ = mask >> c & 1u ? decode(q.offsets[i], q.scales[i], *src++) : q.offsets[i];
       }
     }
+  }
 }
 
 }  // namespace meshport::ops

@@ -32,9 +32,11 @@ struct QuantizedFrames {
 // values: frame-major, values[(frame * poses + pose) * channels + channel]; channels <= 32.
 QuantizedFrames quantize_frames(std::span<const float> values, size_t poses, size_t channels, size_t frames);
 
-// Writes frames [first, first + count) to out in the layout quantize_frames takes:
-// out[((frame - first) * poses + pose) * channels + channel] = offset + q * scale (float math,
-// as IQM loaders do). Requires first + count <= q.frames and data.size() == frames * stored.
-void dequantize_frames(const QuantizedFrames& q, size_t first, size_t count, float* out);
+// Writes frames [first, first + count) to out in the layout quantize_frames takes, for the first
+// P = min(max_poses, q.poses) poses of each frame:
+// out[((frame - first) * P + pose) * channels + channel] = offset + q * scale (float math, as IQM
+// loaders do). Requires first + count <= q.frames and data.size() == frames * stored.
+void dequantize_frames(const QuantizedFrames& q, size_t first, size_t count, float* out,
+                       size_t max_poses = SIZE_MAX);
 
 }  // namespace meshport::ops
