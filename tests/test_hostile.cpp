@@ -272,3 +272,21 @@ TEST(HostileFuzz, IqmFramesWithoutPosesAreNotWalked) {
   }
   EXPECT_GT(d.warning_count(), 0u);  // animation 1's framerate is NaN
 }
+
+// 32-bit integer (INT) weights cannot be made to sum exactly to 2147483647 through the Scene's
+// floats: forcing it moved them on every rewrite. A vertex that fits keeps them as read.
+TEST(HostileFuzz, IqmInt32WeightsAreWrittenAsRead) {
+  const std::string text = testutil::slurp(kHostile / "fuzz/iqm/int32-weights-unstable-rewrite.iqm");
+  const std::vector<uint8_t> bytes(text.begin(), text.end());
+  Scene s = read_memory(bytes, Format::Iqm, "int-weights.iqm");
+  const VertexStream* in = s.meshes.at(0).find(Attribute::BlendWeights);
+  ASSERT_NE(in, nullptr);
+  ASSERT_EQ(in->format, ComponentType::Int);
+  const std::vector<uint8_t> out = write_memory(s, Format::Iqm);
+  Scene back = read_memory(out, Format::Iqm, "back.iqm");
+  const VertexStream* w = back.meshes.at(0).find(Attribute::BlendWeights);
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(w->format, ComponentType::Int);
+  EXPECT_EQ(w->data, in->data);
+  EXPECT_EQ(write_memory(back, Format::Iqm), out);
+}

@@ -795,10 +795,10 @@ void stream_values(const Plan& p, const VertexStream* s, size_t nv, std::vector<
 
 // When a vertex has more than n influences, first merges the weights of repeated joint indices
 // (a joint listed twice gets their sum, which skins identically), then keeps the n largest
-// weights (ties: the earlier), in their original order, renormalised; integer weights are made
-// to sum exactly to the format's maximum, negative ones (a signed BYTE array can hold them)
-// becoming 0 first. A vertex that fits keeps its float weights as they are
-// (renormalising them again on every rewrite would drift by an ulp each time).
+// weights (ties: the earlier), in their original order, renormalised; 8- and 16-bit integer
+// weights are made to sum exactly to the format's maximum, negative ones (a signed BYTE array can
+// hold them) becoming 0 first. A vertex that fits keeps its float and 32-bit integer weights as
+// they are (renormalising them again on every rewrite would drift by an ulp each time).
 void blend_vertex(const float* idx, const float* in_wgt, uint32_t k, uint32_t n, ComponentType wformat, float* oi,
                   float* ow) {
   bool keep[64] = {};
@@ -831,14 +831,17 @@ void blend_vertex(const float* idx, const float* in_wgt, uint32_t k, uint32_t n,
       sum += wgt[c];
     }
   for (; o < n; ++o) oi[o] = ow[o] = 0;
-  if (used <= n && !ops::is_integer(wformat)) return;  // fits: float weights are written as read
-  if (ops::is_integer(wformat)) {  // integer weights cannot pull away from a joint: negatives become 0
+  // 8- and 16-bit integer weights can sum exactly to their maximum through the Scene's floats;
+  // 32-bit ones cannot (a float holds 24 bits), so they are kept and renormalised as floats are.
+  const bool exact = ops::is_integer(wformat) && ops::component_size(wformat) <= 2;
+  if (used <= n && !exact) return;  // fits: float (and 32-bit) weights are written as read
+  if (exact) {  // integer weights cannot pull away from a joint: negatives become 0
     sum = 0;
     for (uint32_t c = 0; c < n; ++c) sum += ow[c] = ow[c] > 0 ? ow[c] : 0.0f;
   }
   if (!(sum > 0) || !std::isfinite(sum)) return;
   for (uint32_t c = 0; c < n; ++c) ow[c] /= sum;
-  if (!ops::is_integer(wformat)) return;
+  if (!exact) return;
   const double top = ops::integer_max(wformat);
   double q[4] = {0, 0, 0, 0}, total = 0;
   uint32_t largest = 0;
