@@ -12,7 +12,6 @@ constexpr uint32_t kGrid = 180;
 const std::string& tmp_text() {
   static const std::string text = [] {
     QmshTmpData d;
-    d.present = true;
     d.fps = {25};
     QmshTmpMesh m;
     m.name = "Grid";

@@ -1,5 +1,9 @@
 #include <meshport/scene.h>
 
+#include <bit>
+#include <cstring>
+#include <type_traits>
+
 namespace meshport {
 
 const char* attribute_name(Attribute a) {
@@ -32,6 +36,90 @@ VertexStream* Mesh::find(Attribute a) {
   for (auto& s : streams)
     if (s.attribute == a) return &s;
   return nullptr;
+}
+
+const FaceChannel* Mesh::find_channel(std::string_view name) const {
+  for (const auto& c : face_channels)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+FaceChannel* Mesh::find_channel(std::string_view name) {
+  for (auto& c : face_channels)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+namespace {
+
+// FNV-1a over the bytes of every value, with lengths before sequences so that moving a value
+// from one vector to the next changes the hash.
+struct Hasher {
+  uint64_t h = 0xcbf29ce484222325ull;
+  void bytes(const void* p, size_t n) {
+    const auto* b = static_cast<const unsigned char*>(p);
+    for (size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 0x100000001b3ull;
+  }
+  template <class T>
+    requires std::is_arithmetic_v<T> || std::is_enum_v<T>
+  void add(T v) {
+    bytes(&v, sizeof v);
+  }
+  void add(const std::string& s) {
+    add(uint64_t(s.size()));
+    bytes(s.data(), s.size());
+  }
+  template <class T, size_t N>
+  void add(const std::array<T, N>& a) {
+    for (const T& v : a) add(v);
+  }
+  template <class T>
+  void add(const std::vector<T>& v) {
+    add(uint64_t(v.size()));
+    if constexpr (std::is_arithmetic_v<T>)
+      bytes(v.data(), v.size() * sizeof(T));
+    else
+      for (const T& x : v) add(x);
+  }
+  void add(const Transform& t) {
+    add(t.translation);
+    add(t.rotation);
+    add(t.scale);
+  }
+  void add(const VertexStream& s) {
+    add(s.attribute), add(s.name), add(s.custom_slot), add(s.format), add(s.source_size), add(s.components);
+    add(s.data);
+  }
+  void add(const SmoothingRules& r) {
+    add(r.face_group), add(r.face_angle), add(r.face_uv), add(r.corner_edge), add(r.vertex_key);
+  }
+  void add(const MorphTarget& t) { add(t.name), add(t.positions), add(t.normals); }
+  void add(const FaceChannel& c) { add(c.name), add(c.components), add(c.data); }
+  void add(const Mesh& m) {
+    add(m.name), add(m.material), add(m.streams), add(m.triangles), add(m.polygon_sizes);
+    add(m.smoothing), add(m.morph_targets), add(m.morph_weights), add(m.face_channels);
+  }
+  void add(const Material& m) { add(m.name), add(m.base_color_texture), add(m.base_color); }
+  void add(const Joint& j) { add(j.name), add(j.parent), add(j.rest); }
+  void add(const MorphWeightTrack& t) { add(t.mesh), add(t.times), add(t.weights); }
+  void add(const Animation& a) {
+    add(a.name), add(a.framerate), add(a.loop), add(a.interpolation), add(a.channels);
+    add(a.poses), add(a.times), add(a.morph_weights);
+  }
+  void add(const Attachment& a) { add(a.name), add(a.mesh), add(a.joint), add(a.transform); }
+};
+
+}  // namespace
+
+uint64_t content_fingerprint(const Scene& scene) {
+  Hasher h;
+  h.add(scene.meshes);
+  h.add(scene.materials);
+  h.add(scene.joints);
+  h.add(scene.animations);
+  h.add(scene.attachments);
+  h.add(scene.comment);
+  return h.h;
 }
 
 }  // namespace meshport

@@ -104,10 +104,10 @@ TEST(Attach, ByIndexNeedsMatchingCount) {
 TEST(Attach, ByIndexChecksPoseParents) {
   Scene target = skeleton({{"a", -1}, {"b", 0}});
   Scene source;
-  source.iqm.pose_parents = {-1, -1};
+  source.iqm.emplace().pose_parents = {-1, -1};
   source.animations.push_back(anim("run", 2, 1));
   EXPECT_THROW(attach_animations(target, source, "run.iqm", nullptr), Error);
-  source.iqm.pose_parents = {-1, 0};
+  source.iqm->pose_parents = {-1, 0};
   EXPECT_NO_THROW(attach_animations(target, source, "run.iqm", nullptr));
 }
 

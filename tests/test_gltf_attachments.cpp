@@ -250,7 +250,7 @@ TEST(GltfAttachments, NoPieKeyWithoutPieData) {
   const json doc = json_of(gltf::write(s, {}, false, "", "", d)[0].bytes);
   EXPECT_FALSE(doc["extras"]["meshport"].contains("pie"));
   Scene r = read_back(gltf::write(s, {}, true, "", "", d)[0].bytes, d);
-  EXPECT_EQ(r.pie, PieData{});
+  EXPECT_FALSE(r.pie.has_value());
   EXPECT_EQ(r.attachments, s.attachments);
 }
 
@@ -275,7 +275,7 @@ TEST(GltfAttachments, SkippedMeshes) {
   Scene r = read_back(out[0].bytes, d);
   ASSERT_EQ(r.meshes.size(), 2u);
   std::vector<int32_t> level_mesh;
-  for (const PieLevel& l : r.pie.levels) level_mesh.push_back(l.mesh);
+  for (const PieLevel& l : r.pie->levels) level_mesh.push_back(l.mesh);
   EXPECT_EQ(level_mesh, (std::vector<int32_t>{-1, 0, -1, 1}));
   std::vector<int32_t> att_mesh;
   for (const Attachment& a : r.attachments) att_mesh.push_back(a.mesh);
@@ -301,7 +301,7 @@ TEST(GltfAttachments, EmptyLeavesWithoutExtras) {
     if (expected.joint >= 0) expected.mesh = -1;
     EXPECT_EQ(r.attachments[k], expected) << k;
   }
-  EXPECT_EQ(r.pie, PieData{});
+  EXPECT_FALSE(r.pie.has_value());
 }
 
 TEST(GltfAttachments, ValidatorReportsNoErrorsOrWarnings) {
@@ -404,7 +404,7 @@ TEST(GltfAttachments, MalformedPieExtrasAreIgnored) {
   const std::string text = doc.dump();
   Diagnostics r_d;
   Scene r = read_back(std::vector<uint8_t>(text.begin(), text.end()), r_d);
-  EXPECT_EQ(r.pie, PieData{});
+  EXPECT_FALSE(r.pie.has_value());
   EXPECT_EQ(r.attachments, s.attachments);
   ASSERT_FALSE(r_d.items.empty());
   EXPECT_NE(r_d.items.back().message.find("extras.meshport.pie.levels[0].mesh: glTF mesh 7 does not exist"),
@@ -427,7 +427,7 @@ TEST(GltfAttachments, MalformedPieExtrasAreIgnored) {
     const std::string t = m.dump();
     Diagnostics w;
     Scene x = read_back(std::vector<uint8_t>(t.begin(), t.end()), w);
-    EXPECT_EQ(x.pie, PieData{}) << expected;
+    EXPECT_FALSE(x.pie.has_value()) << expected;
     EXPECT_EQ(x.attachments, s.attachments) << expected;
     ASSERT_FALSE(w.items.empty()) << expected;
     EXPECT_NE(w.items.back().message.find(expected), std::string::npos) << w.items.back().message;

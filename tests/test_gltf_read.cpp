@@ -1353,7 +1353,7 @@ Scene rich_scene() {
   const float r = std::sqrt(0.5f);
   Scene s;
   s.comment = "made by hand\nsecond line";
-  s.iqm.extensions = {{"ext.one", {1, 2, 3, 250}}, {"ext.two", {}}};
+  s.iqm.emplace().extensions = {{"ext.one", {1, 2, 3, 250}}, {"ext.two", {}}};
   s.materials = {{"skin", "textures/skin.png"}, {"", ""}};
   s.joints = {{"root", -1, {{0, 1, 0}, {0, 0, 0, 1}, {1, 1, 1}}},
               {"arm", 0, {{0, 1, 0}, {0, 0, r, r}, {1, 2, 1}}},
@@ -1433,7 +1433,7 @@ TEST(GltfRead, RoundTripThroughGlbAndGltfRestoresTheScene) {
 
 TEST(GltfRead, RoundTripOfAnAnimationOnlyScene) {
   Scene s;
-  s.iqm.pose_parents = {-1, 0};
+  s.iqm.emplace().pose_parents = {-1, 0};
   Animation a;
   a.name = "walk";
   a.framerate = 10;
@@ -1443,7 +1443,7 @@ TEST(GltfRead, RoundTripOfAnAnimationOnlyScene) {
   s.animations.push_back(a);
   Scene back = round_trip(s, Format::Glb);
   EXPECT_TRUE(back.joints.empty());
-  EXPECT_EQ(back.iqm.pose_parents, s.iqm.pose_parents);
+  EXPECT_EQ(back.iqm->pose_parents, s.iqm->pose_parents);
   expect_same_scene(s, back, 0, 0);
 }
 

@@ -752,7 +752,7 @@ TEST(GltfWrite, AnimationOnlySceneGetsPoseNodes) {
   a.channels = 2;
   a.poses = {trs({0, 0, 0}), trs({1, 0, 0}), trs({0, 1, 0}), trs({1, 0, 0})};
   s.animations.push_back(a);
-  s.iqm.pose_parents = {-1, 0};
+  s.iqm.emplace().pose_parents = {-1, 0};
   Diagnostics d;
   Gltf g = write_glb(s, &d);
   ASSERT_EQ(g.j["nodes"].size(), 2u);
@@ -837,8 +837,8 @@ TEST(GltfWrite, TextureNeedsTexcoordsInEveryMeshUsingIt) {
 TEST(GltfWrite, ExtrasSchema) {
   Scene s;
   s.comment = "made by hand\nline 2";
-  s.iqm.extensions.push_back({"FOO", {0, 1, 2, 250}});
-  s.iqm.pose_parents = {-1};
+  s.iqm.emplace().extensions.push_back({"FOO", {0, 1, 2, 250}});
+  s.iqm->pose_parents = {-1};
   Mesh m = quad();
   m.streams[0].format = ComponentType::Half;
   m.streams[0].source_size = 4;

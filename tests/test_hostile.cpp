@@ -161,10 +161,10 @@ TEST(HostileFuzz, PieTwoFrameSizeKeepsOneStep) {
   const std::string text = testutil::slurp(kHostile / "fuzz/pie/anim-frame-size-rounds-to-zero.pie");
   const std::vector<uint8_t> bytes(text.begin(), text.end());
   Scene s = read_memory(bytes, Format::Pie, "frame-size.pie");
-  ASSERT_EQ(s.pie.version, 2);
-  ASSERT_EQ(s.pie.levels.size(), 2u);
-  ASSERT_EQ(s.pie.levels[1].polygons.size(), 1u);
-  EXPECT_EQ(s.pie.levels[1].polygons[0].anim_width, 0.25f / 256);
+  ASSERT_EQ(s.pie->version, 2);
+  ASSERT_EQ(s.pie->levels.size(), 2u);
+  ASSERT_EQ(s.pie->levels[1].polygons.size(), 1u);
+  EXPECT_EQ(s.pie->levels[1].polygons[0].anim_width, 0.25f / 256);
   Diagnostics d;
   const std::vector<uint8_t> out = write_memory(s, Format::Pie, {}, &d);
   const std::string written(out.begin(), out.end());
@@ -173,7 +173,7 @@ TEST(HostileFuzz, PieTwoFrameSizeKeepsOneStep) {
   for (const Diagnostic& x : d.items) warned = warned || x.message.find("frame sizes move by up to") != std::string::npos;
   EXPECT_TRUE(warned);
   Scene back = read_memory(out, Format::Pie, "back.pie");
-  EXPECT_EQ(back.pie.levels[1].polygons[0].anim_width, 1.0f / 256);
+  EXPECT_EQ(back.pie->levels[1].polygons[0].anim_width, 1.0f / 256);
   EXPECT_EQ(write_memory(back, Format::Pie), out);
 }
 
@@ -183,8 +183,8 @@ TEST(HostileFuzz, PieWriterRefusesImpossibleTextureAnimation) {
   const std::string text = testutil::slurp(kHostile / "fuzz/pie/anim-frame-size-rounds-to-zero.pie");
   const std::vector<uint8_t> bytes(text.begin(), text.end());
   Scene s = read_memory(bytes, Format::Pie, "frame-size.pie");
-  ASSERT_EQ(s.pie.levels.at(1).polygons.size(), 1u);
-  s.pie.levels[1].polygons[0].anim_height = 0;
+  ASSERT_EQ(s.pie->levels.at(1).polygons.size(), 1u);
+  s.pie->levels[1].polygons[0].anim_height = 0;
   try {
     write_memory(s, Format::Pie);
     FAIL() << "written";

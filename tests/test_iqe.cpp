@@ -1535,7 +1535,7 @@ TEST(IqeWrite, InvalidScenesAreErrorsNotCrashes) {
 
 TEST(IqeWrite, IqmOnlyDataIsAWarning) {
   Scene s;
-  s.iqm.extensions.push_back({"ext", {1, 2, 3}});
+  s.iqm.emplace().extensions.push_back({"ext", {1, 2, 3}});
   Diagnostics d;
   iqe::write(s, d);
   EXPECT_EQ(d.warning_count(), 1u);

@@ -367,8 +367,7 @@ TEST(IqmRead, Mrfixit) {
   EXPECT_EQ(a.framerate, 24.0f);
   EXPECT_FALSE(a.loop);
   EXPECT_TRUE(s.comment.empty());
-  EXPECT_TRUE(s.iqm.extensions.empty());
-  EXPECT_TRUE(s.iqm.pose_parents.empty());
+  EXPECT_FALSE(s.iqm.has_value());  // no extensions, no pose parents
 
   struct Want {
     Attribute a;
@@ -536,10 +535,10 @@ TEST(IqmRead, SmallFileWithEverySection) {
   EXPECT_EQ(a.poses[2 * 2].translation[0], 32768 * (0.5f / 65535));
   EXPECT_EQ(a.poses[1 * 2 + 1].translation, (std::array<float, 3>{1, 0, 0}));
   EXPECT_EQ(s.comment, "made by hand");
-  ASSERT_EQ(s.iqm.extensions.size(), 2u);
-  EXPECT_EQ(s.iqm.extensions[0].name, "EXT_one");
-  EXPECT_EQ(s.iqm.extensions[0].data, (std::vector<uint8_t>{1, 2, 3, 0, 5}));
-  EXPECT_EQ(s.iqm.extensions[1].data, (std::vector<uint8_t>{0xAA, 0xBB, 0xCC, 0xDD}));
+  ASSERT_EQ(s.iqm->extensions.size(), 2u);
+  EXPECT_EQ(s.iqm->extensions[0].name, "EXT_one");
+  EXPECT_EQ(s.iqm->extensions[0].data, (std::vector<uint8_t>{1, 2, 3, 0, 5}));
+  EXPECT_EQ(s.iqm->extensions[1].data, (std::vector<uint8_t>{0xAA, 0xBB, 0xCC, 0xDD}));
 }
 
 TEST(IqmRead, NonAlignedOffsetsAreAccepted) {
@@ -670,7 +669,7 @@ TEST(IqmRead, AnimationOnlyFile) {
   EXPECT_TRUE(d.items.empty());
   EXPECT_TRUE(s.meshes.empty());
   EXPECT_TRUE(s.joints.empty());
-  EXPECT_EQ(s.iqm.pose_parents, (std::vector<int32_t>{-1, 0, 0}));
+  EXPECT_EQ(s.iqm->pose_parents, (std::vector<int32_t>{-1, 0, 0}));
   ASSERT_EQ(s.animations.size(), 1u);
   EXPECT_EQ(s.animations[0].channels, 3u);
   EXPECT_EQ(s.animations[0].frame_count(), 4u);
@@ -684,7 +683,7 @@ TEST(IqmRead, AnimationOnlyFile) {
   EXPECT_EQ(h.num_meshes, 0u);
   EXPECT_EQ(h.ofs_bounds, 0u);  // no vertices: no bounds
   Scene back = read_bytes(out);
-  EXPECT_EQ(back.iqm.pose_parents, s.iqm.pose_parents);
+  EXPECT_EQ(back.iqm->pose_parents, s.iqm->pose_parents);
   testutil::expect_scenes_close(s, back, 0.0f, 0.0f);
 }
 
@@ -1125,13 +1124,13 @@ TEST(IqmHostile, Extensions) {
   x = f.bytes;
   x[kNumExtensions] = 3;
   Diagnostics d;
-  EXPECT_EQ(read_bytes(x, &d).iqm.extensions.size(), 2u);
+  EXPECT_EQ(read_bytes(x, &d).iqm->extensions.size(), 2u);
   EXPECT_TRUE(has_warning(d, kNumExtensions, "the extension list ends after 2 of num_extensions (3) extensions"));
   // more: a warning
   x = f.bytes;
   x[kNumExtensions] = 1;
   Diagnostics d2;
-  EXPECT_EQ(read_bytes(x, &d2).iqm.extensions.size(), 1u);
+  EXPECT_EQ(read_bytes(x, &d2).iqm->extensions.size(), 1u);
   EXPECT_TRUE(has_warning(d2, int64_t(e0 + 12), "the extension list goes on past num_extensions (1)"));
 }
 
@@ -1276,9 +1275,9 @@ TEST(IqmWrite, WindingAndAxesAtTheBoundary) {
 TEST(IqmWrite, ExtensionsAndCommentRoundTripExactly) {
   Scene s = triangle_scene();
   s.comment = std::string("line 1\r\nline\0two\n", 17);  // an embedded NUL is kept
-  s.iqm.extensions.push_back({"FTE_MESH", {1, 2, 3}});
-  s.iqm.extensions.push_back({"EMPTY", {}});
-  s.iqm.extensions.push_back({"FTE_MESH", {0, 0, 0, 0, 0, 0, 0, 9}});
+  s.iqm.emplace().extensions.push_back({"FTE_MESH", {1, 2, 3}});
+  s.iqm->extensions.push_back({"EMPTY", {}});
+  s.iqm->extensions.push_back({"FTE_MESH", {0, 0, 0, 0, 0, 0, 0, 9}});
   std::vector<uint8_t> out = write_scene(s);
   auto h = testutil::iqm_header(out);
   EXPECT_EQ(h.num_extensions, 3u);
@@ -1297,7 +1296,7 @@ TEST(IqmWrite, ExtensionsAndCommentRoundTripExactly) {
   EXPECT_EQ(e, 0u);
   Scene back = read_bytes(out);
   EXPECT_EQ(back.comment, s.comment);
-  EXPECT_EQ(back.iqm.extensions, s.iqm.extensions);
+  EXPECT_EQ(back.iqm->extensions, s.iqm->extensions);
   // and again: the bytes are stable
   EXPECT_EQ(write_scene(back), out);
 }

@@ -379,7 +379,7 @@ TEST(ModeDefModelErrors, RandomGarbageNeverCrashes) {
       const ModeDefModel m = modedef::parse_model(text, "g.model", d);
       // Whatever parses makes a Scene and prints back to itself.
       Scene s = modedef::read_model(text, "g.model", d);
-      EXPECT_EQ(s.modedef.models[0].model, m);
+      EXPECT_EQ(s.modedef->models[0].model, m);
       EXPECT_EQ(parse(modedef::print_model(m)), m);
     } catch (const Error&) {
     }
@@ -531,10 +531,10 @@ TEST(ModeDefModelScene, FullFixture) {
   Diagnostics d;
   const Scene s = modedef::read_model(fixture_text("full.model"), "dir/full.model", d);
   EXPECT_TRUE(d.items.empty());
-  EXPECT_EQ(s.modedef.kind, ModeDefData::Kind::Model);
-  ASSERT_EQ(s.modedef.models.size(), 1u);
-  EXPECT_EQ(s.modedef.models[0].file, "dir/full.model");
-  EXPECT_EQ(s.modedef.models[0].model, parse_fixture("full.model"));
+  EXPECT_EQ(s.modedef->kind, ModeDefData::Kind::Model);
+  ASSERT_EQ(s.modedef->models.size(), 1u);
+  EXPECT_EQ(s.modedef->models[0].file, "dir/full.model");
+  EXPECT_EQ(s.modedef->models[0].model, parse_fixture("full.model"));
 
   ASSERT_EQ(s.materials.size(), 2u);
   EXPECT_EQ(s.materials[0].name, "material0");
@@ -578,18 +578,18 @@ TEST(ModeDefModelScene, FullFixture) {
   // ungrouped vertex 1 is render vertex 3 = 0.5 n0 + 0.5 n2.
   EXPECT_EQ(u.morph_targets[1].positions, (std::vector<float>{0, 1, 0, 0.5f, 0.5f, 0, 0, 0, 0}));
 
-  ASSERT_EQ(s.modedef.mesh_sources.size(), 3u);
-  const ModeDefMeshSource& src = s.modedef.mesh_sources[2];
+  ASSERT_EQ(s.modedef->mesh_sources.size(), 3u);
+  const ModeDefMeshSource& src = s.modedef->mesh_sources[2];
   EXPECT_EQ(src.mesh, 2);
   EXPECT_EQ(src.model, 0);
   EXPECT_EQ(src.object, -1);
   EXPECT_EQ(src.group, -1);
   EXPECT_EQ(src.vertex, (std::vector<uint32_t>{0, 3, 1}));
   EXPECT_EQ(src.normal, (std::vector<int32_t>{1, 1, 1}));
-  EXPECT_EQ(s.modedef.mesh_sources[0].group, 0);
-  EXPECT_EQ(s.modedef.mesh_sources[1].group, 1);
-  EXPECT_EQ(s.modedef.mesh_sources[1].vertex, (std::vector<uint32_t>{0, 2, 3}));
-  EXPECT_EQ(s.modedef.mesh_sources[1].normal, (std::vector<int32_t>{0, 0, 1}));
+  EXPECT_EQ(s.modedef->mesh_sources[0].group, 0);
+  EXPECT_EQ(s.modedef->mesh_sources[1].group, 1);
+  EXPECT_EQ(s.modedef->mesh_sources[1].vertex, (std::vector<uint32_t>{0, 2, 3}));
+  EXPECT_EQ(s.modedef->mesh_sources[1].normal, (std::vector<int32_t>{0, 0, 1}));
 }
 
 TEST(ModeDefModelScene, NoCartonNoGroupsOneMeshNamedAfterTheFile) {
@@ -605,8 +605,8 @@ TEST(ModeDefModelScene, NoCartonNoGroupsOneMeshNamedAfterTheFile) {
   ASSERT_EQ(m.morph_targets.size(), 1u);
   EXPECT_EQ(m.morph_targets[0].name, "mode0 1 Hz");  // lambda = (2 pi)^2
   EXPECT_EQ(m.morph_targets[0].positions, (std::vector<float>{1, 0, 0, 0, 2, 0, 0, 0, 3}));
-  EXPECT_EQ(s.modedef.mesh_sources[0].normal, (std::vector<int32_t>{-1, -1, -1}));
-  EXPECT_EQ(s.modedef.mesh_sources[0].group, -1);
+  EXPECT_EQ(s.modedef->mesh_sources[0].normal, (std::vector<int32_t>{-1, -1, -1}));
+  EXPECT_EQ(s.modedef->mesh_sources[0].group, -1);
 }
 
 TEST(ModeDefModelScene, SharedCornersAreOneVertex) {
@@ -628,7 +628,7 @@ TEST(ModeDefModelScene, AppendingAModelTwiceReusesItsMaterials) {
   ASSERT_EQ(s.meshes.size(), 6u);
   EXPECT_EQ(s.meshes[3].name, "copy.group0");
   EXPECT_EQ(s.meshes[3].material, 1);
-  EXPECT_EQ(s.modedef.mesh_sources[3].object, 1);
+  EXPECT_EQ(s.modedef->mesh_sources[3].object, 1);
   EXPECT_EQ(s.meshes[3].streams, s.meshes[0].streams);
   EXPECT_THROW(modedef::append_model_meshes(s, 1, -1, "none", d), Error);
 }
@@ -646,13 +646,13 @@ TEST(ModeDefModelWrite, FilesRoundTripThroughTheApi) {
   testutil::TempDir dir;
   for (const std::string& name : kValidFixtures) {
     const Scene s = read(fixture_path(name));
-    EXPECT_EQ(s.modedef.models[0].model, parse_fixture(name)) << name;
+    EXPECT_EQ(s.modedef->models[0].model, parse_fixture(name)) << name;
     Diagnostics d;
     write(s, dir / "y.model", {}, &d);
     EXPECT_TRUE(d.items.empty()) << name;
     const Scene back = read(dir / "y.model");
-    ASSERT_EQ(back.modedef.models.size(), 1u);
-    EXPECT_EQ(back.modedef.models[0].model, s.modedef.models[0].model) << name;
+    ASSERT_EQ(back.modedef->models.size(), 1u);
+    EXPECT_EQ(back.modedef->models[0].model, s.modedef->models[0].model) << name;
     ASSERT_EQ(back.meshes.size(), s.meshes.size()) << name;
     for (size_t i = 0; i < s.meshes.size(); ++i) {  // the same but for the names (the stem is "y")
       Mesh a = s.meshes[i], b = back.meshes[i];
@@ -675,7 +675,7 @@ TEST(ModeDefModelWrite, KeptModelSurvivesAddedStreamsAndRenumbering) {
   }
   for (uint32_t& t : m.triangles) t = 2 - t;
   m.streams.push_back(testutil::float_stream(Attribute::Tangent, 4, std::vector<float>(12, 1)));
-  EXPECT_EQ(written(s, d), modedef::print_model(s.modedef.models[0].model));
+  EXPECT_EQ(written(s, d), modedef::print_model(s.modedef->models[0].model));
   EXPECT_TRUE(d.items.empty());
 }
 
@@ -683,15 +683,15 @@ TEST(ModeDefModelWrite, StateCopiesAtTheirObjectsPoseKeepTheModel) {
   // A .state's copy of the model is placed at its object's pose: its joint's rest transform.
   Diagnostics d;
   Scene s = modedef::read_model(fixture_text("full.model"), "full.model", d);
-  s.modedef.kind = ModeDefData::Kind::State;
+  s.modedef->kind = ModeDefData::Kind::State;
   Joint j;
   j.name = "full";
   j.rest.translation = {1, 2, 3};
   j.rest.rotation = {0, 0, float(std::sqrt(0.5)), float(std::sqrt(0.5))};  // 90 degrees about Z
   j.rest.scale = {2, 2, 2};
   s.joints.push_back(j);
-  s.modedef.object_joint = {0};
-  for (ModeDefMeshSource& src : s.modedef.mesh_sources) src.object = 0;
+  s.modedef->object_joint = {0};
+  for (ModeDefMeshSource& src : s.modedef->mesh_sources) src.object = 0;
   for (Mesh& m : s.meshes) {
     std::vector<float>& p = m.streams[0].data;
     for (size_t v = 0; v < p.size(); v += 3) {
@@ -707,11 +707,11 @@ TEST(ModeDefModelWrite, StateCopiesAtTheirObjectsPoseKeepTheModel) {
   plane.streams.push_back(testutil::float_stream(Attribute::Position, 3, {0, 0, 0, 1, 0, 0, 0, 0, 1}));
   plane.triangles = {0, 1, 2};
   s.meshes.push_back(plane);
-  EXPECT_EQ(written(s, d), modedef::print_model(s.modedef.models[0].model));
+  EXPECT_EQ(written(s, d), modedef::print_model(s.modedef->models[0].model));
   EXPECT_TRUE(d.items.empty());
   // Moved away from the pose: written from the meshes.
   s.joints[0].rest.translation = {0, 0, 0};
-  EXPECT_NE(written(s, d), modedef::print_model(s.modedef.models[0].model));
+  EXPECT_NE(written(s, d), modedef::print_model(s.modedef->models[0].model));
   EXPECT_EQ(d.items.size(), 1u);
 }
 
@@ -771,7 +771,7 @@ TEST(ModeDefModelWrite, DerivedFromAPlainScene) {
   write(s, dir / "quad.model", {}, &d);
   EXPECT_TRUE(d.items.empty());
   const Scene back = read(dir / "quad.model");
-  const ModeDefModel& model = back.modedef.models[0].model;
+  const ModeDefModel& model = back.modedef->models[0].model;
   ASSERT_EQ(model.mode_count(), 1u);
   const float expected = float(std::pow(4 * M_PI, 2));
   EXPECT_NEAR(model.eigenvalues[0], expected, expected * 1e-3f);

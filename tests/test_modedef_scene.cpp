@@ -404,7 +404,7 @@ TEST(ModeDefSceneErrors, HugeCountsFailWithoutAllocating) {
 
 TEST(ModeDefSceneState, KeptData) {
   Scene s = read_fixture("scene.state");
-  const ModeDefData& md = s.modedef;
+  const ModeDefData& md = *s.modedef;
   EXPECT_EQ(md.kind, ModeDefData::Kind::State);
   Diagnostics d;
   EXPECT_EQ(md.state, parse_state(fixture_text("scene.state"), "s", d));
@@ -574,29 +574,29 @@ TEST(ModeDefSceneState, RoundTripThroughFiles) {
   for (const char* f : {"out.state", "box.prop", "props/ball.prop", "tri.model", "fly.path"})
     EXPECT_TRUE(std::filesystem::exists(dir.path / f)) << f;
   Scene back = meshport::read(dir / "out.state");
-  EXPECT_EQ(back.modedef.state, s.modedef.state);
-  EXPECT_EQ(back.modedef.props, s.modedef.props);
-  EXPECT_EQ(back.modedef.models, s.modedef.models);
-  EXPECT_EQ(back.modedef.paths, s.modedef.paths);
-  EXPECT_EQ(back.modedef.object_prop, s.modedef.object_prop);
-  EXPECT_EQ(back.modedef.object_path, s.modedef.object_path);
+  EXPECT_EQ(back.modedef->state, s.modedef->state);
+  EXPECT_EQ(back.modedef->props, s.modedef->props);
+  EXPECT_EQ(back.modedef->models, s.modedef->models);
+  EXPECT_EQ(back.modedef->paths, s.modedef->paths);
+  EXPECT_EQ(back.modedef->object_prop, s.modedef->object_prop);
+  EXPECT_EQ(back.modedef->object_path, s.modedef->object_path);
   EXPECT_EQ(back.joints, s.joints);
   EXPECT_EQ(back.meshes.size(), s.meshes.size());
   EXPECT_EQ(back.attachments, s.attachments);
   ASSERT_EQ(back.animations.size(), 1u);
   EXPECT_EQ(back.animations[0].poses, s.animations[0].poses);
   // The written files are the kept ones, printed.
-  EXPECT_EQ(testutil::slurp(dir.path / "out.state"), print_state(s.modedef.state));
-  EXPECT_EQ(testutil::slurp(dir.path / "box.prop"), print_prop(s.modedef.props[0].prop));
-  EXPECT_EQ(testutil::slurp(dir.path / "tri.model"), print_model(s.modedef.models[0].model));
+  EXPECT_EQ(testutil::slurp(dir.path / "out.state"), print_state(s.modedef->state));
+  EXPECT_EQ(testutil::slurp(dir.path / "box.prop"), print_prop(s.modedef->props[0].prop));
+  EXPECT_EQ(testutil::slurp(dir.path / "tri.model"), print_model(s.modedef->models[0].model));
 }
 
 // ---- Writers --------------------------------------------------------------------------------
 
 TEST(ModeDefSceneWrite, StateFlattensReferencesOutsideTheFolder) {
   Scene s = read_fixture("scene.state");
-  s.modedef.state.objects[2].name = "../props/ball.prop";
-  s.modedef.state.objects[0].path_file = "/abs/fly.path";
+  s.modedef->state.objects[2].name = "../props/ball.prop";
+  s.modedef->state.objects[0].path_file = "/abs/fly.path";
   Diagnostics d;
   std::vector<OutputFile> files = write_state(s, d);
   std::vector<std::string> names;
@@ -632,7 +632,7 @@ TEST(ModeDefSceneWrite, StateNeedsAState) {
                            "Scene has no kept .state; write its meshes as .model or .prop instead)");
   }
   Scene st = read_fixture("scene.state");
-  st.modedef.state.objects[0].name = "has space.prop";
+  st.modedef->state.objects[0].name = "has space.prop";
   EXPECT_THROW(write_state(st, d), Error);
 }
 
@@ -640,7 +640,7 @@ TEST(ModeDefSceneWrite, StateNeedsAState) {
 
 TEST(ModeDefSceneProp, ReadUnscaledWithProperties) {
   Scene s = read_fixture("box.prop");
-  const ModeDefData& md = s.modedef;
+  const ModeDefData& md = *s.modedef;
   EXPECT_EQ(md.kind, ModeDefData::Kind::Prop);
   ASSERT_EQ(md.props.size(), 1u);
   EXPECT_EQ(md.props[0].file, "box.prop");
@@ -662,18 +662,18 @@ TEST(ModeDefSceneProp, WriteKeptPropAndModel) {
   std::vector<OutputFile> files = write_prop(s, "out", d);
   ASSERT_EQ(files.size(), 2u);
   EXPECT_EQ(files[0].name, "");
-  EXPECT_EQ(std::string(files[0].bytes.begin(), files[0].bytes.end()), print_prop(s.modedef.props[0].prop));
+  EXPECT_EQ(std::string(files[0].bytes.begin(), files[0].bytes.end()), print_prop(s.modedef->props[0].prop));
   EXPECT_EQ(files[1].name, "tri.model");
-  EXPECT_EQ(std::string(files[1].bytes.begin(), files[1].bytes.end()), print_model(s.modedef.models[0].model));
+  EXPECT_EQ(std::string(files[1].bytes.begin(), files[1].bytes.end()), print_model(s.modedef->models[0].model));
 
   testutil::TempDir dir;
   meshport::write(s, dir / "out.prop");
   Scene back = meshport::read(dir / "out.prop");
-  EXPECT_EQ(back.modedef.props[0].prop, s.modedef.props[0].prop);
-  EXPECT_EQ(back.modedef.models, s.modedef.models);
+  EXPECT_EQ(back.modedef->props[0].prop, s.modedef->props[0].prop);
+  EXPECT_EQ(back.modedef->models, s.modedef->models);
 
   // A MODELFILE outside the output's folder is written beside the .prop instead.
-  s.modedef.props[0].prop.model_file = "../models/tri.obj";
+  s.modedef->props[0].prop.model_file = "../models/tri.obj";
   Diagnostics w;
   files = write_prop(s, "out", w);
   EXPECT_EQ(files[1].name, "tri.model");
@@ -703,9 +703,9 @@ TEST(ModeDefSceneProp, WriteFromAnyScene) {
 
 TEST(ModeDefScenePath, ReadAsJointAnimation) {
   Scene s = read_fixture("fly.path");
-  EXPECT_EQ(s.modedef.kind, ModeDefData::Kind::Path);
-  ASSERT_EQ(s.modedef.paths.size(), 1u);
-  EXPECT_EQ(s.modedef.paths[0].file, "fly.path");
+  EXPECT_EQ(s.modedef->kind, ModeDefData::Kind::Path);
+  ASSERT_EQ(s.modedef->paths.size(), 1u);
+  EXPECT_EQ(s.modedef->paths[0].file, "fly.path");
   ASSERT_EQ(s.joints.size(), 1u);
   EXPECT_EQ(s.joints[0].name, "path");
   EXPECT_EQ(s.joints[0].rest, Transform{});
@@ -727,7 +727,7 @@ TEST(ModeDefScenePath, WriteKeptOrSampled) {
   Diagnostics d;
   std::vector<OutputFile> files = write_path(s, d);
   ASSERT_EQ(files.size(), 1u);
-  EXPECT_EQ(std::string(files[0].bytes.begin(), files[0].bytes.end()), print_path(s.modedef.paths[0].path));
+  EXPECT_EQ(std::string(files[0].bytes.begin(), files[0].bytes.end()), print_path(s.modedef->paths[0].path));
 
   // Any other Scene: joint 0 of animation 0, a key per frame.
   s.modedef = ModeDefData{};

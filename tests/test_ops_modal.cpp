@@ -65,9 +65,9 @@ ModeDefModel bar_model() {
 // normal 0, group 1 render vertices 6 1 4 with normal 1.
 Scene bar_scene() {
   Scene s;
-  s.modedef.kind = ModeDefData::Kind::Model;
-  s.modedef.models.push_back({"bar.model", bar_model()});
-  const ModeDefModel& m = s.modedef.models[0].model;
+  s.modedef.emplace().kind = ModeDefData::Kind::Model;
+  s.modedef->models.push_back({"bar.model", bar_model()});
+  const ModeDefModel& m = s.modedef->models[0].model;
   auto make = [&](const std::string& name, std::vector<uint32_t> render, int32_t normal,
                   std::vector<uint32_t> tris, int32_t group) {
     Mesh mesh;
@@ -87,7 +87,7 @@ Scene bar_scene() {
     src.group = group;
     src.vertex = render;
     src.normal.assign(render.size(), normal);
-    s.modedef.mesh_sources.push_back(src);
+    s.modedef->mesh_sources.push_back(src);
     s.meshes.push_back(std::move(mesh));
   };
   make("bar.group0", {0, 3, 1, 4, 2, 5}, 0, {0, 1, 2, 2, 1, 3, 2, 3, 4, 4, 3, 5}, 0);
@@ -289,7 +289,7 @@ TEST(ModalOps, DeformSceneErrors) {
 TEST(ModalOps, ModesAnimation) {
   Scene s = bar_scene();
   // Morph targets as the reader makes them: unit-amplitude render displacements per mode.
-  const ModeDefModel& m = s.modedef.models[0].model;
+  const ModeDefModel& m = s.modedef->models[0].model;
   for (size_t k = 0; k < 3; ++k) {
     std::vector<float> q(k + 1, 0.0f);
     q[k] = 1;
@@ -297,7 +297,7 @@ TEST(ModalOps, ModesAnimation) {
     for (size_t i = 0; i < 2; ++i) {
       MorphTarget t;
       t.name = fmt::format("mode{} {} Hz", k, k + 1);
-      for (uint32_t v : s.modedef.mesh_sources[i].vertex) t.positions.insert(t.positions.end(), &d[v * 3], &d[v * 3 + 3]);
+      for (uint32_t v : s.modedef->mesh_sources[i].vertex) t.positions.insert(t.positions.end(), &d[v * 3], &d[v * 3 + 3]);
       s.meshes[i].morph_targets.push_back(t);
     }
   }

@@ -295,7 +295,7 @@ TEST(OpsTransform, AnimationOnlyChannelsUsePoseParents) {
   a.channels = 2;
   a.poses = {trs({1, 0, 0}, {0, 0, 0, 1}), trs({1, 0, 0}, {0, 0, 0, 1})};
   s.animations.push_back(a);
-  s.iqm.pose_parents = {-1, 0};
+  s.iqm.emplace().pose_parents = {-1, 0};
   TransformOptions o = rotate(0, 0, 90);
   o.scale = 2;
   Scene t = s;
@@ -304,7 +304,7 @@ TEST(OpsTransform, AnimationOnlyChannelsUsePoseParents) {
   EXPECT_EQ(t.animations[0].poses[1].translation, (Vec3{2, 0, 0}));  // child: scaled
   EXPECT_EQ(t.animations[0].poses[1].rotation, (Quat{0, 0, 0, 1}));
   // Without pose parents every channel is a root.
-  s.iqm.pose_parents.clear();
+  s.iqm->pose_parents.clear();
   transform_scene(s, o);
   EXPECT_EQ(s.animations[0].poses[0].translation, (Vec3{0, 2, 0}));
   EXPECT_EQ(s.animations[0].poses[1].translation, (Vec3{0, 2, 0}));
@@ -504,8 +504,8 @@ TEST(OpsTransform, PiePointsMoveWithTheirVertices) {
   l.mesh = 0;
   l.points = {{0.1f, 0.2f, 0.3f}, {-5, 7.5f, -1.25f}};
   l.shadow_points = l.points;
-  s.pie.version = 3;
-  s.pie.levels.push_back(l);
+  s.pie.emplace().version = 3;
+  s.pie->levels.push_back(l);
   TransformOptions o;
   o.scale = 1.7f;
   o.rotate_degrees = {25, -130, 70};
@@ -514,7 +514,7 @@ TEST(OpsTransform, PiePointsMoveWithTheirVertices) {
   const std::vector<float>& p = s.meshes[0].streams[0].data;
   for (size_t v = 0; v < 2; ++v) {
     const std::array<float, 3> expected{p[v * 3], p[v * 3 + 1], -p[v * 3 + 2]};
-    EXPECT_EQ(s.pie.levels[0].points[v], expected) << v;
-    EXPECT_EQ(s.pie.levels[0].shadow_points[v], expected) << v;
+    EXPECT_EQ(s.pie->levels[0].points[v], expected) << v;
+    EXPECT_EQ(s.pie->levels[0].shadow_points[v], expected) << v;
   }
 }

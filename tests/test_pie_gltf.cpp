@@ -31,7 +31,7 @@ struct LevelShape {
 // Per PIE level of a Scene read from PIE: its triangle count and its connectors.
 std::vector<LevelShape> shape(const Scene& s) {
   std::vector<LevelShape> out;
-  for (const auto& l : s.pie.levels) {
+  for (const auto& l : s.pie->levels) {
     LevelShape ls;
     if (l.mesh >= 0) ls.triangles = s.meshes[size_t(l.mesh)].triangles.size() / 3;
     for (const auto& a : s.attachments)
@@ -75,15 +75,15 @@ TEST(PieGltf, ConvertThroughGlbKeepsLevelsTrianglesAndConnectors) {
     convert({path}, tmp / "m.glb", {}, &d);
     convert({tmp / "m.glb"}, tmp / "m.pie", {}, &d);
     Scene c = read(tmp / "m.pie", {}, &d);
-    EXPECT_EQ(c.pie.version, a.pie.version);
-    EXPECT_EQ(c.pie.global, a.pie.global);
-    EXPECT_EQ(c.pie.events, a.pie.events);
+    EXPECT_EQ(c.pie->version, a.pie->version);
+    EXPECT_EQ(c.pie->global, a.pie->global);
+    EXPECT_EQ(c.pie->events, a.pie->events);
     EXPECT_EQ(shape(c), shape(a));
-    ASSERT_EQ(c.pie.levels.size(), a.pie.levels.size());
-    for (size_t i = 0; i < a.pie.levels.size(); ++i) {
-      EXPECT_EQ(c.pie.levels[i].points, a.pie.levels[i].points) << "level " << i + 1;
-      EXPECT_EQ(c.pie.levels[i].polygons, a.pie.levels[i].polygons) << "level " << i + 1;
-      EXPECT_EQ(c.pie.levels[i].animobject, a.pie.levels[i].animobject) << "level " << i + 1;
+    ASSERT_EQ(c.pie->levels.size(), a.pie->levels.size());
+    for (size_t i = 0; i < a.pie->levels.size(); ++i) {
+      EXPECT_EQ(c.pie->levels[i].points, a.pie->levels[i].points) << "level " << i + 1;
+      EXPECT_EQ(c.pie->levels[i].polygons, a.pie->levels[i].polygons) << "level " << i + 1;
+      EXPECT_EQ(c.pie->levels[i].animobject, a.pie->levels[i].animobject) << "level " << i + 1;
     }
   }
 }
@@ -105,13 +105,13 @@ TEST(PieGltf, GltfWithoutPieExtrasStillGivesLevelsAndConnectors) {
         if (n.contains("extras")) n.erase("extras");  // attachments become plain empty nodes
     std::string text = json.dump();
     Scene b = read_memory(bytes_of(text), Format::Gltf, "mem.gltf", &d);
-    EXPECT_EQ(b.pie.version, 0);
+    EXPECT_FALSE(b.pie.has_value());
     std::vector<uint8_t> pie = write_memory(b, Format::Pie, {}, &d);
     Scene c = read_memory(pie, Format::Pie, path, &d);
-    EXPECT_EQ(c.pie.version, 4);
+    EXPECT_EQ(c.pie->version, 4);
     // Levels: the non-empty levels of the source, in order, with their triangles.
     std::vector<size_t> src, out;
-    for (const auto& l : a.pie.levels)
+    for (const auto& l : a.pie->levels)
       if (l.mesh >= 0) src.push_back(a.meshes[size_t(l.mesh)].triangles.size() / 3);
     for (const auto& m : c.meshes) out.push_back(m.triangles.size() / 3);
     EXPECT_EQ(out, src);

@@ -157,8 +157,8 @@ TEST(PieRead, OldPointAndPolygonLimitsOnlyWarn) {
       "old.pie:776:10: warning: POLYGONS 513: more than 512 polygons, the old limit of pie.md (the engine accepts "
       "them)"};
   EXPECT_EQ(messages(d), expected);
-  EXPECT_EQ(s.pie.levels[0].points.size(), 769u);
-  EXPECT_EQ(s.pie.levels[0].polygons.size(), 513u);
+  EXPECT_EQ(s.pie->levels[0].points.size(), 769u);
+  EXPECT_EQ(s.pie->levels[0].polygons.size(), 513u);
   d.items.clear();
   read_text(generated_level(768, 512), "limit.pie", &d);
   EXPECT_TRUE(d.items.empty());
@@ -237,7 +237,7 @@ TEST(PieRead, NormalsCountMismatchDiscardsThem) {
                                                   "POLYGONS 1: the normals are discarded"});
   ASSERT_EQ(s.meshes.size(), 1u);
   EXPECT_EQ(s.meshes[0].find(Attribute::Normal), nullptr);
-  EXPECT_FALSE(s.pie.levels[0].normals);
+  EXPECT_FALSE(s.pie->levels[0].normals);
   EXPECT_EQ(s.meshes[0].vertex_count(), 3u);
   EXPECT_EQ(s.meshes[0].triangles, (std::vector<uint32_t>{0, 2, 1}));
 }
@@ -247,16 +247,16 @@ TEST(PieRead, MaterialsAndShadersAreKeptWithAWarning) {
   Scene s = read_fixture("warn-materials.pie", &d);
   EXPECT_EQ(messages(d),
             std::vector<std::string>{"warn-materials.pie:6:1: warning: MATERIALS is ignored by the engine (kept)"});
-  EXPECT_EQ(s.pie.levels[0].materials, std::vector<std::string>{"1.0 1.0 1.0 1.0 1.0 1.0 1.0 1.0 1.0 20"});
-  EXPECT_TRUE(s.pie.levels[0].shaders.empty());
+  EXPECT_EQ(s.pie->levels[0].materials, std::vector<std::string>{"1.0 1.0 1.0 1.0 1.0 1.0 1.0 1.0 1.0 20"});
+  EXPECT_TRUE(s.pie->levels[0].shaders.empty());
   EXPECT_EQ(s.meshes.size(), 1u);
 
   Diagnostics d2;
   Scene s2 = read_fixture("warn-shaders.pie", &d2);
   EXPECT_EQ(messages(d2),
             std::vector<std::string>{"warn-shaders.pie:6:1: warning: SHADERS is ignored by the engine (kept)"});
-  EXPECT_EQ(s2.pie.levels[0].shaders, std::vector<std::string>{"2 vertex.vert fragment.frag"});
-  EXPECT_TRUE(s2.pie.levels[0].materials.empty());
+  EXPECT_EQ(s2.pie->levels[0].shaders, std::vector<std::string>{"2 vertex.vert fragment.frag"});
+  EXPECT_TRUE(s2.pie->levels[0].materials.empty());
 }
 
 TEST(PieRead, ShadowPointsWithoutPolygonsAreKeptWithAWarning) {
@@ -264,7 +264,7 @@ TEST(PieRead, ShadowPointsWithoutPolygonsAreKeptWithAWarning) {
   Scene s = read_fixture("warn-shadowpoints-only.pie", &d);
   EXPECT_EQ(messages(d), std::vector<std::string>{"warn-shadowpoints-only.pie:12:1: warning: SHADOWPOINTS without "
                                                   "SHADOWPOLYGONS: the engine ignores them"});
-  const PieLevel& L = s.pie.levels[0];
+  const PieLevel& L = s.pie->levels[0];
   EXPECT_TRUE(L.has_shadow_points);
   EXPECT_FALSE(L.has_shadow_polygons);
   EXPECT_EQ(L.shadow_points, (std::vector<std::array<float, 3>>{{0, 0, 0}, {1, 1, 1}}));
@@ -286,7 +286,7 @@ TEST(PieRead, UnknownDirectiveAfterTheLastLevelIgnoresTheRest) {
   Scene s2 = read_text(text, "extra.pie", &d2);
   EXPECT_EQ(messages(d2), std::vector<std::string>{"extra.pie:20:1: warning: unknown or misplaced directive \"LEVEL\" "
                                                    "after the last level: it and the rest of the file are ignored"});
-  EXPECT_EQ(s2.pie.levels.size(), 1u);
+  EXPECT_EQ(s2.pie->levels.size(), 1u);
 }
 
 TEST(PieRead, EmptyLevelsHaveNoMesh) {
@@ -298,13 +298,13 @@ TEST(PieRead, EmptyLevelsHaveNoMesh) {
   EXPECT_EQ(messages(d), expected);
   ASSERT_EQ(s.meshes.size(), 1u);
   EXPECT_EQ(s.meshes[0].name, "warn-empty-level_level2");
-  ASSERT_EQ(s.pie.levels.size(), 3u);
-  EXPECT_EQ(s.pie.levels[0].mesh, -1);
-  EXPECT_EQ(s.pie.levels[1].mesh, 0);
-  EXPECT_EQ(s.pie.levels[2].mesh, -1);
-  EXPECT_EQ(s.pie.levels[2].points, (std::vector<std::array<float, 3>>{{5, 5, 5}}));
-  EXPECT_TRUE(s.pie.levels[2].polygons.empty());
-  EXPECT_TRUE(s.pie.levels[2].vertex_point.empty());
+  ASSERT_EQ(s.pie->levels.size(), 3u);
+  EXPECT_EQ(s.pie->levels[0].mesh, -1);
+  EXPECT_EQ(s.pie->levels[1].mesh, 0);
+  EXPECT_EQ(s.pie->levels[2].mesh, -1);
+  EXPECT_EQ(s.pie->levels[2].points, (std::vector<std::array<float, 3>>{{5, 5, 5}}));
+  EXPECT_TRUE(s.pie->levels[2].polygons.empty());
+  EXPECT_TRUE(s.pie->levels[2].vertex_point.empty());
 }
 
 TEST(PieRead, AnimObjectFrameOutOfSequenceOnlyWarns) {
@@ -312,8 +312,8 @@ TEST(PieRead, AnimObjectFrameOutOfSequenceOnlyWarns) {
   Scene s = read_fixture("warn-frame-sequence.pie", &d);
   EXPECT_EQ(messages(d), std::vector<std::string>{"warn-frame-sequence.pie:14:2: warning: ANIMOBJECT frame 5 out of "
                                                   "sequence: frame 1 expected"});
-  ASSERT_EQ(s.pie.levels[0].animobject.frames.size(), 2u);
-  EXPECT_EQ(s.pie.levels[0].animobject.frames[1].frame, 5);
+  ASSERT_EQ(s.pie->levels[0].animobject.frames.size(), 2u);
+  EXPECT_EQ(s.pie->levels[0].animobject.frames[1].frame, 5);
   ASSERT_EQ(s.animations.size(), 1u);
   EXPECT_EQ(s.animations[0].frame_count(), 2u);
 }
@@ -327,7 +327,7 @@ TEST(PieRead, DuplicateTextureForATilesetWarnsAndTheFirstIsUsed) {
   EXPECT_EQ(s.materials[0].name, "page-1");
   EXPECT_EQ(s.materials[1].name, "page-2");
   EXPECT_EQ(s.meshes[0].material, 0);
-  EXPECT_EQ(s.pie.global.textures.size(), 2u);
+  EXPECT_EQ(s.pie->global.textures.size(), 2u);
 }
 
 // ---- Exact data ----------------------------------------------------------------------------------
@@ -363,7 +363,7 @@ TEST(PieRead, Pie2QuadExactScene) {
   EXPECT_TRUE(s.joints.empty());
   EXPECT_TRUE(s.animations.empty());
 
-  const PieData& p = s.pie;
+  const PieData& p = *s.pie;
   EXPECT_EQ(p.version, 2);
   EXPECT_TRUE(p.global.has_type);
   EXPECT_EQ(p.global.type, 0x10200u);
@@ -400,7 +400,7 @@ TEST(PieRead, NormalsBecomeAStreamAndSplitVertices) {
   EXPECT_TRUE(d.items.empty());
   const Mesh& m = s.meshes[0];
   EXPECT_EQ(m.triangles, (std::vector<uint32_t>{0, 2, 1, 3, 5, 4}));
-  EXPECT_EQ(s.pie.levels[0].vertex_point, (std::vector<uint32_t>{0, 1, 2, 0, 2, 1}));
+  EXPECT_EQ(s.pie->levels[0].vertex_point, (std::vector<uint32_t>{0, 1, 2, 0, 2, 1}));
   EXPECT_EQ(values(m, Attribute::Normal),
             (std::vector<float>{0, 0, -1, 0, 0, -1, 0, 0, -1, 0, 0, 1, 0, 0, 1, 0, 0, 1}));
   EXPECT_EQ(values(m, Attribute::Texcoord),
@@ -410,7 +410,7 @@ TEST(PieRead, NormalsBecomeAStreamAndSplitVertices) {
   ASSERT_EQ(m.streams.size(), 3u);
   EXPECT_EQ(m.streams[2].attribute, Attribute::Normal);
   EXPECT_EQ(m.streams[2].components, 3u);
-  EXPECT_TRUE(s.pie.levels[0].normals);
+  EXPECT_TRUE(s.pie->levels[0].normals);
 }
 
 TEST(PieRead, AnimObjectBecomesJointsBlendStreamsAndOneAnimation) {
@@ -431,9 +431,9 @@ TEST(PieRead, AnimObjectBecomesJointsBlendStreamsAndOneAnimation) {
   EXPECT_EQ(s.meshes[1].find(Attribute::BlendIndices)->components, 1u);
   EXPECT_EQ(s.meshes[1].find(Attribute::BlendWeights)->components, 1u);
   EXPECT_EQ(s.meshes[2].find(Attribute::BlendIndices), nullptr);
-  EXPECT_EQ(s.pie.levels[0].joint, 0);
-  EXPECT_EQ(s.pie.levels[1].joint, 1);
-  EXPECT_EQ(s.pie.levels[2].joint, -1);
+  EXPECT_EQ(s.pie->levels[0].joint, 0);
+  EXPECT_EQ(s.pie->levels[1].joint, 1);
+  EXPECT_EQ(s.pie->levels[2].joint, -1);
 
   ASSERT_EQ(s.attachments.size(), 1u);
   EXPECT_EQ(s.attachments[0].name, "feat-anim_level1_connector1");
@@ -460,8 +460,8 @@ TEST(PieRead, AnimObjectBecomesJointsBlendStreamsAndOneAnimation) {
   expect_quat_near(a.poses[3].rotation, {0, 0, -h, h});
   EXPECT_EQ(a.poses[3].scale, (std::array<float, 3>{1, 1, 1}));
 
-  const PieAnimObject& raw = s.pie.levels[0].animobject;
-  EXPECT_TRUE(s.pie.levels[0].has_animobject);
+  const PieAnimObject& raw = s.pie->levels[0].animobject;
+  EXPECT_TRUE(s.pie->levels[0].has_animobject);
   EXPECT_EQ(raw.time, 100);
   EXPECT_EQ(raw.cycles, 0);
   ASSERT_EQ(raw.frames.size(), 2u);
@@ -471,8 +471,8 @@ TEST(PieRead, AnimObjectBecomesJointsBlendStreamsAndOneAnimation) {
   f1.rotation = {90000, 0, 0};
   f1.scale = {2, 3, 4};
   EXPECT_EQ(raw.frames[1], f1);
-  EXPECT_EQ(s.pie.levels[1].animobject.frames[0].scale, (std::array<float, 3>{-1, -1, -1}));
-  EXPECT_FALSE(s.pie.levels[2].has_animobject);
+  EXPECT_EQ(s.pie->levels[1].animobject.frames[0].scale, (std::array<float, 3>{-1, -1, -1}));
+  EXPECT_FALSE(s.pie->levels[2].has_animobject);
 }
 
 TEST(PieRead, DifferentAnimObjectsMakeSeparateAnimations) {
@@ -500,7 +500,7 @@ TEST(PieRead, ShadowMeshIsKeptRaw) {
   Diagnostics d;
   Scene s = read_fixture("feat-shadow.pie", &d);
   EXPECT_TRUE(d.items.empty());
-  const PieLevel& L = s.pie.levels[0];
+  const PieLevel& L = s.pie->levels[0];
   EXPECT_TRUE(L.has_shadow_points);
   EXPECT_TRUE(L.has_shadow_polygons);
   EXPECT_EQ(L.shadow_points, (std::vector<std::array<float, 3>>{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0.5f, 0.5f, 0.5f}}));
@@ -513,7 +513,7 @@ TEST(PieRead, Pie4TilesetsOverridesAndLevelComments) {
   Diagnostics d;
   Scene s = read_fixture("feat-pie4.pie", &d);
   EXPECT_TRUE(d.items.empty());
-  const PieData& p = s.pie;
+  const PieData& p = *s.pie;
   EXPECT_EQ(p.version, 4);
   EXPECT_EQ(p.global.type, 0x10200u);
   EXPECT_TRUE(p.global.has_interpolate);
@@ -582,7 +582,7 @@ TEST(PieRead, MeshMaterialFallsBackToTheLowestTileset) {
   Scene s2 = read_text(none, "t.pie");
   EXPECT_TRUE(s2.materials.empty());
   EXPECT_EQ(s2.meshes[0].material, -1);
-  EXPECT_TRUE(s2.pie.global.textures.empty());
+  EXPECT_TRUE(s2.pie->global.textures.empty());
 }
 
 TEST(PieRead, EveryDirectiveIsAcceptedInEveryVersion) {
@@ -594,8 +594,8 @@ TEST(PieRead, EveryDirectiveIsAcceptedInEveryVersion) {
     Diagnostics d;
     Scene s = read_text(text, "v.pie", &d);
     EXPECT_TRUE(d.items.empty()) << v;
-    EXPECT_EQ(s.pie.version, v[4] - '0');
-    s.pie.version = 4;
+    EXPECT_EQ(s.pie->version, v[4] - '0');
+    s.pie->version = 4;
     EXPECT_EQ(s.pie, s4.pie) << v;
     EXPECT_EQ(s.materials, s4.materials) << v;
   }
@@ -778,10 +778,10 @@ TEST(PieReadCorpus, EveryShippedFileReadsWithTheManifestCounts) {
       continue;
     }
     EXPECT_FALSE(d.has_errors());
-    EXPECT_EQ(s.pie.version, r.version);
-    EXPECT_EQ(s.pie.levels.size(), r.levels);
+    EXPECT_EQ(s.pie->version, r.version);
+    EXPECT_EQ(s.pie->levels.size(), r.levels);
     size_t points = 0, polygons = 0, triangles = 0;
-    for (const PieLevel& L : s.pie.levels) {
+    for (const PieLevel& L : s.pie->levels) {
       points += L.points.size();
       polygons += L.polygons.size();
     }
@@ -808,9 +808,9 @@ TEST(PieReadCorpus, EmptyModelWarnsOnce) {
   EXPECT_EQ(messages(d),
             std::vector<std::string>{"prslvtl1.pie:6:8: warning: level 1 is empty (POINTS 0): it gets no mesh"});
   EXPECT_TRUE(s.meshes.empty());
-  ASSERT_EQ(s.pie.levels.size(), 1u);
-  EXPECT_EQ(s.pie.levels[0].mesh, -1);
-  EXPECT_EQ(s.pie.global.type, 0x10200u);
+  ASSERT_EQ(s.pie->levels.size(), 1u);
+  EXPECT_EQ(s.pie->levels[0].mesh, -1);
+  EXPECT_EQ(s.pie->global.type, 0x10200u);
   ASSERT_EQ(s.materials.size(), 1u);
   EXPECT_EQ(s.materials[0].name, "page-16-droid-drives");
 }
@@ -823,9 +823,9 @@ TEST(PieReadCorpus, Mirnum1SmallestFile) {
   ASSERT_EQ(s.meshes.size(), 1u);
   const Mesh& m = s.meshes[0];
   EXPECT_EQ(m.name, "mirnum1_level1");
-  EXPECT_EQ(s.pie.levels[0].points, (std::vector<std::array<float, 3>>{{-64, 0, -63}, {65, 0, -63}, {0, 0, 66}}));
+  EXPECT_EQ(s.pie->levels[0].points, (std::vector<std::array<float, 3>>{{-64, 0, -63}, {65, 0, -63}, {0, 0, 66}}));
   // `200 3 2 1 0 26 13 0 26 0 0`: corners point 2, 1, 0 become vertices 0, 1, 2.
-  EXPECT_EQ(s.pie.levels[0].vertex_point, (std::vector<uint32_t>{2, 1, 0}));
+  EXPECT_EQ(s.pie->levels[0].vertex_point, (std::vector<uint32_t>{2, 1, 0}));
   EXPECT_EQ(m.triangles, (std::vector<uint32_t>{0, 2, 1}));
   EXPECT_EQ(values(m, Attribute::Position), (std::vector<float>{0, 0, -66, 65, 0, 63, -64, 0, 63}));
   EXPECT_EQ(values(m, Attribute::Texcoord), (std::vector<float>{26.0f / 256, 13.0f / 256, 0, 26.0f / 256, 0, 0}));
@@ -835,21 +835,21 @@ TEST(PieReadCorpus, Mirnum1SmallestFile) {
 TEST(PieReadCorpus, FxmsteamTextureAnimation) {
   REQUIRE_CORPUS();
   Scene s = read_corpus("wz2100-4.5.5/base/effects/fxmsteam.pie");
-  ASSERT_EQ(s.pie.levels[0].polygons.size(), 4u);
-  for (const PiePolygon& p : s.pie.levels[0].polygons) {
+  ASSERT_EQ(s.pie->levels[0].polygons.size(), 4u);
+  for (const PiePolygon& p : s.pie->levels[0].polygons) {
     EXPECT_EQ(p.flags, 0x4200u);
     EXPECT_EQ(p.anim_frames, 14u);
     EXPECT_EQ(p.anim_rate, 66u);
     EXPECT_EQ(p.anim_width, 28.0f / 256);
     EXPECT_EQ(p.anim_height, 49.0f / 256);
   }
-  EXPECT_EQ(s.pie.global.type, 0x201u);
+  EXPECT_EQ(s.pie->global.type, 0x201u);
 }
 
 TEST(PieReadCorpus, ExblokeAnimation) {
   REQUIRE_CORPUS();
   Scene s = read_corpus("wz2100-4.5.5/base/components/bodies/exbloke.pie");
-  EXPECT_EQ(s.pie.levels.size(), 10u);
+  EXPECT_EQ(s.pie->levels.size(), 10u);
   EXPECT_EQ(s.meshes.size(), 10u);
   EXPECT_EQ(s.joints.size(), 10u);
   ASSERT_EQ(s.animations.size(), 1u);
@@ -859,17 +859,17 @@ TEST(PieReadCorpus, ExblokeAnimation) {
   EXPECT_EQ(a.frame_count(), 11u);
   EXPECT_EQ(a.channels, 10u);
   EXPECT_TRUE(a.loop);
-  EXPECT_TRUE(s.pie.global.has_interpolate);
-  EXPECT_EQ(s.pie.global.interpolate, 0);
-  ASSERT_EQ(s.pie.events.size(), 3u);
-  EXPECT_EQ(s.pie.events[1].type, 2);
-  EXPECT_EQ(s.pie.events[1].file, "fireknee.pie");
+  EXPECT_TRUE(s.pie->global.has_interpolate);
+  EXPECT_EQ(s.pie->global.interpolate, 0);
+  ASSERT_EQ(s.pie->events.size(), 3u);
+  EXPECT_EQ(s.pie->events[1].type, 2);
+  EXPECT_EQ(s.pie->events[1].file, "fireknee.pie");
   ASSERT_EQ(s.attachments.size(), 1u);
   EXPECT_EQ(s.attachments[0].name, "exbloke_level1_connector1");
   EXPECT_EQ(s.attachments[0].joint, 0);
   EXPECT_EQ(s.attachments[0].transform.translation, (std::array<float, 3>{0, 33, 0}));
   for (size_t i = 0; i < 10; ++i) {
-    EXPECT_EQ(s.pie.levels[i].joint, int32_t(i));
+    EXPECT_EQ(s.pie->levels[i].joint, int32_t(i));
     EXPECT_EQ(values(s.meshes[i], Attribute::BlendIndices),
               std::vector<float>(s.meshes[i].vertex_count(), float(i)));
   }
@@ -889,14 +889,14 @@ TEST(PieReadCorpus, FlamfallLegacyScaleFramesHaveScaleZero) {
   EXPECT_EQ(a.poses[1 * 4 + 0].scale, (std::array<float, 3>{0, 0, 0}));
   EXPECT_EQ(a.poses[0 * 4 + 1].scale, (std::array<float, 3>{0, 0, 0}));
   EXPECT_EQ(a.poses[1 * 4 + 1].scale, (std::array<float, 3>{1, 1, 1}));
-  EXPECT_EQ(s.pie.levels[0].animobject.frames[1].scale, (std::array<float, 3>{-1, -1, -1}));
+  EXPECT_EQ(s.pie->levels[0].animobject.frames[1].scale, (std::array<float, 3>{-1, -1, -1}));
 }
 
 TEST(PieReadCorpus, FirekneePie4LevelOverrideAndComment) {
   REQUIRE_CORPUS();
   Scene s = read_corpus("wz2100-4.5.5/base/components/bodies/fireknee.pie");
-  ASSERT_EQ(s.pie.levels.size(), 11u);
-  const PieLevel& L = s.pie.levels[10];
+  ASSERT_EQ(s.pie->levels.size(), 11u);
+  const PieLevel& L = s.pie->levels[10];
   EXPECT_EQ(L.comment, "muzzle flash");
   EXPECT_TRUE(L.overrides.has_type);
   EXPECT_EQ(L.overrides.type, 0x200u);
@@ -912,7 +912,7 @@ TEST(PieReadCorpus, FirekneePie4LevelOverrideAndComment) {
   EXPECT_EQ(s.joints.size(), 10u);
   EXPECT_EQ(L.joint, -1);
   EXPECT_EQ(s.meshes[10].find(Attribute::BlendIndices), nullptr);
-  for (size_t i = 0; i < 10; ++i) EXPECT_TRUE(s.pie.levels[i].comment.empty());
+  for (size_t i = 0; i < 10; ++i) EXPECT_TRUE(s.pie->levels[i].comment.empty());
   ASSERT_EQ(s.animations.size(), 1u);
   EXPECT_EQ(s.animations[0].name, "fireknee");
   EXPECT_EQ(s.animations[0].frame_count(), 15u);
@@ -921,13 +921,13 @@ TEST(PieReadCorpus, FirekneePie4LevelOverrideAndComment) {
 TEST(PieReadCorpus, NormalsAndMapsOfZnullbody) {
   REQUIRE_CORPUS();
   Scene s = read_corpus("wz2100-4.5.5/base/components/bodies/znullbody.pie");
-  EXPECT_TRUE(s.pie.levels[0].normals);
+  EXPECT_TRUE(s.pie->levels[0].normals);
   ASSERT_NE(s.meshes[0].find(Attribute::Normal), nullptr);
   using K = PieTexture::Kind;
-  ASSERT_EQ(s.pie.global.textures.size(), 3u);
-  EXPECT_EQ(s.pie.global.textures[1].kind, K::NormalMap);
-  EXPECT_EQ(s.pie.global.textures[1].file, "znull_norm.png");
-  EXPECT_EQ(s.pie.global.textures[2].kind, K::SpecularMap);
+  ASSERT_EQ(s.pie->global.textures.size(), 3u);
+  EXPECT_EQ(s.pie->global.textures[1].kind, K::NormalMap);
+  EXPECT_EQ(s.pie->global.textures[1].file, "znull_norm.png");
+  EXPECT_EQ(s.pie->global.textures[2].kind, K::SpecularMap);
   EXPECT_EQ(s.materials.size(), 1u);
 }
 

@@ -37,14 +37,14 @@ VertexStream pie_stream(Attribute a, uint32_t components, std::vector<float> dat
 // A PIE Scene of `version` with TYPE 200 and page-1.png (256 x 256) as its only page.
 Scene pie_scene(int version) {
   Scene s;
-  s.pie.version = version;
-  s.pie.global.has_type = true;
-  s.pie.global.type = 0x200;
+  s.pie.emplace().version = version;
+  s.pie->global.has_type = true;
+  s.pie->global.type = 0x200;
   PieTexture t;
   t.file = "page-1.png";
   t.has_size = true;
   t.width = t.height = 256;
-  s.pie.global.textures.push_back(t);
+  s.pie->global.textures.push_back(t);
   s.materials.push_back({"page-1", "page-1.png"});
   return s;
 }
@@ -57,7 +57,7 @@ PieLevel& add_level(Scene& s, std::vector<Point> points, std::vector<Poly> polys
   L.normals = normals;
   if (!polys.empty()) {
     Mesh m;
-    m.name = fmt::format("model_level{}", s.pie.levels.size() + 1);
+    m.name = fmt::format("model_level{}", s.pie->levels.size() + 1);
     m.material = s.materials.empty() ? -1 : 0;
     VertexStream pos = pie_stream(Attribute::Position, 3, {});
     VertexStream uv = pie_stream(Attribute::Texcoord, 2, {});
@@ -88,8 +88,8 @@ PieLevel& add_level(Scene& s, std::vector<Point> points, std::vector<Poly> polys
     L.mesh = int32_t(s.meshes.size());
     s.meshes.push_back(std::move(m));
   }
-  s.pie.levels.push_back(std::move(L));
-  return s.pie.levels.back();
+  s.pie->levels.push_back(std::move(L));
+  return s.pie->levels.back();
 }
 
 // One triangle (0 1 2) of three points.
@@ -101,7 +101,7 @@ Scene one_triangle(int version) {
 
 // Binds level `li`'s mesh to a new root joint and gives it the animation ANIMOBJECT `ao` makes.
 void animate(Scene& s, size_t li, const PieAnimObject& ao) {
-  PieLevel& L = s.pie.levels[li];
+  PieLevel& L = s.pie->levels[li];
   L.has_animobject = true;
   L.animobject = ao;
   L.joint = int32_t(s.joints.size());
@@ -186,7 +186,7 @@ TEST(PieWrite, VersionComesFromOptionsThenSceneThenFour) {
   Scene s = one_triangle(2);
   EXPECT_EQ(write_pie(s).substr(0, 6), "PIE 2\n");
   EXPECT_EQ(write_pie(s, 3).substr(0, 6), "PIE 3\n");
-  s.pie = PieData{};
+  s.pie.reset();
   EXPECT_EQ(write_pie(s).substr(0, 6), "PIE 4\n");
   for (int v : {1, 5, -1}) EXPECT_EQ(write_error(s, v), fmt::format("PIE version {} cannot be written: use 2, 3 or 4", v));
   s = one_triangle(7);
@@ -243,7 +243,7 @@ TEST(PieWrite, RestoresTheOriginalPointList) {
   // Scene vertex 1 is point 1 (corner b). Moving it onto point 2's
   // position matches the first point there; moving it elsewhere appends a point.
   Mesh& m = s.meshes[0];
-  ASSERT_EQ(s.pie.levels[0].vertex_point, (std::vector<uint32_t>{3, 1, 2}));
+  ASSERT_EQ(s.pie->levels[0].vertex_point, (std::vector<uint32_t>{3, 1, 2}));
   m.streams[0].data[1 * 3 + 0] = 0;
   m.streams[0].data[1 * 3 + 1] = 1;
   EXPECT_EQ(write_pie(s), kHead3 + points + "POLYGONS 1\n\t200 3 3 2 2 0 0 1 0 0 1\n");
@@ -251,7 +251,7 @@ TEST(PieWrite, RestoresTheOriginalPointList) {
   EXPECT_EQ(write_pie(s), kHead3 + std::string("POINTS 6") + points.substr(8) + "\t0 1 7\n" +
                               "POLYGONS 1\n\t200 3 3 5 2 0 0 1 0 0 1\n");
   // Without vertex_point (or after its vertices were renumbered) positions are matched.
-  s.pie.levels[0].vertex_point.clear();
+  s.pie->levels[0].vertex_point.clear();
   m.streams[0].data[1 * 3 + 2] = 0;
   EXPECT_EQ(write_pie(s), kHead3 + points + "POLYGONS 1\n\t200 3 0 2 2 0 0 1 0 0 1\n");
 }
@@ -265,10 +265,10 @@ TEST(PieWrite, NormalsOnlyWhenTheLevelHadThem) {
   const std::string polys = "POLYGONS 1\n\t200 3 0 1 2 0 0 1 0 0 1\n";
   EXPECT_EQ(write_pie(s), kHead3 + points + "NORMALS 1\n\t0 0 1 0 1 0 1 0 -0.5\n" + polys);
   // Normals generated later (convert) are not written into a level that had none.
-  s.pie.levels[0].normals = false;
+  s.pie->levels[0].normals = false;
   EXPECT_EQ(write_pie(s), kHead3 + points + polys);
   // A level that had NORMALS but lost its normal stream: left out, with a warning.
-  s.pie.levels[0].normals = true;
+  s.pie->levels[0].normals = true;
   s.meshes[0].streams.pop_back();
   Diagnostics d;
   EXPECT_EQ(write_pie(s, 0, &d), kHead3 + points + polys);
@@ -297,7 +297,7 @@ TEST(PieWrite, TextureAnimationBlock) {
   std::string pie2 = write_pie(s, 2);
   EXPECT_NE(pie2.find("\t4200 3 0 1 2 2 333 32 32 240 49 251 49 251 28\n"), std::string::npos) << pie2;
   // Flags that no longer match the triangles: every polygon 200, with a warning.
-  s.pie.levels[0].polygons.pop_back();
+  s.pie->levels[0].polygons.pop_back();
   Diagnostics d;
   std::string text = write_pie(s, 0, &d);
   EXPECT_NE(text.find("\t200 3 0 1 2 0.9375"), std::string::npos) << text;
@@ -309,7 +309,7 @@ TEST(PieWrite, TextureAnimationBlock) {
 
 Scene full_pie4() {
   Scene s = pie_scene(4);
-  PieSettings& g = s.pie.global;
+  PieSettings& g = s.pie->global;
   g.type = 0x10200;
   g.has_interpolate = true;
   g.interpolate = 0;
@@ -334,7 +334,7 @@ Scene full_pie4() {
   t.tileset = 2;
   t.file = "page-1_sm.png";
   g.textures.push_back(t);
-  s.pie.events = {{1, "model_anim.pie"}, {3, "die.pie"}};
+  s.pie->events = {{1, "model_anim.pie"}, {3, "die.pie"}};
   add_level(s, {}, {});  // empty level 1
   PieLevel& L = add_level(s, {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}}, {{{0, 1, 2}, {0, 0, 1, 0, 0, 1}}});
   L.comment = "muzzle flash";
@@ -385,7 +385,7 @@ TEST(PieWrite, Pie4FeaturesInPie3Warn) {
 
 TEST(PieWrite, LineBreaksInFreeTextBecomeSpaces) {
   Scene s = one_triangle(4);
-  s.pie.levels[0].comment = "two\nlines";
+  s.pie->levels[0].comment = "two\nlines";
   Diagnostics d;
   EXPECT_NE(write_pie(s, 0, &d).find("LEVEL 1 # two lines\n"), std::string::npos);
   EXPECT_EQ(warnings_of(d), "the comment of level 1 has a line break, which PIE cannot hold: written with a space\n");
@@ -454,7 +454,7 @@ TEST(PieWrite, AnimObjectRawWhileThePosesMatch) {
   const std::string raw = "ANIMOBJECT 15 0 2\n\t0 -1471 3429 -2110 10370 -4069 -157121 1 1 1\n\t1 1 2 3 0 0 0 -1 -1 -1\n";
   EXPECT_TRUE(write_pie(s).ends_with(raw)) << write_pie(s);
   // cycles other than 0 and 1 survive as long as the animation does not loop.
-  s.pie.levels[0].animobject.cycles = 3;
+  s.pie->levels[0].animobject.cycles = 3;
   s.animations[0].loop = false;
   EXPECT_TRUE(write_pie(s).ends_with("ANIMOBJECT 15 3 2\n" + raw.substr(raw.find('\n') + 1)));
   // A rotation stored negated (glTF keeps w >= 0) is the same pose.
@@ -585,23 +585,23 @@ TEST(PieWrite, NoTrianglesAtAllIsOneEmptyLevel) {
 
 TEST(PieWrite, ErrorsForWhatPieCannotHold) {
   Scene s = one_triangle(3);
-  s.pie.global.textures[0].file = "page-1.tga";
+  s.pie->global.textures[0].file = "page-1.tga";
   EXPECT_EQ(write_error(s), "texture page \"page-1.tga\" is not a .png file: PIE pages must be PNG");
-  s.pie.global.textures[0].file = "page-1.PNG";
+  s.pie->global.textures[0].file = "page-1.PNG";
   EXPECT_EQ(write_error(s), "texture page \"page-1.PNG\" is not a .png file: PIE pages must be PNG");
-  s.pie.global.textures[0].file = "page 1.png";
+  s.pie->global.textures[0].file = "page 1.png";
   EXPECT_EQ(write_error(s), "texture page \"page 1.png\" has characters outside [A-Za-z0-9._-]");
-  s.pie.global.textures[0].file = "p\xc3\xa4ge.png";
+  s.pie->global.textures[0].file = "p\xc3\xa4ge.png";
   EXPECT_EQ(write_error(s), "texture page \"p\xc3\xa4ge.png\" has characters outside [A-Za-z0-9._-]");
-  s.pie.global.textures[0].file = "page-1.png";
-  s.pie.global.textures[0].tileset = 3;
+  s.pie->global.textures[0].file = "page-1.png";
+  s.pie->global.textures[0].tileset = 3;
   EXPECT_EQ(write_error(s), "texture page \"page-1.png\": tileset 3 is outside 0..2");
-  s.pie.global.textures[0].tileset = 0;
-  s.pie.events = {{4, "x.pie"}};
+  s.pie->global.textures[0].tileset = 0;
+  s.pie->events = {{4, "x.pie"}};
   EXPECT_EQ(write_error(s), "EVENT type 4 is not 1, 2 or 3");
-  s.pie.events = {{1, "x y.pie"}};
+  s.pie->events = {{1, "x y.pie"}};
   EXPECT_EQ(write_error(s), "EVENT file \"x y.pie\" is empty or has spaces, line breaks or #");
-  s.pie.events.clear();
+  s.pie->events.clear();
   EXPECT_EQ(write_error(s), "");
   // Non-PIE Scenes: the page of a material.
   Scene o;
@@ -645,7 +645,7 @@ TEST(PieWrite, ErrorsForBrokenMeshes) {
 TEST(PieWrite, ErrorsNameTheFileThroughThePublicApi) {
   testutil::TempDir dir;
   Scene s = one_triangle(3);
-  s.pie.global.textures[0].file = "x.bmp";
+  s.pie->global.textures[0].file = "x.bmp";
   try {
     write(s, dir / "out.pie");
     FAIL() << "no error";
@@ -691,11 +691,11 @@ void expect_same_pie(const PieData& a, const PieData& b, const std::string& what
 TEST(PieWrite, HandBuiltScenesReadBackEqual) {
   Scene s = full_pie4();
   Scene back = read_pie(write_pie(s));
-  expect_same_pie(back.pie, s.pie, "full_pie4");
+  expect_same_pie(*back.pie, *s.pie, "full_pie4");
   s = one_triangle(2);
   animate(s, 0, two_frames());
   back = read_pie(write_pie(s));
-  expect_same_pie(back.pie, s.pie, "one_triangle");
+  expect_same_pie(*back.pie, *s.pie, "one_triangle");
   EXPECT_TRUE(back.animations == s.animations);
   EXPECT_TRUE(back.meshes == s.meshes);
 }
@@ -729,7 +729,7 @@ TEST(PieWrite, ObjFromMemoryReadsBack) {
   Scene back = read_pie(text, "pyramid.pie");
   ASSERT_EQ(back.meshes.size(), 1u);
   EXPECT_EQ(corners(back.meshes[0]), corners(s.meshes[0]));
-  EXPECT_EQ(back.pie.version, 3);
+  EXPECT_EQ(back.pie->version, 3);
 }
 
 TEST(PieWrite, IqeWithARigidJointReadsBackAnimated) {
@@ -758,7 +758,8 @@ std::vector<std::string> corpus_files() {
 
 // Scene equality, part by part so that a failure says where.
 void expect_same_scene(const Scene& a, const Scene& b, const std::string& what) {
-  expect_same_pie(a.pie, b.pie, what);
+  ASSERT_EQ(a.pie.has_value(), b.pie.has_value()) << what;
+  if (a.pie) expect_same_pie(*a.pie, *b.pie, what);
   ASSERT_EQ(a.meshes.size(), b.meshes.size()) << what;
   for (size_t i = 0; i < a.meshes.size(); ++i) EXPECT_TRUE(a.meshes[i] == b.meshes[i]) << what << " mesh " << i;
   EXPECT_TRUE(a.materials == b.materials) << what;
@@ -799,9 +800,9 @@ void expect_same_but_uvs(const Scene& a, Scene b, float tol, const std::string& 
     for (size_t k = 0; k < ta->data.size(); ++k) EXPECT_NEAR(ta->data[k], tb->data[k], tol) << what;
     tb->data = ta->data;
   }
-  for (size_t i = 0; i < a.pie.levels.size() && i < b.pie.levels.size(); ++i) {
-    auto& pa = a.pie.levels[i].polygons;
-    auto& pb = b.pie.levels[i].polygons;
+  for (size_t i = 0; i < a.pie->levels.size() && i < b.pie->levels.size(); ++i) {
+    auto& pa = a.pie->levels[i].polygons;
+    auto& pb = b.pie->levels[i].polygons;
     for (size_t k = 0; k < pa.size() && k < pb.size(); ++k) {
       EXPECT_NEAR(pa[k].anim_width, pb[k].anim_width, tol) << what;
       EXPECT_NEAR(pa[k].anim_height, pb[k].anim_height, tol) << what;
@@ -817,7 +818,7 @@ TEST(PieWriteCorpus, Pie2ThroughPie3AndBack) {
   size_t tested = 0;
   for (const std::string& path : corpus_files()) {
     Scene s = read(path);
-    if (s.pie.version != 2) continue;
+    if (s.pie->version != 2) continue;
     ++tested;
     std::string pie3 = write_pie(s, 3);
     ASSERT_EQ(pie3.substr(0, 6), "PIE 3\n") << path;
@@ -833,8 +834,8 @@ TEST(PieWriteCorpus, EveryFileAsPie4) {
   for (const std::string& path : corpus_files()) {
     Scene s = read(path);
     Scene back = read_pie(write_pie(s, 4), path);
-    EXPECT_EQ(back.pie.version, 4) << path;
-    back.pie.version = s.pie.version;
+    EXPECT_EQ(back.pie->version, 4) << path;
+    back.pie->version = s.pie->version;
     expect_same_scene(s, back, path);
   }
 }
@@ -861,14 +862,14 @@ TEST(PieWriteCorpus, EveryFileAsPie2WithinItsRounding) {
     Scene s = read(path);
     Diagnostics d;
     Scene back = read_pie(write_pie(s, 2, &d), path);
-    EXPECT_EQ(back.pie.version, 2) << path;
-    if (s.pie.version == 2) {
+    EXPECT_EQ(back.pie->version, 2) << path;
+    if (s.pie->version == 2) {
       EXPECT_EQ(d.items.size(), 0u) << path;
     }
-    ASSERT_EQ(s.pie.levels.size(), back.pie.levels.size()) << path;
-    for (size_t i = 0; i < s.pie.levels.size(); ++i) {
-      PieLevel x = s.pie.levels[i];
-      PieLevel y = back.pie.levels[i];
+    ASSERT_EQ(s.pie->levels.size(), back.pie->levels.size()) << path;
+    for (size_t i = 0; i < s.pie->levels.size(); ++i) {
+      PieLevel x = s.pie->levels[i];
+      PieLevel y = back.pie->levels[i];
       std::string what = fmt::format("{} level {}", path, i + 1);
       // Rounding may merge vertices whose coordinates differed by less than a step.
       auto cx = level_corners(s, x), cy = level_corners(back, y);
@@ -888,8 +889,8 @@ TEST(PieWriteCorpus, EveryFileAsPie2WithinItsRounding) {
       y.vertex_point.clear();
       EXPECT_TRUE(x == y) << what;
     }
-    EXPECT_TRUE(s.pie.global == back.pie.global) << path;
-    EXPECT_TRUE(s.pie.events == back.pie.events) << path;
+    EXPECT_TRUE(s.pie->global == back.pie->global) << path;
+    EXPECT_TRUE(s.pie->events == back.pie->events) << path;
     EXPECT_TRUE(s.joints == back.joints) << path;
     EXPECT_TRUE(s.animations == back.animations) << path;
     EXPECT_TRUE(s.attachments == back.attachments) << path;
@@ -909,8 +910,8 @@ TEST(PieWriteCorpus, ConvertWithProcessingKeepsThePieData) {
       renumbered += processed.meshes.at(i).vertex_count() != src.meshes[i].vertex_count();
     for (const Diagnostic& x : d.items) EXPECT_NE(x.severity, Severity::Error) << path << ": " << x.message;
     Scene back = read(out);
-    const PieData& a = src.pie;
-    const PieData& b = back.pie;
+    const PieData& a = *src.pie;
+    const PieData& b = *back.pie;
     EXPECT_EQ(a.version, b.version) << path;
     EXPECT_TRUE(a.global == b.global) << path;
     EXPECT_TRUE(a.events == b.events) << path;

@@ -188,16 +188,16 @@ TEST(QmshSamples, CountsOfEveryFile) {
     EXPECT_EQ(s.meshes.size(), x.submeshes);
     EXPECT_EQ(s.joints.size(), x.bones);
     EXPECT_EQ(s.animations.size(), x.animations);
-    EXPECT_TRUE(s.qmsh.present);
-    EXPECT_EQ(s.qmsh.flags, x.flags);
+    EXPECT_TRUE(s.qmsh.has_value());
+    EXPECT_EQ(s.qmsh->flags, x.flags);
     for (const Mesh& m : s.meshes) {
       EXPECT_EQ(m.find(Attribute::Tangent) != nullptr, (x.flags & 1) != 0);
       EXPECT_EQ(m.find(Attribute::BlendIndices) != nullptr, (x.flags & 2) != 0);
     }
-    EXPECT_EQ(s.qmsh.binormals.size(), (x.flags & 1) ? x.vertices * 3 : 0u);
-    EXPECT_EQ(s.qmsh.bone_indices.size(), (x.flags & 2) ? x.vertices : 0u);
-    EXPECT_EQ(s.qmsh.bone_matrices.size(), x.bones);
-    EXPECT_EQ(s.qmsh.animation_lengths.size(), x.animations);
+    EXPECT_EQ(s.qmsh->binormals.size(), (x.flags & 1) ? x.vertices * 3 : 0u);
+    EXPECT_EQ(s.qmsh->bone_indices.size(), (x.flags & 2) ? x.vertices : 0u);
+    EXPECT_EQ(s.qmsh->bone_matrices.size(), x.bones);
+    EXPECT_EQ(s.qmsh->animation_lengths.size(), x.animations);
   }
 }
 
@@ -225,8 +225,8 @@ TEST(QmshSamples, AnimatedFilesWithoutRawKeys) {
     const std::vector<uint8_t> orig = sample_bytes(name);
     Diagnostics d;
     Scene s = qmsh::read(orig, name, d);
-    EXPECT_FALSE(s.qmsh.keys.empty());
-    s.qmsh.keys.clear();
+    EXPECT_FALSE(s.qmsh->keys.empty());
+    s.qmsh->keys.clear();
     const std::vector<uint8_t> out = qmsh::write(s, d);
     ASSERT_EQ(out.size(), orig.size());
     const size_t keys_at = size_t(at<int32_t>(orig, 47 + 16));
@@ -291,7 +291,7 @@ TEST(QmshSamples, DecodedValues) {
   EXPECT_EQ(tiny.animations[1].name, "Stand");
   EXPECT_EQ(tiny.animations[1].times, (std::vector<float>{0.0f}));
   EXPECT_EQ(tiny.animations[1].framerate, 0.0f);
-  EXPECT_EQ(tiny.qmsh.animation_lengths, (std::vector<float>{0.810389638f, 0.0f}));
+  EXPECT_EQ(tiny.qmsh->animation_lengths, (std::vector<float>{0.810389638f, 0.0f}));
 
   // Swordsman: the root bone is scaled 0.22222 and turned 90 degrees about x.
   Scene sw = read_sample("Swordsman");
@@ -333,12 +333,12 @@ TEST(QmshSamples, BlendIndicesAndNoBone) {
     ASSERT_TRUE(bi && bw);
     EXPECT_EQ(bi->components, 2u);
     size_t none = 0;
-    const size_t stride = 12 + 8 + 12 + 8 + (s.qmsh.flags & 1 ? 24 : 0);
+    const size_t stride = 12 + 8 + 12 + 8 + (s.qmsh->flags & 1 ? 24 : 0);
     for (size_t v = 0; v < m.vertex_count(); ++v) {
       const size_t rec = 67 + 1 + v * stride;
       const float w = at<float>(b, rec + 12);
       const uint8_t i0 = b[rec + 16], i1 = b[rec + 17];
-      ASSERT_EQ(s.qmsh.bone_indices[v], at<uint32_t>(b, rec + 16));
+      ASSERT_EQ(s.qmsh->bone_indices[v], at<uint32_t>(b, rec + 16));
       EXPECT_EQ(bi->get(v, 0), i0 ? float(i0 - 1) : 0.0f);
       EXPECT_EQ(bi->get(v, 1), i1 ? float(i1 - 1) : 0.0f);
       EXPECT_EQ(bw->get(v, 0), i0 ? w : 0.0f);
@@ -747,11 +747,11 @@ TEST(QmshWrite, EditedValuesAreRecomputed) {
   const std::vector<uint8_t> tb = qmsh::write(t, d);
   Scene tr = qmsh::read(tb, "y", d);
   EXPECT_EQ(tr.meshes[0].find(Attribute::Tangent)->data, tan->data);
-  EXPECT_EQ(tr.qmsh.binormals.size(), t.qmsh.binormals.size());
+  EXPECT_EQ(tr.qmsh->binormals.size(), t.qmsh->binormals.size());
   // Bit for bit: some of Rock1's binormals are NaN.
-  EXPECT_NE(std::memcmp(tr.qmsh.binormals.data(), t.qmsh.binormals.data(), 12), 0);
-  const size_t rest = (t.qmsh.binormals.size() - 3) * 4;
-  EXPECT_EQ(std::memcmp(tr.qmsh.binormals.data() + 3, t.qmsh.binormals.data() + 3, rest), 0);
+  EXPECT_NE(std::memcmp(tr.qmsh->binormals.data(), t.qmsh->binormals.data(), 12), 0);
+  const size_t rest = (t.qmsh->binormals.size() - 3) * 4;
+  EXPECT_EQ(std::memcmp(tr.qmsh->binormals.data() + 3, t.qmsh->binormals.data() + 3, rest), 0);
 }
 
 // ---- glTF ------------------------------------------------------------------------------------

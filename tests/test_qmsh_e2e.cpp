@@ -96,7 +96,7 @@ TEST(QmshPipeline, TmpToBinaryToGltfKeepsSkeletonSkinAndAnimation) {
   convert({skinned()}, tmp / "column.qmsh", {}, &d);
   Scene b = read(tmp / "column.qmsh", {}, &d);
   check_model(b, "qmsh");
-  EXPECT_EQ(b.qmsh.flags, 3);  // tangents and skinning
+  EXPECT_EQ(b.qmsh->flags, 3);  // tangents and skinning
   ASSERT_EQ(b.meshes.size(), 1u);
   ASSERT_EQ(b.meshes[0].vertex_count(), a.meshes[0].vertex_count());
   EXPECT_EQ(b.meshes[0].triangles.size(), a.meshes[0].triangles.size());

@@ -308,15 +308,13 @@ TEST(QmshTmpParseTokenizer, Positions) {
 
 TEST(QmshTmpParseFiles, Minimal) {
   QmshTmpData want;
-  want.present = true;
   EXPECT_EQ(parse_fixture("minimal.qmsh.tmp"), want);
   EXPECT_EQ(parse_text("QMSH TMP 10 objects{}actions{}params{}"), want);
 }
 
 TEST(QmshTmpParseFiles, Cube) {
   QmshTmpData d = parse_fixture("cube.qmsh.tmp");
-  EXPECT_TRUE(d.present);
-  EXPECT_FALSE(d.has_armature);
+    EXPECT_FALSE(d.has_armature);
   EXPECT_EQ(d.armature_index, 0u);
   EXPECT_EQ(d.armature, QmshTmpArmature{});
   ASSERT_EQ(d.meshes.size(), 1u);
@@ -787,7 +785,6 @@ namespace {
 
 QmshTmpData small_data() {
   QmshTmpData d;
-  d.present = true;
   QmshTmpMesh m;
   m.name = "Tri \"1\"";
   m.position = {1, -2.5f, 0.1f};
@@ -877,7 +874,6 @@ class RandomData {
 
   QmshTmpData data() {
     QmshTmpData d;
-    d.present = true;
     for (uint32_t i = below(4); i > 0; --i) d.meshes.push_back(mesh());
     d.has_armature = below(3) != 0;
     if (d.has_armature) {
@@ -1015,7 +1011,6 @@ TEST(QmshTmpParsePrint, ExactText) {
 
 TEST(QmshTmpParsePrint, EmptyBlocks) {
   QmshTmpData d;
-  d.present = true;
   d.meshes.resize(1);
   d.meshes[0].vertex_groups.resize(1);
   EXPECT_EQ(qmsh_tmp::print(d),
@@ -1050,7 +1045,6 @@ TEST(QmshTmpParsePrint, RoundTripRandom) {
 
 TEST(QmshTmpParsePrint, ShortestFloats) {
   QmshTmpData d;
-  d.present = true;
   QmshTmpCurve c{"c", Interp::Const, Extend::Const, {}};
   for (float f : {0.1f, 1.0f / 3.0f, -0.0f, 1e-45f, 3.4028235e38f, -1.17549435e-38f, 16777216.0f, 123456.79f})
     c.points.push_back({f, -f});

@@ -53,7 +53,6 @@ QmshTmpMesh cube(const std::string& name, float angle, bool uvs = true) {
 
 QmshTmpData data_with(std::vector<QmshTmpMesh> meshes) {
   QmshTmpData d;
-  d.present = true;
   d.meshes = std::move(meshes);
   return d;
 }
@@ -158,8 +157,8 @@ TEST(QmshTmpScene, MaterialSplitNames) {
   EXPECT_EQ(s.meshes[2].material, 1);
   EXPECT_EQ(s.meshes[0].face_count(), 3u);
   EXPECT_EQ(s.meshes[1].face_count(), 3u);
-  EXPECT_TRUE(s.qmsh_tmp.present);
-  EXPECT_EQ(s.qmsh_tmp.meshes.size(), 2u);
+  EXPECT_TRUE(s.qmsh_tmp.has_value());
+  EXPECT_EQ(s.qmsh_tmp->meshes.size(), 2u);
 }
 
 TEST(QmshTmpScene, MaterialPastTheListAndDuplicateNames) {
@@ -494,7 +493,7 @@ TEST(QmshTmpScene, ActionTimeShiftFpsAndLinearCurve) {
     expect_v3(an.poses[f].scale, {1, 1, 1}, 0);
   }
   // The curve is kept in the data.
-  EXPECT_EQ(s.qmsh_tmp.actions[0].channels[0].curves[1].name, "Foo");
+  EXPECT_EQ(s.qmsh_tmp->actions[0].channels[0].curves[1].name, "Foo");
 
   d.fps.clear();
   EXPECT_EQ(build(d).animations[0].framerate, 25);
@@ -742,7 +741,6 @@ TEST(QmshTmpScene, WriteUsesKeptData) {
   Scene s = build(d);
   EXPECT_EQ(s.qmsh_tmp, [&] {
     QmshTmpData k = d;
-    k.present = true;
     return k;
   }());
 }
@@ -752,7 +750,7 @@ TEST(QmshTmpScene, WriteUsesKeptData) {
 TEST(QmshTmpScene, ReadCubeFile) {
   const std::string path = MESHPORT_TEST_DATA "/qmsh/cube.qmsh.tmp";
   Scene s = meshport::read(path);
-  EXPECT_TRUE(s.qmsh_tmp.present);
+  EXPECT_TRUE(s.qmsh_tmp.has_value());
   ASSERT_EQ(s.meshes.size(), 2u);
   EXPECT_EQ(s.meshes[0].name, "Cube.Red");
   EXPECT_EQ(s.meshes[1].name, "Cube.Blue");

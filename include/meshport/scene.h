@@ -4,9 +4,16 @@
 // faces, metres, quaternions stored x y z w. Formats convert at their own boundary.
 #pragma once
 
+#include <meshport/source/iqm.h>
+#include <meshport/source/modedef.h>
+#include <meshport/source/pie.h>
+#include <meshport/source/qmsh.h>
+
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace meshport {
@@ -76,6 +83,20 @@ struct MorphTarget {
   bool operator==(const MorphTarget&) const = default;
 };
 
+// Per-triangle data a format keeps about its faces (PIE polygon flags and texture animation),
+// named "<format>.<what>" ("pie.flags"). One tuple of `components` values per triangle of the
+// mesh, in triangle order: every step that reorders, drops or duplicates triangles carries it
+// (ops/remap.h), so the data stays on the triangle it describes. Values are 32-bit words; a
+// channel holding floats stores their bit patterns (std::bit_cast), as its format documents.
+struct FaceChannel {
+  std::string name;
+  uint32_t components = 1;
+  std::vector<uint32_t> data;  // triangle_count * components
+
+  size_t face_count() const { return components ? data.size() / components : 0; }
+  bool operator==(const FaceChannel&) const = default;
+};
+
 struct Mesh {
   std::string name;
   int32_t material = -1;  // index into Scene::materials, -1 for none
@@ -89,11 +110,14 @@ struct Mesh {
   SmoothingRules smoothing;
   std::vector<MorphTarget> morph_targets;
   std::vector<float> morph_weights;  // default weight per target (empty: all 0)
+  std::vector<FaceChannel> face_channels;
 
   size_t vertex_count() const;
   size_t face_count() const { return polygon_sizes.empty() ? triangles.size() / 3 : polygon_sizes.size(); }
   const VertexStream* find(Attribute a) const;
   VertexStream* find(Attribute a);
+  const FaceChannel* find_channel(std::string_view name) const;
+  FaceChannel* find_channel(std::string_view name);
   bool operator==(const Mesh&) const = default;
 };
 
@@ -128,6 +152,10 @@ struct MorphWeightTrack {
   bool operator==(const MorphWeightTrack&) const = default;
 };
 
+// How a player moves between frames (glTF sampler interpolation): blending (slerp for
+// rotations), or holding each frame until the next (PIE's INTERPOLATE 0).
+enum class Interpolation : uint8_t { Linear, Step };
+
 struct Animation {
   std::string name;
   float framerate = 0;  // frames per second; 0 when the source gave none
@@ -140,22 +168,10 @@ struct Animation {
 
   // Morph target weight tracks (glTF "weights" channels), each with its own key times.
   std::vector<MorphWeightTrack> morph_weights;
+  Interpolation interpolation = Interpolation::Linear;  // between frames (poses)
 
   size_t frame_count() const { return channels ? poses.size() / channels : 0; }
   bool operator==(const Animation&) const = default;
-};
-
-// Format-specific data that no other format expresses, kept so the source format round-trips.
-struct IqmExtension {
-  std::string name;
-  std::vector<uint8_t> data;
-  bool operator==(const IqmExtension&) const = default;
-};
-
-struct IqmData {
-  std::vector<IqmExtension> extensions;
-  std::vector<int32_t> pose_parents;  // animation-only files: the parents their poses name
-  bool operator==(const IqmData&) const = default;
 };
 
 // A named attachment point (a socket): where another model or effect is placed on this one.
@@ -170,376 +186,17 @@ struct Attachment {
   bool operator==(const Attachment&) const = default;
 };
 
-// ---- PIE (Warzone 2100) data that the rest of the Scene cannot hold -------------------------
-// docs/pie.md describes how a PIE file maps onto the Scene. Everything here is kept so that
-// PIE -> Scene -> PIE is lossless; a PIE writer given a Scene without it (pie.version == 0)
-// derives what it needs from the meshes, materials, attachments and animations.
+// Data a format keeps about the source file as a whole (`.qmsh.tmp` text, TFQMSH10 raw values,
+// ModeDef files). Writers use it only while the Scene still has the content_fingerprint() the
+// reader recorded; once any processing step changed the Scene they rebuild from it and warn.
+uint64_t content_fingerprint(const struct Scene& scene);
 
-// TEXTURE, TCMASK, NORMALMAP or SPECULARMAP.
-struct PieTexture {
-  enum class Kind : uint8_t { Texture, TcMask, NormalMap, SpecularMap };
-  Kind kind = Kind::Texture;
-  int32_t tileset = 0;     // 0 arizona, 1 urban, 2 rockies
-  std::string file;        // "page-7-barbarians-arizona.png"
-  bool has_size = false;   // TEXTURE only: the optional (ignored) width and height were given
-  int32_t width = 0, height = 0;
-  bool operator==(const PieTexture&) const = default;
-};
-
-// Global settings, or a PIE 4 level's overrides (what a level leaves unset falls back to them).
-struct PieSettings {
-  bool has_type = false;
-  uint32_t type = 0;            // TYPE flags (written in hex)
-  bool has_interpolate = false;
-  int32_t interpolate = 1;      // INTERPOLATE value (> 0: on)
-  std::vector<PieTexture> textures;  // in file order
-  bool operator==(const PieSettings&) const = default;
-};
-
-struct PieEvent {
-  int32_t type = 1;  // 1 active, 2 firing, 3 dying
-  std::string file;
-  bool operator==(const PieEvent&) const = default;
-};
-
-// Per-polygon data, one per Scene triangle of the level's mesh, in order.
-struct PiePolygon {
-  uint32_t flags = 0x200;        // 0x200 textured, 0x4000 texture animation
-  uint32_t anim_frames = 0;      // texture animation block (flags & 0x4000)
-  uint32_t anim_rate = 0;        // game ticks (ms) per frame
-  float anim_width = 0, anim_height = 0;  // frame size in texture units (PIE 2 values / 256)
-  bool operator==(const PiePolygon&) const = default;
-};
-
-// One ANIMOBJECT frame line, exactly as in the file: position and rotation in the file's
-// x z y order, integers in thousandths (units, degrees); scale x y z.
-struct PieAnimFrame {
-  int32_t frame = 0;
-  std::array<int32_t, 3> position{0, 0, 0};  // file order: x z y
-  std::array<int32_t, 3> rotation{0, 0, 0};  // file order: x z y
-  std::array<float, 3> scale{1, 1, 1};
-  bool operator==(const PieAnimFrame&) const = default;
-};
-
-struct PieAnimObject {
-  int32_t time = 0;    // milliseconds per frame (the engine shows frame (elapsed / time) % frames)
-  int32_t cycles = 0;  // 0: loop forever
-  std::vector<PieAnimFrame> frames;
-  bool operator==(const PieAnimObject&) const = default;
-};
-
-struct PieLevel {
-  int32_t mesh = -1;   // the Scene mesh holding this level, -1 when it has none (empty level)
-  int32_t joint = -1;  // the joint animating it (levels with ANIMOBJECT), else -1
-  std::string comment;  // text of a `#` comment on the LEVEL line ("muzzle flash"), trimmed
-  PieSettings overrides;  // PIE 4 per-level TYPE / INTERPOLATE / TEXTURE ... lines
-  std::vector<std::string> materials;  // MATERIALS lines, the text after the keyword
-  std::vector<std::string> shaders;    // SHADERS lines, the text after the keyword
-  // POINTS as in the file (x y z, Y up) and, per Scene vertex, the point it came from: the
-  // writer restores the point list (order, unused and duplicate points) when they still match.
-  std::vector<std::array<float, 3>> points;
-  std::vector<uint32_t> vertex_point;
-  bool normals = false;                 // the level had (valid) NORMALS
-  std::vector<PiePolygon> polygons;     // one per Scene triangle
-  bool has_animobject = false;
-  PieAnimObject animobject;
-  bool has_shadow_points = false;       // SHADOWPOINTS given (even without SHADOWPOLYGONS)
-  std::vector<std::array<float, 3>> shadow_points;        // as in the file
-  bool has_shadow_polygons = false;
-  std::vector<std::array<uint32_t, 3>> shadow_polygons;   // point indices as in the file
-  bool operator==(const PieLevel&) const = default;
-};
-
-struct PieData {
-  int32_t version = 0;  // 2, 3 or 4; 0 when the Scene did not come from PIE
-  PieSettings global;
-  std::vector<PieEvent> events;
-  std::vector<PieLevel> levels;
-  bool operator==(const PieData&) const = default;
-};
-
-// ---- QMSH (The Final Quest engine) data the rest of the Scene cannot hold --------------------
-// docs/qmsh.md. `.qmsh.tmp` (QMSH TMP 10, the Blender exporter's text) is kept whole, as parsed,
-// so that .qmsh.tmp -> .qmsh.tmp is lossless; the Scene's meshes, joints and animations are what
-// the specification's processing makes of it. Vectors are as in the file (Blender axes, Z up).
-
-struct QmshTmpFace {
-  uint32_t count = 3;                       // 3 or 4 corners
-  uint32_t material = 0;                    // 0..15, may be past the material list
-  uint32_t smooth = 0;                      // Is_smooth as written (ignored by the processing)
-  std::array<uint32_t, 4> vertex{0, 0, 0, 0};
-  std::array<std::array<float, 2>, 4> uv{};  // per corner, as in the file (v up)
-  bool operator==(const QmshTmpFace&) const = default;
-};
-
-struct QmshTmpVertexGroup {
-  std::string name;
-  std::vector<uint32_t> vertices;
-  std::vector<float> weights;  // one per vertex entry
-  bool operator==(const QmshTmpVertexGroup&) const = default;
-};
-
-struct QmshTmpMesh {
-  std::string name;
-  std::array<float, 3> position{0, 0, 0};
-  std::array<float, 3> orientation{0, 0, 0};  // Euler radians, X applied first
-  std::array<float, 3> size{1, 1, 1};
-  std::string parent_armature, parent_bone;
-  float auto_smooth_angle = 30;  // degrees
-  std::vector<std::string> materials;
-  std::vector<std::array<float, 3>> vertices;
-  std::vector<QmshTmpFace> faces;
-  std::vector<QmshTmpVertexGroup> vertex_groups;
-  bool operator==(const QmshTmpMesh&) const = default;
-};
-
-struct QmshTmpBone {
-  std::string name, parent;  // parent "" for a top-level bone
-  std::array<float, 3> head_bone{0, 0, 0}, head_armature{0, 0, 0};
-  float head_radius = 0;
-  std::array<float, 3> tail_bone{0, 0, 0}, tail_armature{0, 0, 0};
-  float tail_radius = 0;
-  float roll_bone = 0, roll_armature = 0;
-  float length = 0, weight = 0;
-  std::array<float, 9> matrix_bone{1, 0, 0, 0, 1, 0, 0, 0, 1};  // rows as in the file
-  std::array<float, 16> matrix_armature{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};  // rows as in the file
-  bool operator==(const QmshTmpBone&) const = default;
-};
-
-struct QmshTmpArmature {
-  std::string name;
-  std::array<float, 3> position{0, 0, 0};
-  std::array<float, 3> orientation{0, 0, 0};
-  std::array<float, 3> size{1, 1, 1};
-  int32_t vertex_groups = 1, envelopes = 0;  // the two flags as written
-  std::vector<QmshTmpBone> bones;
-  bool operator==(const QmshTmpArmature&) const = default;
-};
-
-struct QmshTmpCurve {
-  enum class Interpolation : uint8_t { Const, Linear, Bezier };
-  enum class Extend : uint8_t { Const, Extrap, Cyclic, CyclicExtrap };
-  std::string name;  // LocX LocY LocZ QuatW QuatX QuatY QuatZ SizeX SizeY SizeZ, or others (kept)
-  Interpolation interpolation = Interpolation::Linear;
-  Extend extend = Extend::Const;
-  std::vector<std::array<float, 2>> points;  // (frame, value)
-  bool operator==(const QmshTmpCurve&) const = default;
-};
-
-struct QmshTmpChannel {
-  std::string name;  // bone name
-  std::vector<QmshTmpCurve> curves;
-  bool operator==(const QmshTmpChannel&) const = default;
-};
-
-struct QmshTmpAction {
-  std::string name;
-  std::vector<QmshTmpChannel> channels;
-  bool operator==(const QmshTmpAction&) const = default;
-};
-
-struct QmshTmpData {
-  bool present = false;  // the Scene was read from .qmsh.tmp
-  std::vector<QmshTmpMesh> meshes;
-  bool has_armature = false;
-  QmshTmpArmature armature;
-  uint32_t armature_index = 0;  // position of the armature among the objects (0 = first)
-  std::vector<QmshTmpAction> actions;
-  std::vector<int32_t> fps;     // every `fps = N` in params, in order (the last one counts)
-  bool operator==(const QmshTmpData&) const = default;
-};
-
-// Binary TFQMSH10 values that the Scene's meshes, joints and animations do not reproduce bit for
-// bit, kept so that TFQMSH10 -> TFQMSH10 is byte-identical (docs/qmsh.md says when each is used).
-struct QmshBinaryData {
-  bool present = false;  // the Scene was read from a TFQMSH10 file
-  uint8_t flags = 0;     // 1 tangents, 2 skinning
-  float radius = 0;
-  std::array<float, 6> box{0, 0, 0, 0, 0, 0};  // min xyz, max xyz (engine axes)
-  std::vector<std::array<float, 12>> bone_matrices;  // per bone, as in the file
-  std::vector<float> binormals;       // 3 per vertex of the whole file, engine axes (flag 1)
-  std::vector<uint32_t> bone_indices;  // packed u32 per vertex as in the file (flag 2)
-  std::vector<float> animation_lengths;  // per animation, seconds
-  // Every animation's keys as in the file: per animation, key and bone, the 8 floats
-  // (translation xyz, quaternion xyzw, scale) relative to the bone's rest (engine axes).
-  std::vector<float> keys;
-  bool operator==(const QmshBinaryData&) const = default;
-};
-
-
-// ---- ModeDef (modal deformation, Hauser 2003) ------------------------------------------------
-// ../shared/specs/modedef.txt; docs/modedef.md says how each file maps onto the Scene. The files
-// are kept here as parsed, so that .model -> .model and .state -> .state (with the files it
-// references) are lossless. Indices are stored 0-based; the base each index family had in the
-// file is kept so the writer reproduces it.
-
-struct ModeDefFace {
-  std::array<int32_t, 3> vertex{0, 0, 0};
-  std::array<int32_t, 3> normal{0, 0, 0};    // meaningful only when the model has normals
-  std::array<int32_t, 3> texcoord{0, 0, 0};  // meaningful only when the model has texcoords
-  bool operator==(const ModeDefFace&) const = default;
-};
-
-struct ModeDefMaterial {
-  std::array<float, 4> ambient{0, 0, 0, 1};
-  std::array<float, 4> diffuse{1, 1, 1, 1};
-  std::array<float, 4> specular{0, 0, 0, 1};
-  std::array<float, 4> emissive{0, 0, 0, 1};
-  float specular_strength = 0;
-  bool operator==(const ModeDefMaterial&) const = default;
-};
-
-// A material group: faces first..last (0-based, inclusive) use `material` (0-based).
-struct ModeDefGroup {
-  int32_t first = 0, last = 0, material = 0;
-  bool operator==(const ModeDefGroup&) const = default;
-};
-
-struct ModeDefCartonVertex {
-  int32_t tet = 0;                   // 0-based tetrahedron
-  std::array<float, 4> bary{1, 0, 0, 0};  // weights of the tetrahedron's 4 nodes
-  bool operator==(const ModeDefCartonVertex&) const = default;
-};
-
-// The index base (0 or 1) each family of indices had in the file, and how FEND was written.
-struct ModeDefIndexing {
-  int32_t face_base = 0;     // V/N/T indices of faces
-  int32_t group_base = 0;    // FSTART, FEND and MAT
-  bool group_end_inclusive = true;
-  int32_t tet_base = 0;      // tetrahedron node indices
-  int32_t carton_base = 0;   // carton tetrahedron indices
-  bool operator==(const ModeDefIndexing&) const = default;
-};
-
-// A .model file. Nodes (the simulation's vertices) are rest.size() / 3; eigenvector k's entries
-// for node i are eigenvectors[k * rest.size() + 3 * i + 0..2].
-struct ModeDefModel {
-  std::vector<float> eigenvalues;   // #EV, lambda = omega^2 (frequency sqrt(lambda) / 2 pi)
-  std::vector<float> eigenvectors;  // #EV * LEN
-  std::vector<float> rest;          // LEN = 3 * nodes
-  std::vector<std::array<float, 3>> vertices;  // render mesh
-  std::vector<std::array<float, 3>> normals;
-  std::vector<std::array<float, 2>> texcoords;
-  std::vector<ModeDefFace> faces;
-  std::vector<ModeDefMaterial> materials;
-  std::vector<ModeDefGroup> groups;
-  std::vector<std::array<int32_t, 4>> tets;  // 0-based node indices
-  bool carton = false;
-  std::vector<ModeDefCartonVertex> carton_vertices;  // one per render vertex when carton
-  ModeDefIndexing indexing;
-
-  size_t node_count() const { return rest.size() / 3; }
-  size_t mode_count() const { return eigenvalues.size(); }
-  bool operator==(const ModeDefModel&) const = default;
-};
-
-// A .prop file (material properties of one object).
-struct ModeDefProp {
-  std::string model_file;  // MODELFILE as written
-  int32_t rigid_body = 1, deform = 1;  // RB, DEFORM as written (non-zero: true)
-  float mass = 1;
-  std::array<float, 3> center_of_mass{0, 0, 0};
-  std::array<float, 9> inertia{1, 0, 0, 0, 1, 0, 0, 0, 1};  // row-major
-  float unused1 = 0, lame = 1, damping1 = 0, damping2 = 0;
-  float scale = 1, unused2 = 0;
-  float kp = 0, kv = 0, kb = 0;
-  bool operator==(const ModeDefProp&) const = default;
-};
-
-struct ModeDefPathKey {
-  float time = 0;
-  std::array<float, 3> value{0, 0, 0};  // position, or Euler angles (radians, docs/modedef.md)
-  bool operator==(const ModeDefPathKey&) const = default;
-};
-
-// A .path file.
-struct ModeDefPath {
-  std::vector<ModeDefPathKey> translation;
-  std::vector<ModeDefPathKey> rotation;
-  bool operator==(const ModeDefPath&) const = default;
-};
-
-struct ModeDefObject {
-  std::string name;  // NAME as written: the object's .prop file
-  bool animated = false;  // the `a` flag
-  std::array<float, 3> position{0, 0, 0};
-  std::array<float, 4> rotation{1, 0, 0, 0};  // quaternion as in the file: w x y z
-  std::array<float, 3> velocity{0, 0, 0};
-  std::array<float, 3> angular_velocity{0, 0, 0};
-  float birth = -1, death = -1;  // < 0: always alive
-  std::string path_file;  // ANIMPATH as written (animated objects)
-  bool operator==(const ModeDefObject&) const = default;
-};
-
-struct ModeDefPlane {
-  std::array<float, 3> normal{0, 1, 0};
-  std::array<float, 3> point{0, 0, 0};
-  bool operator==(const ModeDefPlane&) const = default;
-};
-
-struct ModeDefConstraint {
-  int32_t body1 = -1, body2 = 0;  // object indices as written (body1 -1: a static joint)
-  std::array<float, 3> point{0, 0, 0};
-  bool operator==(const ModeDefConstraint&) const = default;
-};
-
-// A .state file (a scene).
-struct ModeDefState {
-  int32_t fps = 30;
-  int32_t use_penalty = 0;
-  std::array<float, 3> gravity{0, -9.8f, 0};
-  float friction = 0;
-  float max_penetration = 0, cluster_factor = 0, cluster_radius = 0;
-  std::vector<ModeDefObject> objects;
-  std::vector<ModeDefPlane> planes;
-  std::vector<ModeDefConstraint> constraints;
-  bool operator==(const ModeDefState&) const = default;
-};
-
-// Files kept with the Scene. `file` is the path as referenced (relative to the .state's folder,
-// or the .prop's folder for models), or the file's own name for the file that was read.
-struct ModeDefModelFile {
-  std::string file;
-  ModeDefModel model;
-  bool operator==(const ModeDefModelFile&) const = default;
-};
-struct ModeDefPropFile {
-  std::string file;
-  ModeDefProp prop;
-  int32_t model = -1;  // index into ModeDefData::models
-  bool operator==(const ModeDefPropFile&) const = default;
-};
-struct ModeDefPathFile {
-  std::string file;
-  ModeDefPath path;
-  bool operator==(const ModeDefPathFile&) const = default;
-};
-
-// Which Scene mesh came from which model: Scene vertex v of `mesh` is render vertex vertex[v]
-// of the model, with file normal normal[v] (-1 when the model has no normals).
-struct ModeDefMeshSource {
-  int32_t mesh = -1;
-  int32_t model = -1;   // index into ModeDefData::models
-  int32_t object = -1;  // index into ModeDefState::objects, -1 for a lone .model / .prop
-  int32_t group = -1;   // material group, -1 for faces in no group
-  std::vector<uint32_t> vertex;
-  std::vector<int32_t> normal;
-  bool operator==(const ModeDefMeshSource&) const = default;
-};
-
-struct ModeDefData {
-  enum class Kind : uint8_t { None, Model, Prop, State, Path };
-  Kind kind = Kind::None;  // which file the Scene was read from
-  std::vector<ModeDefModelFile> models;
-  std::vector<ModeDefPropFile> props;
-  std::vector<ModeDefPathFile> paths;
-  ModeDefState state;  // kind == State
-  std::vector<int32_t> object_prop;   // per state object: index into props
-  std::vector<int32_t> object_path;   // per state object: index into paths, -1 for none
-  std::vector<int32_t> object_joint;  // per state object: its Scene joint
-  std::vector<ModeDefMeshSource> mesh_sources;
-  bool operator==(const ModeDefData&) const = default;
-};
+// A format's side data for reading, or an empty one when the Scene has none.
+template <class T>
+const T& value_or_empty(const std::optional<T>& data) {
+  static const T empty{};
+  return data ? *data : empty;
+}
 
 struct Scene {
   std::vector<Mesh> meshes;
@@ -548,11 +205,13 @@ struct Scene {
   std::vector<Animation> animations;
   std::vector<Attachment> attachments;
   std::string comment;  // IQE comment section / IQM comment, verbatim
-  IqmData iqm;
-  PieData pie;
-  QmshTmpData qmsh_tmp;
-  QmshBinaryData qmsh;
-  ModeDefData modedef;
+  // Format side data (include/meshport/source/), present when the Scene was read from that format
+  // (or from a glTF that meshport wrote from it).
+  std::optional<IqmData> iqm;
+  std::optional<PieData> pie;
+  std::optional<QmshTmpData> qmsh_tmp;
+  std::optional<QmshBinaryData> qmsh;
+  std::optional<ModeDefData> modedef;
   bool operator==(const Scene&) const = default;
 };
 

@@ -2471,8 +2471,11 @@ void Reader::restore_extras() {
       parents.push_back(int32_t(pp[k].get<int64_t>()));
     }
     scene_.comment = std::move(comment);
-    scene_.iqm.extensions = std::move(exts);
-    scene_.iqm.pose_parents = std::move(parents);
+    if (!exts.empty() || !parents.empty()) {
+      IqmData& iqm = scene_.iqm.emplace();
+      iqm.extensions = std::move(exts);
+      iqm.pose_parents = std::move(parents);
+    }
   } catch (const Error& e) {
     warn(fmt::format("{}; ignored", e.diagnostic().message));
   }

@@ -609,9 +609,9 @@ void plan_skeleton(Writer& w) {
   w.joint_nodes = channels;
   w.parents.assign(channels, -1);
   w.rests.assign(channels, Transform{});
-  if (s.iqm.pose_parents.size() == channels) {
+  if (value_or_empty(s.iqm).pose_parents.size() == channels) {
     for (uint32_t p = 0; p < channels; ++p)
-      if (s.iqm.pose_parents[p] >= -1 && s.iqm.pose_parents[p] < int32_t(p)) w.parents[p] = s.iqm.pose_parents[p];
+      if (value_or_empty(s.iqm).pose_parents[p] >= -1 && value_or_empty(s.iqm).pose_parents[p] < int32_t(p)) w.parents[p] = value_or_empty(s.iqm).pose_parents[p];
   }
   wwarn(w.diags, fmt::format("the Scene has no skeleton: the animations' {} channels animate nodes named \"pose N\" "
                              "with identity rest transforms",
@@ -1254,14 +1254,14 @@ json root_extras(Writer& w) {
     else
       e["comment_base64"] = base64_encode(reinterpret_cast<const uint8_t*>(s.comment.data()), s.comment.size());
   }
-  if (!s.iqm.extensions.empty()) {
+  if (!value_or_empty(s.iqm).extensions.empty()) {
     json x = json::array();
-    for (const IqmExtension& ext : s.iqm.extensions)
+    for (const IqmExtension& ext : value_or_empty(s.iqm).extensions)
       x.push_back({{"name", w.text(ext.name)}, {"data", base64_encode(ext.data.data(), ext.data.size())}});
     e["iqm_extensions"] = std::move(x);
   }
-  if (!s.iqm.pose_parents.empty()) e["iqm_pose_parents"] = s.iqm.pose_parents;
-  if (s.pie.version != 0) e["pie"] = pie_to_json(s.pie, w.gltf_mesh);
+  if (!value_or_empty(s.iqm).pose_parents.empty()) e["iqm_pose_parents"] = value_or_empty(s.iqm).pose_parents;
+  if (s.pie) e["pie"] = pie_to_json(*s.pie, w.gltf_mesh);
   return e;
 }
 

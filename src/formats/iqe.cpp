@@ -1408,7 +1408,7 @@ class Writer {
   std::string write(const Scene& scene) {
     out_.reserve(estimate(scene));
     out_ = "# Inter-Quake Export\n";
-    if (!scene.iqm.extensions.empty() || !scene.iqm.pose_parents.empty())
+    if (!value_or_empty(scene.iqm).extensions.empty() || !value_or_empty(scene.iqm).pose_parents.empty())
       diags_.add(warning("", "IQM extensions and pose parents cannot be written to IQE: left out"));
     joints(scene);
     for (const Mesh& m : scene.meshes) mesh(scene, m);

@@ -575,7 +575,10 @@ void read_animations(In& in, const Header& h, Scene& s) {
                                           "joints without a pose keep their rest transform",
                                           h.num_poses, h.num_joints));
   const uint32_t channels = h.num_joints ? h.num_joints : h.num_poses;
-  if (!h.num_joints) s.iqm.pose_parents = std::move(parents);
+  if (!h.num_joints && !parents.empty()) {
+    if (!s.iqm) s.iqm.emplace();
+    s.iqm->pose_parents = std::move(parents);
+  }
   std::vector<std::pair<uint32_t, uint32_t>> ranges;
   in.spend(u128(h.num_anims) * sizeof(Animation), FIELD(num_anims), "num_anims");
   for (uint32_t a = 0; a < h.num_anims; ++a) {
@@ -626,7 +629,8 @@ void read_extensions(In& in, const Header& h, Scene& s) {
       in.spend(num_data, rec, fmt::format("extension {}", e));
       x.data.assign(in.p + ofs_data, in.p + ofs_data + num_data);
     }
-    s.iqm.extensions.push_back(std::move(x));
+    if (!s.iqm) s.iqm.emplace();
+    s.iqm->extensions.push_back(std::move(x));
     link = rec + 12;
     ofs = in.u32(ofs + 12);
   }
@@ -936,8 +940,8 @@ void prepare_animations(Writer& w) {
   w.pose_parents.assign(np, -1);
   if (!s.joints.empty()) {
     for (uint32_t p = 0; p < np; ++p) w.pose_parents[p] = s.joints[p].parent;
-  } else if (s.iqm.pose_parents.size() == np) {
-    w.pose_parents = s.iqm.pose_parents;
+  } else if (value_or_empty(s.iqm).pose_parents.size() == np) {
+    w.pose_parents = value_or_empty(s.iqm).pose_parents;
   } else if (np) {
     wwarn(w.diags, fmt::format("the animations name no skeleton and no pose parents for their {} poses; every pose is "
                                "written as a root",
@@ -982,7 +986,7 @@ void prepare_text(Writer& w) {
     if (p.attribute == Attribute::Custom) w.text.add(p.name);
   for (const Joint& j : s.joints) w.text.add(j.name);
   for (const Animation& a : s.animations) w.text.add(a.name);
-  for (const IqmExtension& e : s.iqm.extensions) w.text.add(e.name);
+  for (const IqmExtension& e : value_or_empty(s.iqm).extensions) w.text.add(e.name);
   while (w.text.bytes.size() % 4) w.text.bytes += '\0';
   if (!s.comment.empty()) {
     w.comment = s.comment;
@@ -1027,12 +1031,12 @@ void layout(Writer& w) {
   h.ofs_bounds = uint32_t(l.place(w.bounds.size() * kBoundsSize));
   h.num_comment = uint32_t(w.comment.size());
   h.ofs_comment = uint32_t(l.place(w.comment.size()));
-  for (const IqmExtension& e : w.scene.iqm.extensions) {
+  for (const IqmExtension& e : value_or_empty(w.scene.iqm).extensions) {
     w.ext_ofs.push_back(l.place(kExtensionSize));
     l.place(e.data.size());
     check_u32(e.data.size(), "an extension's size");
   }
-  h.num_extensions = uint32_t(w.scene.iqm.extensions.size());
+  h.num_extensions = uint32_t(value_or_empty(w.scene.iqm).extensions.size());
   h.ofs_extensions = w.ext_ofs.empty() ? 0 : uint32_t(w.ext_ofs[0]);
   check_u32(l.end, "a file size");
   h.filesize = uint32_t(l.end);
@@ -1183,7 +1187,7 @@ void emit_rest(Writer& w) {
   w.out.bytes(h.ofs_triangles, w.triangles.data(), w.triangles.size() * 4);
   w.out.bytes(h.ofs_adjacency, w.adjacency.data(), w.adjacency.size() * 4);
   w.out.bytes(h.ofs_comment, w.comment.data(), w.comment.size());
-  const auto& ext = w.scene.iqm.extensions;
+  const auto& ext = value_or_empty(w.scene.iqm).extensions;
   for (size_t e = 0; e < ext.size(); ++e) {
     const uint64_t r = w.ext_ofs[e];
     const uint64_t data = ext[e].data.empty() ? 0 : r + kExtensionSize;

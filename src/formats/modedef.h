@@ -31,7 +31,7 @@ ModeDefPath parse_path(std::string_view text, const std::string& name, Diagnosti
 std::string print_path(const ModeDefPath& path);
 
 // ---- Scenes -------------------------------------------------------------------------------
-// Appends the render mesh of `scene.modedef.models[model]` to `scene`: one mesh per material group
+// Appends the render mesh of `scene.modedef->models[model]` to `scene`: one mesh per material group
 // (then one for faces in no group), corners de-indexed into vertices, one morph target per mode
 // (render-vertex displacements of unit amplitude, named "mode<k> <f> Hz"), materials (appended
 // once per model; base colour = diffuse), and a ModeDefMeshSource per mesh. `object` is the state

@@ -537,8 +537,9 @@ class Welder {
 
 ModeDefModel derive_model(const Scene& scene, Diagnostics& diags) {
   // A .state's planes are scene geometry, not part of a model: only its objects' meshes are used.
-  std::vector<uint8_t> skip(scene.meshes.size(), scene.modedef.kind == ModeDefData::Kind::State ? 1 : 0);
-  for (const ModeDefMeshSource& src : scene.modedef.mesh_sources)
+  const ModeDefData& md = value_or_empty(scene.modedef);
+  std::vector<uint8_t> skip(scene.meshes.size(), scene.modedef && md.kind == ModeDefData::Kind::State ? 1 : 0);
+  for (const ModeDefMeshSource& src : md.mesh_sources)
     if (src.mesh >= 0 && size_t(src.mesh) < skip.size()) skip[size_t(src.mesh)] = 0;
   std::vector<size_t> used;
   for (size_t i = 0; i < scene.meshes.size(); ++i) {
@@ -640,9 +641,9 @@ ModeDefModel derive_model(const Scene& scene, Diagnostics& diags) {
     // The material: the kept one of the group the mesh came from (its ambient, specular,
     // emissive, strength), with the Scene's base colour as diffuse.
     ModeDefMaterial mat;
-    for (const ModeDefMeshSource& src : scene.modedef.mesh_sources) {
-      if (src.mesh != int32_t(i) || src.model < 0 || size_t(src.model) >= scene.modedef.models.size()) continue;
-      const ModeDefModel& kept = scene.modedef.models[size_t(src.model)].model;
+    for (const ModeDefMeshSource& src : md.mesh_sources) {
+      if (src.mesh != int32_t(i) || src.model < 0 || size_t(src.model) >= md.models.size()) continue;
+      const ModeDefModel& kept = md.models[size_t(src.model)].model;
       if (src.group >= 0 && size_t(src.group) < kept.groups.size()) {
         const int32_t km = kept.groups[size_t(src.group)].material;
         if (km >= 0 && size_t(km) < kept.materials.size()) mat = kept.materials[size_t(km)];
@@ -681,12 +682,12 @@ std::array<float, 3> placed(const Transform& t, const std::array<float, 3>& p) {
   return out;
 }
 
-// Whether the Scene meshes made from `scene.modedef.models[0]` still have its triangles at the
+// Whether the Scene meshes made from `scene.modedef->models[0]` still have its triangles at the
 // same corner positions (within 1e-5, relative to 1 or the value), and no other mesh (planes of a
 // .state aside) was added.
 bool kept_model_matches(const Scene& scene) {
-  const ModeDefData& md = scene.modedef;
-  if (md.models.size() != 1) return false;
+  if (!scene.modedef || scene.modedef->models.size() != 1) return false;
+  const ModeDefData& md = *scene.modedef;
   const ModeDefModel& m = md.models[0].model;
   const std::vector<Part> parts = model_parts(m);
   std::vector<uint8_t> from_model(scene.meshes.size(), 0);
@@ -815,10 +816,10 @@ std::string print_model(const ModeDefModel& m) {
 
 void append_model_meshes(Scene& scene, int32_t model, int32_t object, const std::string& stem, Diagnostics&,
                          const ErrorPlace& place) {
-  if (model < 0 || size_t(model) >= scene.modedef.models.size())
+  if (!scene.modedef || model < 0 || size_t(model) >= scene.modedef->models.size())
     fail(stem, fmt::format("ModeDef: no model {} in the scene", model));
   // Appending meshes, materials and mesh sources does not move the kept models.
-  const ModeDefModel& m = scene.modedef.models[size_t(model)].model;
+  const ModeDefModel& m = scene.modedef->models[size_t(model)].model;
   const size_t nev = m.mode_count();
   if (nev > 0 && !m.carton && m.vertices.size() != m.node_count())
     fail(stem, fmt::format("ModeDef: no carton: {} render vertices but the modes have {} nodes", m.vertices.size(),
@@ -843,7 +844,7 @@ void append_model_meshes(Scene& scene, int32_t model, int32_t object, const std:
   // latest copy, so that a .state with many objects of one model stays linear.
   int32_t material_base = -1;
   bool seen_before = false;
-  for (auto it = scene.modedef.mesh_sources.rbegin(); it != scene.modedef.mesh_sources.rend(); ++it) {
+  for (auto it = scene.modedef->mesh_sources.rbegin(); it != scene.modedef->mesh_sources.rend(); ++it) {
     const ModeDefMeshSource& src = *it;
     if (src.model != model) continue;
     seen_before = true;
@@ -946,17 +947,17 @@ void append_model_meshes(Scene& scene, int32_t model, int32_t object, const std:
       mesh.morph_targets.push_back(std::move(mt));
     }
     scene.meshes.push_back(std::move(mesh));
-    scene.modedef.mesh_sources.push_back(std::move(src));
+    scene.modedef->mesh_sources.push_back(std::move(src));
   }
 }
 
 Scene read_model(std::string_view text, const std::string& name, Diagnostics& diags) {
   Scene scene;
-  scene.modedef.kind = ModeDefData::Kind::Model;
+  scene.modedef.emplace().kind = ModeDefData::Kind::Model;
   ModeDefModelFile file;
   file.file = name;
   file.model = parse_model(text, name, diags);
-  scene.modedef.models.push_back(std::move(file));
+  scene.modedef->models.push_back(std::move(file));
   // A model too large for the Scene is reported at its first token, the eigenvalue count.
   TokenReader first(text, name);
   const Token& t = first.peek();
@@ -968,11 +969,11 @@ Scene read_model(std::string_view text, const std::string& name, Diagnostics& di
 std::vector<OutputFile> write_model(const Scene& scene, Diagnostics& diags) {
   std::string text;
   if (kept_model_matches(scene)) {
-    text = print_model(scene.modedef.models[0].model);
+    text = print_model(scene.modedef->models[0].model);
   } else {
     const ModeDefModel m = derive_model(scene, diags);
     size_t kept_modes = 0;
-    for (const ModeDefModelFile& f : scene.modedef.models) kept_modes += f.model.mode_count();
+    for (const ModeDefModelFile& f : value_or_empty(scene.modedef).models) kept_modes += f.model.mode_count();
     if (kept_modes > 0)
       diags.add(warning("", fmt::format("ModeDef .model: the meshes no longer match the kept model: writing one made "
                                         "from them, whose {} modes come from their morph targets (the kept {} modes, "

@@ -717,7 +717,7 @@ std::string print_path(const ModeDefPath& p) {
 
 Scene read_prop(std::string_view text, const std::string& name, const SideFileLoader& load, Diagnostics& diags) {
   Scene scene;
-  ModeDefData& md = scene.modedef;
+  ModeDefData& md = scene.modedef.emplace();
   md.kind = ModeDefData::Kind::Prop;
   Loader loader{name, fs::path(name).parent_path(), load, diags, md, {}, {}, {}};
   PropLocs pl;
@@ -733,7 +733,7 @@ Scene read_state(std::string_view text, const std::string& name, const SideFileL
   StateLocs sl;
   ModeDefState state = parse_state_at(text, name, &sl);
   Scene scene;
-  ModeDefData& md = scene.modedef;
+  ModeDefData& md = scene.modedef.emplace();
   md.kind = ModeDefData::Kind::State;
   const fs::path own(name);
   const std::string own_leaf = own.filename().string();
@@ -896,7 +896,7 @@ Scene read_state(std::string_view text, const std::string& name, const SideFileL
 Scene read_path(std::string_view text, const std::string& name, Diagnostics&) {
   PathLocs locs;
   Scene scene;
-  ModeDefData& md = scene.modedef;
+  ModeDefData& md = scene.modedef.emplace();
   md.kind = ModeDefData::Kind::Path;
   ModeDefPathFile f;
   f.file = fs::path(name).filename().string();
@@ -935,7 +935,7 @@ Scene read_path(std::string_view text, const std::string& name, Diagnostics&) {
 // ---- Writers --------------------------------------------------------------------------------
 
 std::vector<OutputFile> write_prop(const Scene& scene, const std::string& stem, Diagnostics& diags) {
-  const ModeDefData& md = scene.modedef;
+  const ModeDefData& md = value_or_empty(scene.modedef);
   ModeDefProp prop;
   std::string model_ref;
   if (md.kind == ModeDefData::Kind::Prop && !md.props.empty()) {
@@ -966,7 +966,7 @@ std::vector<OutputFile> write_prop(const Scene& scene, const std::string& stem, 
 }
 
 std::vector<OutputFile> write_state(const Scene& scene, Diagnostics& diags) {
-  const ModeDefData& md = scene.modedef;
+  const ModeDefData& md = value_or_empty(scene.modedef);
   if (md.kind != ModeDefData::Kind::State)
     fail("", "ModeDef .state: only a Scene read from a .state can be written as one (this Scene has no kept "
              ".state; write its meshes as .model or .prop instead)");
@@ -1038,7 +1038,7 @@ std::vector<OutputFile> write_state(const Scene& scene, Diagnostics& diags) {
 }
 
 std::vector<OutputFile> write_path(const Scene& scene, Diagnostics&) {
-  const ModeDefData& md = scene.modedef;
+  const ModeDefData& md = value_or_empty(scene.modedef);
   std::vector<OutputFile> out;
   if (md.kind == ModeDefData::Kind::Path && !md.paths.empty()) {
     out.push_back(text_file("", print_path(md.paths[0].path)));

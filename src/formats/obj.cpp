@@ -1092,7 +1092,7 @@ class Writer {
       diags_.add(warning("", fmt::format("OBJ has only smoothing groups: smoothing angles, smoothuv, hard edges and "
                                          "vertex keys of {} mesh{} dropped",
                                          rules, rules == 1 ? "" : "es")));
-    if (!scene_.iqm.extensions.empty() || !scene_.iqm.pose_parents.empty())
+    if (!value_or_empty(scene_.iqm).extensions.empty() || !value_or_empty(scene_.iqm).pose_parents.empty())
       diags_.add(warning("", "IQM extensions and pose parents cannot be written to OBJ: left out"));
   }
 

@@ -16,7 +16,7 @@ namespace meshport::pie {
 // warnings (where the engine only logs) go to `diags`.
 Scene read(std::string_view text, const std::string& name, Diagnostics& diags);
 
-// Writes PIE options.pie_version (0: scene.pie.version when set, else 4). Throws meshport::Error
+// Writes PIE options.pie_version (0: scene.pie's version when the Scene has one, else 4). Throws meshport::Error
 // for what that version cannot hold (more than 8192 polygons in a level, texture pages that are
 // not .png, ...).
 std::string write(const Scene& scene, const WriteOptions& options, Diagnostics& diags);

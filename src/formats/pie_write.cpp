@@ -1,6 +1,6 @@
 // PIE writer (pie.h; docs/pie.md, "Out of the Scene").
 //
-// A Scene read from PIE (scene.pie.version != 0) is written back from its PieData wherever the
+// A Scene read from PIE (one with Scene::pie) is written back from its PieData wherever the
 // meshes, attachments and animations still agree with it, so that PIE -> Scene -> PIE is
 // lossless. Any other Scene gets what PIE needs derived from its meshes, materials, attachments
 // and animations.
@@ -200,8 +200,8 @@ struct Level {
 class Writer {
  public:
   Writer(const Scene& scene, const WriteOptions& options, Diagnostics& diags)
-      : scene_(scene), diags_(diags), from_pie_(scene.pie.version != 0) {
-    version_ = options.pie_version != 0 ? options.pie_version : from_pie_ ? scene.pie.version : 4;
+      : scene_(scene), diags_(diags), from_pie_(scene.pie.has_value()) {
+    version_ = options.pie_version != 0 ? options.pie_version : from_pie_ ? scene.pie->version : 4;
     if (version_ < 2 || version_ > 4)
       fail("", fmt::format("PIE version {} cannot be written: use 2, 3 or 4", version_));
   }
@@ -294,8 +294,8 @@ class Writer {
   void plan_levels() {
     std::vector<bool> used(scene_.meshes.size(), false);
     if (from_pie_) {
-      for (size_t i = 0; i < scene_.pie.levels.size(); ++i) {
-        const PieLevel& pl = scene_.pie.levels[i];
+      for (size_t i = 0; i < value_or_empty(scene_.pie).levels.size(); ++i) {
+        const PieLevel& pl = value_or_empty(scene_.pie).levels[i];
         if (pl.mesh >= 0 && !has_triangles(scene_, pl.mesh)) {
           diags_.add(warning("", fmt::format("level {}: its mesh is missing or has no triangles: written empty", i + 1)));
           levels_.push_back(make_level(-1, &pl));
@@ -374,8 +374,8 @@ class Writer {
   }
 
   void pie_header() {
-    settings(scene_.pie.global, true);
-    for (const PieEvent& e : scene_.pie.events) {
+    settings(value_or_empty(scene_.pie).global, true);
+    for (const PieEvent& e : value_or_empty(scene_.pie).events) {
       if (e.type < 1 || e.type > 3) fail("", fmt::format("EVENT type {} is not 1, 2 or 3", e.type));
       bool plain = !e.file.empty() && std::none_of(e.file.begin(), e.file.end(), [](char c) {
         return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '#';

@@ -543,7 +543,7 @@ std::vector<uint32_t> bone_order(const In& in, const std::vector<Bone>& bones) {
 void read_skeleton(const In& in, const std::vector<Bone>& bones, const std::vector<uint32_t>& order,
                    const std::vector<uint32_t>& joint_of, Scene& s) {
   s.joints.resize(bones.size());
-  s.qmsh.bone_matrices.resize(bones.size());
+  s.qmsh->bone_matrices.resize(bones.size());
   for (size_t j = 0; j < order.size(); ++j) {
     const Bone& b = bones[order[j]];
     Joint& joint = s.joints[j];
@@ -554,7 +554,7 @@ void read_skeleton(const In& in, const std::vector<Bone>& bones, const std::vect
     if (shear)
       in.warn(b.record, fmt::format("bone {} ('{}'): its matrix has shear; the rest transform is approximate",
                                     order[j] + 1, b.name));
-    s.qmsh.bone_matrices[j] = b.matrix;
+    s.qmsh->bone_matrices[j] = b.matrix;
   }
 }
 
@@ -610,12 +610,12 @@ void read_animations(const In& in, const Header& h, const std::vector<uint32_t>&
       anim.times.clear();
     }
     anim.framerate = even_framerate(anim.times);
-    s.qmsh.animation_lengths.push_back(length);
+    s.qmsh->animation_lengths.push_back(length);
     s.animations.push_back(std::move(anim));
   }
   if (non_finite)
     in.warn(h.offset[kAnimations], fmt::format("{} bone keys have NaN or infinite values", non_finite));
-  s.qmsh.keys = std::move(raw);
+  s.qmsh->keys = std::move(raw);
   ext = {uint64_t(h.offset[kAnimations]), c.pos, kAnimations};
 }
 
@@ -689,11 +689,11 @@ void fill_streams(const Header& h, const std::vector<FileVertex>& fv, const Subm
       const Vec3 t = flip(x.tangent), b = flip(x.binormal);
       put(tan, v, t);
       tan.data[v * 4 + 3] = handedness(flip(x.normal), t, b);
-      s.qmsh.binormals.insert(s.qmsh.binormals.end(), x.binormal.begin(), x.binormal.end());
+      s.qmsh->binormals.insert(s.qmsh->binormals.end(), x.binormal.begin(), x.binormal.end());
     }
     if (h.flags & kSkinning) {
       decode_blend(x.bones, x.weight, [&](uint32_t b) { return joint_of[b]; }, &bi.data[v * 2], &bw.data[v * 2]);
-      s.qmsh.bone_indices.push_back(x.bones);
+      s.qmsh->bone_indices.push_back(x.bones);
     }
   }
   m.streams.push_back(std::move(pos));
@@ -747,10 +747,10 @@ Scene read(std::span<const uint8_t> data, const std::string& name, Diagnostics& 
     in.warn(h.offset[kBones], "some bones come before their parents: the joints are reordered so parents come first");
 
   Scene s;
-  s.qmsh.present = true;
-  s.qmsh.flags = h.flags;
-  s.qmsh.radius = h.radius;
-  s.qmsh.box = h.box;
+  s.qmsh.emplace();
+  s.qmsh->flags = h.flags;
+  s.qmsh->radius = h.radius;
+  s.qmsh->box = h.box;
   read_skeleton(in, bones, order, joint_of, s);
   std::unordered_map<std::string, int32_t> materials;
   for (size_t i = 0; i < subs.size(); ++i) {
@@ -920,7 +920,7 @@ void plan_tangent(const VertexContext& c, const VertexStream* tan, const Vec3& n
   const float w = tan && tan->get(v, 3, 1.0f) < 0 ? -1.0f : 1.0f;
   x.tangent = flip(t);
   Vec3 raw{0, 0, 0};
-  if (c.raw_binormals) std::copy_n(c.scene.qmsh.binormals.data() + g * 3, 3, raw.begin());
+  if (c.raw_binormals) std::copy_n(value_or_empty(c.scene.qmsh).binormals.data() + g * 3, 3, raw.begin());
   if (c.raw_binormals && handedness(normal, t, flip(raw)) == w)
     x.binormal = raw;
   else
@@ -930,8 +930,8 @@ void plan_tangent(const VertexContext& c, const VertexStream* tan, const Vec3& n
 // Bone word and weight of Scene vertex v (global vertex g).
 void plan_blend(VertexContext& c, const Mesh& m, const VertexStream& bi, const VertexStream& bw, size_t v, size_t g,
                 FileVertex& x) {
-  if (c.raw_bones && raw_blend(c.scene.qmsh.bone_indices[g], bi, bw, v, x.weight)) {
-    x.bones = c.scene.qmsh.bone_indices[g];
+  if (c.raw_bones && raw_blend(value_or_empty(c.scene.qmsh).bone_indices[g], bi, bw, v, x.weight)) {
+    x.bones = value_or_empty(c.scene.qmsh).bone_indices[g];
     return;
   }
   bool dropped = false;
@@ -977,8 +977,8 @@ void plan_meshes(const Scene& s, Plan& p, Diagnostics& d) {
   check_count(nt, "triangles");
   check_count(s.meshes.size(), "meshes (submeshes)");
   VertexContext c{s, p, d};
-  c.raw_binormals = s.qmsh.binormals.size() == nv * 3;
-  c.raw_bones = s.qmsh.bone_indices.size() == nv;
+  c.raw_binormals = value_or_empty(s.qmsh).binormals.size() == nv * 3;
+  c.raw_bones = value_or_empty(s.qmsh).bone_indices.size() == nv;
   p.vertices.reserve(nv);
   p.indices.reserve(nt * 3);
   for (const Mesh& m : s.meshes) {
@@ -1019,7 +1019,7 @@ bool same_values(const Transform& a, const Transform& b) {
 
 void plan_bones(const Scene& s, Plan& p) {
   check_count(s.joints.size(), "joints (bones)");
-  const bool raw = s.qmsh.bone_matrices.size() == s.joints.size();
+  const bool raw = value_or_empty(s.qmsh).bone_matrices.size() == s.joints.size();
   for (size_t j = 0; j < s.joints.size(); ++j) {
     const Joint& joint = s.joints[j];
     check_name(joint.name, "joint name");
@@ -1027,8 +1027,8 @@ void plan_bones(const Scene& s, Plan& p) {
     b.parent = uint16_t(joint.parent + 1);
     b.name = joint.name;
     bool shear = false;
-    if (raw && same_values(rest_from_matrix(s.qmsh.bone_matrices[j], shear), joint.rest))
-      b.matrix = s.qmsh.bone_matrices[j];
+    if (raw && same_values(rest_from_matrix(value_or_empty(s.qmsh).bone_matrices[j], shear), joint.rest))
+      b.matrix = value_or_empty(s.qmsh).bone_matrices[j];
     else
       b.matrix = matrix_from_rest(joint.rest);
     p.bones.push_back(std::move(b));
@@ -1071,8 +1071,8 @@ void plan_animations(const Scene& s, Plan& p, Diagnostics& d) {
   const size_t nb = s.joints.size();
   size_t total = 0;
   for (const Animation& a : s.animations) total += a.channels == nb ? a.frame_count() * nb * 8 : 0;
-  const float* raw = s.qmsh.keys.size() == total ? s.qmsh.keys.data() : nullptr;
-  const bool lengths = s.qmsh.animation_lengths.size() == s.animations.size();
+  const float* raw = value_or_empty(s.qmsh).keys.size() == total ? value_or_empty(s.qmsh).keys.data() : nullptr;
+  const bool lengths = value_or_empty(s.qmsh).animation_lengths.size() == s.animations.size();
   size_t at = 0, non_uniform = 0;
   for (size_t ai = 0; ai < s.animations.size(); ++ai) {
     const Animation& a = s.animations[ai];
@@ -1088,7 +1088,7 @@ void plan_animations(const Scene& s, Plan& p, Diagnostics& d) {
     out.name = a.name;
     out.times = key_times(a, frames, d);
     const float last = out.times.empty() ? 0.0f : out.times.back();
-    out.length = lengths && s.qmsh.animation_lengths[ai] >= last ? s.qmsh.animation_lengths[ai] : last;
+    out.length = lengths && value_or_empty(s.qmsh).animation_lengths[ai] >= last ? value_or_empty(s.qmsh).animation_lengths[ai] : last;
     out.keys.resize(frames * nb);
     for (size_t i = 0; i < out.keys.size(); ++i, at += 8)
       out.keys[i] = plan_key(s.joints[i % nb].rest, a.poses[i], raw ? raw + at : nullptr, non_uniform);
@@ -1116,8 +1116,8 @@ void plan_bounds(const Scene& s, Plan& p) {
   }
   p.box = box;
   p.radius = float(std::sqrt(r2));
-  const float stored = s.qmsh.radius;
-  if (s.qmsh.present && std::isfinite(stored) && std::fabs(double(stored) - p.radius) <= 1e-6 * p.radius)
+  const float stored = value_or_empty(s.qmsh).radius;
+  if (s.qmsh && std::isfinite(stored) && std::fabs(double(stored) - p.radius) <= 1e-6 * p.radius)
     p.radius = stored;
 }
 

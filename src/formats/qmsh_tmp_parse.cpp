@@ -56,7 +56,6 @@ class Parser {
     advance();
     params(d);
     if (cur_.kind != TokenKind::End) expected("end of file");
-    d.present = true;
     if (where) *where = std::move(map_);
     return d;
   }

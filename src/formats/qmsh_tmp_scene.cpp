@@ -885,7 +885,6 @@ Scene build_scene(QmshTmpData data, const std::string& name, Diagnostics& diags,
       scene.animations.push_back(build_animation(data.actions[i], i, sk, fps, poses, ctx));
   }
   scene.qmsh_tmp = std::move(data);
-  scene.qmsh_tmp.present = true;
   return scene;
 }
 
@@ -899,7 +898,6 @@ QmshTmpData scene_to_tmp(const Scene& scene, Diagnostics& diags) {
   const std::string file;
   const Ctx ctx{file, diags, nullptr};
   QmshTmpData d;
-  d.present = true;
   const std::vector<std::string> names = bone_names(scene.joints, ctx);
   if (!scene.joints.empty()) {
     d.has_armature = true;
@@ -929,7 +927,7 @@ QmshTmpData scene_to_tmp(const Scene& scene, Diagnostics& diags) {
 }
 
 std::string write(const Scene& scene, Diagnostics& diags) {
-  if (scene.qmsh_tmp.present) return print(scene.qmsh_tmp);
+  if (scene.qmsh_tmp) return print(*scene.qmsh_tmp);
   return print(scene_to_tmp(scene, diags));
 }
 

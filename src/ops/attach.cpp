@@ -28,11 +28,11 @@ void attach_animations(Scene& target, const Scene& source, const std::string& so
         fail(source_name, fmt::format("cannot attach animation '{}': it has {} poses per frame but the skeleton has {} "
                                       "joints, and it names no joints to match by",
                                       a.name, a.channels, nt));
-    if (!source.iqm.pose_parents.empty())
-      for (size_t j = 0; j < nt && j < source.iqm.pose_parents.size(); ++j)
-        if (source.iqm.pose_parents[j] != target.joints[j].parent)
-          fail(source_name, fmt::format("cannot attach animations: pose {} has parent {} but joint '{}' has parent {}", j,
-                                        source.iqm.pose_parents[j], target.joints[j].name, target.joints[j].parent));
+    const std::vector<int32_t>& parents = value_or_empty(source.iqm).pose_parents;
+    for (size_t j = 0; j < nt && j < parents.size(); ++j)
+      if (parents[j] != target.joints[j].parent)
+        fail(source_name, fmt::format("cannot attach animations: pose {} has parent {} but joint '{}' has parent {}", j,
+                                      parents[j], target.joints[j].name, target.joints[j].parent));
     for (size_t j = 0; j < nt; ++j) map[j] = static_cast<int64_t>(j);
   } else {
     std::unordered_map<std::string, size_t> by_name;

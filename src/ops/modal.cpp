@@ -160,7 +160,8 @@ ModalDeformation deform_model(const ModeDefModel& model, std::span<const float> 
 }
 
 void deform_scene(Scene& scene, std::span<const float> amplitudes, size_t model) {
-  ModeDefData& md = scene.modedef;
+  if (!scene.modedef) modal_fail("modal: the Scene has no ModeDef model (read a .model, .prop or .state)");
+  ModeDefData& md = *scene.modedef;
   if (model >= md.models.size())
     modal_fail(md.models.empty() ? std::string("modal: the Scene has no ModeDef model (read a .model, .prop or .state)")
                                  : fmt::format("modal: the Scene has no ModeDef model {} (it has {})", model,

@@ -223,7 +223,7 @@ void transform_pie_points(std::vector<std::array<float, 3>>& points, const Rotat
 // the IQM pose parent (animation-only files), else none (a root).
 int32_t channel_parent(const Scene& scene, size_t j) {
   if (j < scene.joints.size()) return scene.joints[j].parent;
-  if (scene.joints.empty() && j < scene.iqm.pose_parents.size()) return scene.iqm.pose_parents[j];
+  if (scene.joints.empty() && j < value_or_empty(scene.iqm).pose_parents.size()) return value_or_empty(scene.iqm).pose_parents[j];
   return -1;
 }
 
@@ -257,10 +257,11 @@ void transform_scene(Scene& scene, const TransformOptions& options) {
   }
   for (Animation& a : scene.animations) transform_animation(scene, a, r, scale, t);
   for (Attachment& a : scene.attachments) transform_attachment(a, r, scale, t);
-  for (PieLevel& l : scene.pie.levels) {
-    transform_pie_points(l.points, r, scale, t);
-    transform_pie_points(l.shadow_points, r, scale, t);
-  }
+  if (scene.pie)
+    for (PieLevel& l : scene.pie->levels) {
+      transform_pie_points(l.points, r, scale, t);
+      transform_pie_points(l.shadow_points, r, scale, t);
+    }
 }
 
 // ---- flip_v ----------------------------------------------------------------------------------

@@ -85,7 +85,7 @@ size_t level_connectors(const Scene& s, const PieLevel& l) {
 
 nlohmann::json pie_json(const Scene& s) {
   using nlohmann::json;
-  const PieData& p = s.pie;
+  const PieData& p = *s.pie;
   json j = {{"version", p.version}, {"type", fmt::format("{:x}", p.global.type)}};
   if (p.global.has_interpolate) j["interpolate"] = p.global.interpolate;
   auto textures = [](const PieSettings& st) {
@@ -120,7 +120,7 @@ nlohmann::json pie_json(const Scene& s) {
 }
 
 void print_pie(const Scene& s) {
-  const PieData& p = s.pie;
+  const PieData& p = *s.pie;
   fmt::print("  PIE {}: TYPE {:x}{}\n", p.version, p.global.type,
              p.global.has_interpolate ? fmt::format(", INTERPOLATE {}", p.global.interpolate) : std::string());
   for (const auto& t : p.global.textures)
@@ -147,7 +147,7 @@ void print_pie(const Scene& s) {
 
 nlohmann::json qmsh_json(const Scene& s) {
   using nlohmann::json;
-  const QmshBinaryData& q = s.qmsh;
+  const QmshBinaryData& q = *s.qmsh;
   json j = {{"tangents", (q.flags & 1) != 0}, {"skinning", (q.flags & 2) != 0}, {"radius", shortest(q.radius)}};
   j["animation_lengths"] = json::array();
   for (float l : q.animation_lengths) j["animation_lengths"].push_back(shortest(l));
@@ -156,7 +156,7 @@ nlohmann::json qmsh_json(const Scene& s) {
 
 nlohmann::json qmsh_tmp_json(const Scene& s) {
   using nlohmann::json;
-  const QmshTmpData& q = s.qmsh_tmp;
+  const QmshTmpData& q = *s.qmsh_tmp;
   json j = {{"objects", json::array()}, {"actions", json::array()}};
   for (const auto& m : q.meshes)
     j["objects"].push_back({{"mesh", m.name}, {"vertices", m.vertices.size()}, {"faces", m.faces.size()},
@@ -172,13 +172,13 @@ nlohmann::json qmsh_tmp_json(const Scene& s) {
 }
 
 void print_qmsh(const Scene& s) {
-  if (s.qmsh.present) {
-    const QmshBinaryData& q = s.qmsh;
+  if (s.qmsh) {
+    const QmshBinaryData& q = *s.qmsh;
     fmt::print("  TFQMSH10: {}{}bounding radius {}\n", (q.flags & 1) ? "tangents, " : "", (q.flags & 2) ? "skinning, " : "",
                q.radius);
   }
-  if (s.qmsh_tmp.present) {
-    const QmshTmpData& q = s.qmsh_tmp;
+  if (s.qmsh_tmp) {
+    const QmshTmpData& q = *s.qmsh_tmp;
     fmt::print("  QMSH TMP 10: {} mesh objects{}, {} actions{}\n", q.meshes.size(),
                q.has_armature ? fmt::format(", armature \"{}\" with {} bones", q.armature.name, q.armature.bones.size())
                               : std::string(),
@@ -195,14 +195,13 @@ const char* modedef_kind(ModeDefData::Kind k) {
     case ModeDefData::Kind::Prop: return "prop";
     case ModeDefData::Kind::State: return "state";
     case ModeDefData::Kind::Path: return "path";
-    case ModeDefData::Kind::None: break;
   }
   return "none";
 }
 
 nlohmann::json modedef_json(const Scene& s) {
   using nlohmann::json;
-  const ModeDefData& md = s.modedef;
+  const ModeDefData& md = *s.modedef;
   json j = {{"kind", modedef_kind(md.kind)}, {"models", json::array()}};
   for (const auto& f : md.models) {
     const ModeDefModel& m = f.model;
@@ -253,8 +252,8 @@ nlohmann::json modedef_json(const Scene& s) {
 }
 
 void print_modedef(const Scene& s) {
-  const ModeDefData& md = s.modedef;
-  if (md.kind == ModeDefData::Kind::None) return;
+  if (!s.modedef) return;
+  const ModeDefData& md = *s.modedef;
   fmt::print("  ModeDef {}:\n", modedef_kind(md.kind));
   for (const auto& f : md.models) {
     const ModeDefModel& m = f.model;
@@ -343,7 +342,7 @@ nlohmann::json info_json(const Scene& s, Format f) {
   for (const auto& m : s.materials) j["materials"].push_back(m.name);
   j["comment_bytes"] = s.comment.size();
   j["extensions"] = json::array();
-  for (const auto& e : s.iqm.extensions) j["extensions"].push_back({{"name", e.name}, {"bytes", e.data.size()}});
+  for (const auto& e : value_or_empty(s.iqm).extensions) j["extensions"].push_back({{"name", e.name}, {"bytes", e.data.size()}});
   j["attachments"] = json::array();
   for (const auto& a : s.attachments) {
     json e = {{"name", a.name}, {"translation", vec(a.transform.translation)}};
@@ -351,10 +350,10 @@ nlohmann::json info_json(const Scene& s, Format f) {
     if (a.joint >= 0 && size_t(a.joint) < s.joints.size()) e["joint"] = s.joints[size_t(a.joint)].name;
     j["attachments"].push_back(e);
   }
-  if (s.pie.version != 0) j["pie"] = pie_json(s);
-  if (s.qmsh.present) j["qmsh"] = qmsh_json(s);
-  if (s.qmsh_tmp.present) j["qmsh_tmp"] = qmsh_tmp_json(s);
-  if (s.modedef.kind != ModeDefData::Kind::None) j["modedef"] = modedef_json(s);
+  if (s.pie) j["pie"] = pie_json(s);
+  if (s.qmsh) j["qmsh"] = qmsh_json(s);
+  if (s.qmsh_tmp) j["qmsh_tmp"] = qmsh_tmp_json(s);
+  if (s.modedef) j["modedef"] = modedef_json(s);
   return j;
 }
 
@@ -384,7 +383,7 @@ void print_info(const Scene& s, Format f, const std::string& path) {
   if (!b.empty)
     fmt::print("  bounds: min ({} {} {}) max ({} {} {})\n", b.min[0], b.min[1], b.min[2], b.max[0], b.max[1], b.max[2]);
   if (!s.comment.empty()) fmt::print("  comment: {} bytes\n", s.comment.size());
-  for (const auto& e : s.iqm.extensions) fmt::print("  extension \"{}\": {} bytes\n", e.name, e.data.size());
+  for (const auto& e : value_or_empty(s.iqm).extensions) fmt::print("  extension \"{}\": {} bytes\n", e.name, e.data.size());
   if (!s.attachments.empty()) fmt::print("  attachments: {}\n", s.attachments.size());
   for (const auto& a : s.attachments) {
     std::string on;
@@ -393,7 +392,7 @@ void print_info(const Scene& s, Format f, const std::string& path) {
     const auto& t = a.transform.translation;
     fmt::print("    \"{}\"{} at ({} {} {})\n", a.name, on, t[0], t[1], t[2]);
   }
-  if (s.pie.version != 0) print_pie(s);
+  if (s.pie) print_pie(s);
   print_qmsh(s);
   print_modedef(s);
 }
@@ -538,9 +537,9 @@ int main(int argc, char** argv) {
       Diagnostics d;
       try {
         Scene s = read(deform_input, ro, &d);
-        if (s.modedef.models.empty())
+        if (!s.modedef || s.modedef->models.empty())
           fail(deform_input, "no ModeDef model to deform (deform reads .model, .prop and .state files)");
-        const size_t modes = s.modedef.models[0].model.mode_count();
+        const size_t modes = s.modedef->models[0].model.mode_count();
         if (deform_amplitudes.size() > modes)
           fail(deform_input, fmt::format("--amplitudes gives {} amplitudes, but the model has {} modes",
                                          deform_amplitudes.size(), modes));
