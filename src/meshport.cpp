@@ -305,6 +305,33 @@ void write(const Scene& scene, const std::string& path, const WriteOptions& opti
     io::write_files_atomic(path, files);
 }
 
+static bool same_format_family(Format a, Format b) {
+  auto family = [](Format f) {
+    switch (f) {
+      case Format::Glb: return Format::Gltf;
+      case Format::ModeDefProp:
+      case Format::ModeDefState:
+      case Format::ModeDefPath: return Format::ModeDefModel;
+      default: return f;
+    }
+  };
+  return family(a) == family(b);
+}
+
+// Default generation of normals and tangents is for other formats: writing the input's own
+// format adds nothing its file lacked, unless a flag asks for it (issue 16).
+static ProcessOptions effective_process(const ProcessOptions& given, const std::vector<std::string>& inputs,
+                                        const std::string& output, const ConvertOptions& options) {
+  ProcessOptions p = given;
+  const std::optional<Format> in = options.read.format ? options.read.format : format_from_path(inputs[0]);
+  const std::optional<Format> out = options.write.format ? options.write.format : format_from_path(output);
+  if (!in || !out || !same_format_family(*in, *out)) return p;
+  if (p.normals == Generate::Default)
+    p.normals = p.normal.recompute || p.normal.angle ? Generate::Missing : Generate::Off;
+  if (p.tangents == Generate::Default) p.tangents = p.tangent.recompute ? Generate::Missing : Generate::Off;
+  return p;
+}
+
 Scene convert(const std::vector<std::string>& inputs, const std::string& output, const ConvertOptions& options,
               Diagnostics* diags) {
   if (inputs.empty()) fail(output, "no input files");
@@ -313,7 +340,7 @@ Scene convert(const std::vector<std::string>& inputs, const std::string& output,
     Scene extra = read(inputs[i], options.read, diags);
     attach_animations(scene, extra, inputs[i], diags);
   }
-  process(scene, options.process, diags);
+  process(scene, effective_process(options.process, inputs, output, options), diags);
   WriteOptions w = options.write;
   if (w.texture_dir.empty()) {
     std::string dir = std::filesystem::path(inputs[0]).parent_path().string();

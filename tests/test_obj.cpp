@@ -817,7 +817,7 @@ TEST(ObjWrite, TexturePathsRelativeToTheOutputWhenFound) {
   { std::ofstream(dir.path / "in" / "m.mtl") << "newmtl found\nmap_Kd tex/a.png\n"; }
   { std::ofstream(dir.path / "in" / "m.obj") << "mtllib m.mtl\n" << kSquare << "usemtl found\nf 1 2 3\n"; }
   ConvertOptions c;
-  c.process.normals = false;
+  c.process.normals = Generate::Off;
   convert({dir / "in/m.obj"}, dir / "out/c.obj", c, &d);
   EXPECT_NE(testutil::slurp(dir.path / "out/c.mtl").find("map_Kd ../in/tex/a.png\n"), std::string::npos);
 }

@@ -77,7 +77,8 @@ std::vector<uint8_t> write_memory(const Scene& scene, Format format, const Write
 // input, attached to the first input's skeleton by joint name (by index, with a count check,
 // where names are missing).
 // Between reading and writing, `process` runs (process.h): by default it generates normals and
-// tangents where meshes lack them.
+// tangents where meshes lack them, except when the output is the input's own format (or family:
+// .gltf/.glb, the ModeDef files), where a conversion without flags adds nothing.
 struct ConvertOptions {
   ReadOptions read;
   ProcessOptions process;

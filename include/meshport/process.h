@@ -93,14 +93,20 @@ std::vector<FrameBounds> frame_bounds(const Scene& scene);
 Animation resample_animation(const Animation& a, float framerate);
 
 // ---- The whole pipeline, in this order (what `meshport convert` runs) -----------------------
+// Whether normals / tangents are generated for meshes that lack them.
+enum class Generate : uint8_t {
+  Default,  // where missing; but convert() generates none when it writes the input's own format
+  Missing,  // where missing, always
+  Off,
+};
 struct ProcessOptions {
   bool flip_winding = false;
   bool flip_v = false;
   TransformOptions transform;  // identity unless set
   bool weld = false;
-  bool normals = true;   // generate where missing (or everywhere with normal.recompute)
+  Generate normals = Generate::Default;  // where missing (or everywhere with normal.recompute)
   NormalOptions normal;
-  bool tangents = true;  // generate where missing, for meshes with normals and texcoords
+  Generate tangents = Generate::Default;  // where missing, for meshes with normals and texcoords
   TangentOptions tangent;
   bool optimize = false;
   // Last: an animation playing every morph target in turn (add_modes_animation, modal.h).

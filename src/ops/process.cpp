@@ -14,8 +14,8 @@ void process(Scene& scene, const ProcessOptions& o, Diagnostics* diags) {
   if (o.flip_v) flip_v(scene);
   if (!is_identity(o.transform)) transform_scene(scene, o.transform);
   if (o.weld) weld_vertices(scene);
-  if (o.normals) generate_normals(scene, o.normal, diags);
-  if (o.tangents) generate_tangents(scene, o.tangent, diags);
+  if (o.normals != Generate::Off) generate_normals(scene, o.normal, diags);
+  if (o.tangents != Generate::Off) generate_tangents(scene, o.tangent, diags);
   if (o.optimize) optimize_meshes(scene);
   if (o.modes_animation) add_modes_animation(scene);
 }

@@ -422,7 +422,7 @@ int main(int argc, char** argv) {
   convert->add_option("--pie-version", pie_version, "PIE: write version 2, 3 or 4 (default: the source's, else 4)")
       ->check(CLI::IsMember({2, 3, 4}));
   ProcessOptions proc;
-  bool no_normals = false, no_tangents = false;
+  bool no_normals = false, no_tangents = false, add_normals = false, add_tangents = false;
   float smooth_angle = -1;
   std::string rotate, translate;
   auto* g = "Processing (in this order)";
@@ -438,14 +438,26 @@ int main(int argc, char** argv) {
       ->type_name("X,Y,Z")
       ->group(g);
   convert->add_flag("--weld", proc.weld, "Weld identical vertices and drop unused ones")->group(g);
-  convert->add_flag("--no-normals", no_normals, "Do not generate normals for meshes without them")->group(g);
+  auto* normals_flag = convert->add_flag("--normals", add_normals,
+                    "Generate normals for meshes without them even when writing the input's own format (the "
+                    "default for other formats)")
+      ->group(g);
+  convert->add_flag("--no-normals", no_normals, "Do not generate normals for meshes without them")
+      ->group(g)
+      ->excludes(normals_flag);
   convert->add_flag("--recompute-normals", proc.normal.recompute, "Replace existing normals too")->group(g);
   convert->add_option("--smooth-angle", smooth_angle,
                       "One auto-smooth angle in degrees for every face, replacing the file's smoothing rules "
                       "(0 faceted, 180 smooth)")
       ->check(CLI::Range(0.0f, 180.0f))
       ->group(g);
-  convert->add_flag("--no-tangents", no_tangents, "Do not generate tangents for meshes without them")->group(g);
+  auto* tangents_flag = convert->add_flag("--tangents", add_tangents,
+                    "Generate tangents for meshes with normals and texture coordinates but none, even when writing "
+                    "the input's own format (the default for other formats)")
+      ->group(g);
+  convert->add_flag("--no-tangents", no_tangents, "Do not generate tangents for meshes without them")
+      ->group(g)
+      ->excludes(tangents_flag);
   convert->add_flag("--recompute-tangents", proc.tangent.recompute, "Replace existing tangents too")->group(g);
   convert->add_flag("--optimize", proc.optimize, "Optimise vertex cache and fetch order (meshoptimizer)")->group(g);
   convert->add_flag("--modes-animation", proc.modes_animation,
@@ -507,8 +519,10 @@ int main(int argc, char** argv) {
       o.read.format = parse_format(from, "--from");
       o.write.format = parse_format(to, "--to");
       o.process = proc;
-      o.process.normals = !no_normals;
-      o.process.tangents = !no_tangents;
+      if (no_normals) o.process.normals = Generate::Off;
+      else if (add_normals) o.process.normals = Generate::Missing;
+      if (no_tangents) o.process.tangents = Generate::Off;
+      else if (add_tangents) o.process.tangents = Generate::Missing;
       if (smooth_angle >= 0) o.process.normal.angle = smooth_angle;
       if (!rotate.empty()) o.process.transform.rotate_degrees = parse_triple(rotate, "--rotate");
       if (!translate.empty()) o.process.transform.translate = parse_triple(translate, "--translate");
