@@ -23,6 +23,7 @@ namespace {
 // ---- Reporting --------------------------------------------------------------------------------
 
 struct Ctx {
+  float size = 0;     // the larger bounding-box diagonal
   float pos_tol = 0;  // positions and translations
   float tol = 0;      // everything else
   std::vector<Difference>* out = nullptr;
@@ -174,6 +175,7 @@ Geometry geometry(const Mesh& m) {
 
 struct Tolerances {
   float pos = 0, other = 0;
+  float cell = 0;  // grid cell of the centroid hash: at least twice pos
   bool uv = true, normal = true;  // compare them (both meshes have them)
 };
 
@@ -222,6 +224,30 @@ bool items_match(const Geometry& a, size_t i, const Geometry& b, size_t j, uint3
   return true;
 }
 
+using Grid = std::unordered_map<Cell, std::vector<uint32_t>, CellHash>;
+
+// Records the first unused item of b near item i of a that matches it; false when none does.
+bool find_match(const Geometry& a, size_t i, const Geometry& b, const Grid& grid, double cell, const Tolerances& t,
+                Match& m) {
+  const Cell c = cell_of(centroid(a, i), cell);
+  for (int dx = -1; dx <= 1; ++dx)
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dz = -1; dz <= 1; ++dz) {
+        auto it = grid.find({c[0] + dx, c[1] + dy, c[2] + dz});
+        if (it == grid.end()) continue;
+        for (uint32_t j : it->second)
+          for (uint32_t r = 0; r < a.k && !m.b_used[j]; ++r)
+            if (items_match(a, i, b, j, r, t)) {
+              m.b_of_a[i] = j;
+              m.rotation[i] = uint8_t(r);
+              m.b_used[j] = true;
+              ++m.matched;
+              return true;
+            }
+      }
+  return false;
+}
+
 Match match_items(const Geometry& a, const Geometry& b, const Tolerances& t) {
   Match m;
   m.b_of_a.assign(a.items(), -1);
@@ -229,36 +255,17 @@ Match match_items(const Geometry& a, const Geometry& b, const Tolerances& t) {
   m.b_used.assign(b.items(), false);
   if (a.k != b.k) return m;
   // Centroids of matching items are within t.pos of each other (plus rounding).
-  const double size = std::max({double(t.pos) * 2.0, 1e-30});
-  std::unordered_map<Cell, std::vector<uint32_t>, CellHash> grid;
-  for (size_t j = 0; j < b.items(); ++j) grid[cell_of(centroid(b, j), size)].push_back(uint32_t(j));
-  for (size_t i = 0; i < a.items(); ++i) {
-    const Cell c = cell_of(centroid(a, i), size);
-    bool found = false;
-    for (int dx = -1; dx <= 1 && !found; ++dx)
-      for (int dy = -1; dy <= 1 && !found; ++dy)
-        for (int dz = -1; dz <= 1 && !found; ++dz) {
-          auto it = grid.find({c[0] + dx, c[1] + dy, c[2] + dz});
-          if (it == grid.end()) continue;
-          for (uint32_t j : it->second) {
-            if (m.b_used[j]) continue;
-            for (uint32_t r = 0; r < a.k && !found; ++r)
-              if (items_match(a, i, b, j, r, t)) {
-                m.b_of_a[i] = j;
-                m.rotation[i] = uint8_t(r);
-                m.b_used[j] = true;
-                ++m.matched;
-                found = true;
-              }
-            if (found) break;
-          }
-        }
-  }
+  const double cell = std::max(double(t.cell), 1e-30);
+  Grid grid;
+  for (size_t j = 0; j < b.items(); ++j) grid[cell_of(centroid(b, j), cell)].push_back(uint32_t(j));
+  for (size_t i = 0; i < a.items(); ++i) find_match(a, i, b, grid, cell, t, m);
   return m;
 }
 
 Tolerances tolerances(const Ctx& c, const Geometry& a, const Geometry& b) {
-  return {c.pos_tol, c.tol, a.uv && b.uv, a.normal && b.normal};
+  // Cells no smaller than a millionth of the model keep a zero tolerance from making every
+  // coordinate its own (clamped) cell.
+  return {c.pos_tol, c.tol, std::max(2 * c.pos_tol, 1e-6f * c.size), a.uv && b.uv, a.normal && b.normal};
 }
 
 // Pairs of corresponding vertices (a vertex, b vertex) through matched items, without repeats.
@@ -288,12 +295,14 @@ struct MeshPair {
 // Unpaired meshes pair by geometry when most of their items match.
 void pair_by_geometry(const Ctx& c, const Scene& a, const Scene& b, Pairing& p) {
   if (p.only_a.empty() || p.only_b.empty() || p.only_a.size() * p.only_b.size() > 4096) return;
+  std::vector<Geometry> gbs;
+  for (size_t j : p.only_b) gbs.push_back(geometry(b.meshes[j]));
   std::vector<size_t> rest_a;
   for (size_t i : p.only_a) {
     const Geometry ga = geometry(a.meshes[i]);
     size_t best = 0, best_matched = 0;
     for (size_t k = 0; k < p.only_b.size(); ++k) {
-      const Geometry gb = geometry(b.meshes[p.only_b[k]]);
+      const Geometry& gb = gbs[k];
       const size_t most = std::max(ga.items(), gb.items());
       const size_t matched = match_items(ga, gb, tolerances(c, ga, gb)).matched;
       if (most > 0 && matched * 2 > most && matched > best_matched) best = k, best_matched = matched;
@@ -304,6 +313,7 @@ void pair_by_geometry(const Ctx& c, const Scene& a, const Scene& b, Pairing& p) 
     }
     p.pairs.push_back({i, p.only_b[best]});
     p.only_b.erase(p.only_b.begin() + std::ptrdiff_t(best));
+    gbs.erase(gbs.begin() + std::ptrdiff_t(best));
   }
   p.only_a = rest_a;
 }
@@ -597,13 +607,40 @@ std::string describe(const T& v) {
   else return "differs";
 }
 
+// Floats (alone, in tuples and in lists) agree within the tolerance relative to their size (at
+// least 1); everything else must be equal.
+bool close(float x, float y, float tol) { return near(x, y, tol * std::max({1.0f, std::fabs(x), std::fabs(y)})); }
+
+template <class T>
+bool agree(const T& a, const T& b, float tol) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return close(a, b, tol);
+  } else if constexpr (IsFloatArray<T>::value) {
+    for (size_t i = 0; i < a.size(); ++i)
+      if (!close(a[i], b[i], tol)) return false;
+    return true;
+  } else if constexpr (IsVector<T>::value) {
+    using E = typename T::value_type;
+    if constexpr (std::is_floating_point_v<E> || IsFloatArray<E>::value) {
+      if (a.size() != b.size()) return false;
+      for (size_t i = 0; i < a.size(); ++i)
+        if (!agree(a[i], b[i], tol)) return false;
+      return true;
+    } else {
+      return a == b;
+    }
+  } else {
+    return a == b;
+  }
+}
+
 template <class T>
 void field(const Ctx& c, const std::string& path, const T& a, const T& b) {
-  if (a == b) return;
+  if (agree(a, b, c.tol)) return;
   if constexpr (IsVector<T>::value) {
     if (a.size() == b.size()) {
       size_t i = 0;
-      while (a[i] == b[i]) ++i;
+      while (agree(a[i], b[i], c.tol)) ++i;
       c.add(fmt::format("{}[{}]", path, i), describe(a[i]), describe(b[i]));
       return;
     }
@@ -676,7 +713,8 @@ std::vector<Difference> diff(const Scene& a, const Scene& b, const DiffOptions& 
   const float size = std::max(diagonal(ba), diagonal(bb));
   Ctx c;
   c.tol = options.tolerance >= 0 ? options.tolerance : 0.0f;
-  c.pos_tol = std::isfinite(size) && size > 0 ? c.tol * size : c.tol;
+  c.size = std::isfinite(size) ? size : 0.0f;
+  c.pos_tol = c.size > 0 ? c.tol * c.size : c.tol;
   c.out = &out;
 
   std::vector<MeshPair> meshes = compare_meshes(c, a, b);

@@ -106,6 +106,9 @@ TEST(Diff, SplitAndReorderedVerticesAreSame) {
   EXPECT_TRUE(d.empty()) << dump(d);
   const auto back = diff(b, a);
   EXPECT_TRUE(back.empty()) << dump(back);
+  // The corners carry the very same values: same even at tolerance 0.
+  const auto exact = diff(a, b, DiffOptions{0.0f});
+  EXPECT_TRUE(exact.empty()) << dump(exact);
 }
 
 TEST(Diff, MovedVertexBeyondToleranceNamesTheMesh) {
@@ -282,6 +285,54 @@ TEST(Diff, SideDataOnOneSideOnly) {
   d = diff(b, c);
   ASSERT_EQ(d.size(), 1u) << dump(d);
   EXPECT_EQ(d[0], (Difference{"iqm.extensions[0]", "differs", "differs", ""}));
+}
+
+TEST(Diff, MorphTargetsAndFaceChannelsFollowMatchedTriangles) {
+  Scene a = hinge();
+  MorphTarget t;
+  t.name = "bulge";
+  t.positions.assign(6 * 3, 0.0f);
+  t.positions[5 * 3 + 2] = 0.25f;  // vertex 5 moves along z
+  a.meshes[0].morph_targets.push_back(t);
+  a.meshes[0].face_channels.push_back({"pie.flags", 1, {0x200, 0x200, 0x4200, 0x200}});
+  Scene b = a;
+  b.meshes[0] = split_and_reordered(a.meshes[0]);
+  // The split copy's morph target and channel, carried along by hand: output vertex 11 - c is
+  // input corner c, output triangle 3 - t is input triangle t.
+  MorphTarget& tb = b.meshes[0].morph_targets[0];
+  tb.positions.assign(12 * 3, 0.0f);
+  for (size_t c = 0; c < 12; ++c)
+    if (a.meshes[0].triangles[c] == 5) tb.positions[(11 - c) * 3 + 2] = 0.25f;
+  b.meshes[0].face_channels[0].data = {0x200, 0x4200, 0x200, 0x200};
+  EXPECT_TRUE(diff(a, b).empty()) << dump(diff(a, b));
+
+  Scene c = b;
+  c.meshes[0].face_channels[0].data = {0x200, 0x200, 0x4200, 0x200};
+  for (float& x : c.meshes[0].morph_targets[0].positions) x = x != 0 ? 0.5f : 0.0f;
+  const auto d = diff(a, c);
+  ASSERT_EQ(d.size(), 2u) << dump(d);
+  EXPECT_EQ(d[0], (Difference{"meshes[body].morph_targets[bulge].positions", "(0 0 0.25)", "(0 0 0.5)",
+                              "displacement of the vertex at (0 2 0)"}));
+  EXPECT_EQ(d[1].path, "meshes[body].face_channels[pie.flags]");
+  EXPECT_EQ(d[1].message.substr(0, 30), "2 matched triangles differ (fi");
+}
+
+TEST(Diff, SideDataFloatsAgreeWithinTolerance) {
+  Scene a = hinge();
+  a.qmsh.emplace();
+  a.qmsh->radius = 2.0083973f;
+  a.qmsh->binormals = {0.5f, -1e-7f};
+  Scene b = a;
+  b.qmsh->fingerprint = 42;  // bookkeeping, not compared
+  b.qmsh->radius = 2.008397f;
+  b.qmsh->binormals = {0.5f, 1e-6f};
+  EXPECT_TRUE(diff(a, b).empty()) << dump(diff(a, b));
+  b.qmsh->radius = 2.01f;
+  b.qmsh->binormals = {0.5f, 0.001f};
+  const auto d = diff(a, b);
+  ASSERT_EQ(d.size(), 2u) << dump(d);
+  EXPECT_EQ(d[0], (Difference{"qmsh.radius", "2.0083973", "2.01", ""}));
+  EXPECT_EQ(d[1], (Difference{"qmsh.binormals[1]", "-1e-07", "0.001", ""}));
 }
 
 // IQE -> IQM -> GLB -> IQE keeps the tentacle the same model (vertices may be split or reordered
