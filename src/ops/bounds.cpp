@@ -1,6 +1,7 @@
 #include "ops/bounds.h"
 
 #include "ops/math.h"
+#include "ops/skinning.h"
 
 #include <algorithm>
 #include <cmath>
@@ -54,41 +55,24 @@ struct FrameRef {
   size_t frame;
 };
 
-std::vector<Mat3x4> world_matrices(const std::vector<Joint>& joints, const Transform* poses, size_t channels) {
-  std::vector<Mat3x4> w(joints.size());
-  for (size_t j = 0; j < joints.size(); ++j) {
-    const Transform& t = j < channels ? poses[j] : joints[j].rest;
-    Mat3x4 local = mat_from_trs(t.translation, t.rotation, t.scale);
-    int p = joints[j].parent;
-    w[j] = p >= 0 && size_t(p) < j ? mat_mul(w[p], local) : local;
-  }
-  return w;
-}
-
 BlockMatrices block_matrices(const Scene& scene, const std::vector<Mat3x4>& inv_rest, const std::vector<FrameRef>& refs,
                              size_t first) {
   const size_t nj = scene.joints.size();
   BlockMatrices m(nj * 12 * kBlock, 0.0f);
   for (size_t f = 0; f < kBlock && first + f < refs.size(); ++f) {
     const FrameRef& r = refs[first + f];
-    const Transform* poses = r.anim->poses.data() + r.frame * r.anim->channels;
-    std::vector<Mat3x4> world = world_matrices(scene.joints, poses, r.anim->channels);
-    for (size_t j = 0; j < nj; ++j) {
-      Mat3x4 s = mat_mul(world[j], inv_rest[j]);
-      for (int e = 0; e < 12; ++e) m[(j * 12 + e) * kBlock + f] = s[e];
-    }
+    std::vector<Mat3x4> skin = frame_skinning_matrices(scene, inv_rest, *r.anim, r.frame);
+    for (size_t j = 0; j < nj; ++j)
+      for (int e = 0; e < 12; ++e) m[(j * 12 + e) * kBlock + f] = skin[j][e];
   }
   return m;
 }
 
-struct MeshRefs {
-  const VertexStream* pos;
-  const VertexStream* idx;  // nullptr when the mesh is not skinned
-  const VertexStream* wgt;
-};
+using MeshRefs = SkinStreams;  // ops/skinning.h
 
-// Skins vertices [begin, end) of one mesh for one block of frames into the accumulators. The
-// inner loops run over the block's frames; an AVX2 build of this function is picked at run time
+// Skins vertices [begin, end) of one mesh for one block of frames into the accumulators, by the
+// rule of skin_position (ops/skinning.h) vectorised over frames: the inner loops run over the
+// block's frames; an AVX2 build of this function is picked at run time
 // where the CPU has it (same operations in the same order, so the same results: no FMA).
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__((target_clones("avx2", "default")))
@@ -171,18 +155,14 @@ std::vector<FrameBounds> skinned_frame_bounds(const Scene& scene) {
   std::vector<MeshRefs> meshes;
   size_t vertices = 0;
   for (const Mesh& m : scene.meshes) {
-    const VertexStream* p = m.find(Attribute::Position);
-    if (!p || p->components < 3 || p->vertex_count() == 0) continue;
-    MeshRefs r{p, m.find(Attribute::BlendIndices), m.find(Attribute::BlendWeights)};
-    if (!r.idx || !r.wgt || r.idx->vertex_count() != p->vertex_count() || r.wgt->vertex_count() != p->vertex_count())
-      r.idx = r.wgt = nullptr;
+    MeshRefs r = skin_streams(m);
+    if (!r.pos || r.pos->components < 3 || r.pos->vertex_count() == 0) continue;
     meshes.push_back(r);
-    vertices += p->vertex_count();
+    vertices += r.pos->vertex_count();
   }
   if (frames == 0 || vertices == 0) return out;
 
-  std::vector<Mat3x4> inv_rest = world_matrices(scene.joints, nullptr, 0);
-  for (Mat3x4& m : inv_rest) m = mat_inverse(m);
+  std::vector<Mat3x4> inv_rest = inverse_rest_matrices(scene.joints);
   std::vector<BlockMatrices> blocks;
   for (size_t first = 0; first < frames; first += kBlock)
     blocks.push_back(block_matrices(scene, inv_rest, refs, first));
