@@ -20,6 +20,13 @@ const char* attribute_name(Attribute a) {
   return "custom";
 }
 
+bool is_format_stream(const VertexStream& s) {
+  if (s.attribute != Attribute::Custom) return false;
+  for (const char* prefix : {"pie.", "qmsh.", "iqm.", "iqe.", "modedef.", "obj.", "gltf."})
+    if (s.name.starts_with(prefix)) return true;
+  return false;
+}
+
 size_t Mesh::vertex_count() const {
   for (const auto& s : streams)
     if (s.attribute == Attribute::Position) return s.vertex_count();

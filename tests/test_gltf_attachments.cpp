@@ -83,15 +83,7 @@ PieData pie_data() {
   body.mesh = 0;
   body.comment = "body";
   body.points = {{0, 0, -0.0f}, {1, 0, 0}, {0, 1, 0}, {0.1f, 1e-7f, -12345.678f}};  // the last one unused
-  body.vertex_point = {0, 1, 2};
   body.normals = true;
-  PiePolygon anim;
-  anim.flags = 0x4200;
-  anim.anim_frames = 8;
-  anim.anim_rate = 25;
-  anim.anim_width = 0.125f;
-  anim.anim_height = 1.0f / 3.0f;
-  body.polygons = {anim};
   body.has_shadow_points = true;
   body.shadow_points = {{0, 0, 0}, {2, 0, 0}, {0, 2, 0.5f}};
   body.has_shadow_polygons = true;
@@ -101,9 +93,7 @@ PieData pie_data() {
   turret.mesh = 1;
   turret.joint = 0;
   turret.comment = std::string("caf\xe9 \xff");  // not UTF-8
-  turret.polygons = {PiePolygon{}};
   turret.points = {{1, 0, 0}, {2, 0, 0}, {1, 1, 0}};
-  turret.vertex_point = {0, 1, 2};
   turret.has_animobject = true;
   turret.animobject.time = 100;
   turret.animobject.cycles = 0;
@@ -123,8 +113,6 @@ PieData pie_data() {
   barrel.materials = {"0.5 0.5 0.5  1 1 1  0 0 0  10"};
   barrel.shaders = {"2 vert.glsl frag.glsl"};
   barrel.points = {{2, 0, 0}, {3, 0, 0}, {2, 1, 0}};
-  barrel.vertex_point = {0, 1, 2};
-  barrel.polygons = {PiePolygon{}};
   p.levels = {body, turret, empty, barrel};
   return p;
 }
@@ -236,8 +224,10 @@ TEST(GltfAttachments, NodesAndExtras) {
   EXPECT_EQ(pie["levels"][0]["mesh"], 0);
   EXPECT_EQ(pie["levels"][2]["mesh"], -1);
   EXPECT_EQ(pie["levels"][3]["mesh"], 2);
-  EXPECT_EQ(pie["levels"][0]["polygons"], json::parse("[[16896, 8, 25, 0.125, 0.3333333432674408]]"));
-  EXPECT_EQ(pie["levels"][3]["polygons"], json::parse("[[512]]"));
+  // Polygon flags and vertex points are the meshes' face channels and format streams, written
+  // with the glTF meshes (issue 16), no longer in the root PIE data.
+  EXPECT_FALSE(pie["levels"][0].contains("polygons"));
+  EXPECT_FALSE(pie["levels"][0].contains("vertex_point"));
   EXPECT_EQ(pie["levels"][1]["comment"], json({{"base64", "Y2Fm6SD/"}}));
   EXPECT_EQ(pie["levels"][1]["shadow_points"], json::parse(R"([["Infinity", 0.0, "-Infinity"]])"));
   EXPECT_EQ(pie["global"]["textures"][2]["kind"], "tcmask");
@@ -436,13 +426,11 @@ TEST(GltfAttachments, MalformedPieExtrasAreIgnored) {
 
 TEST(GltfAttachments, PieJsonRoundTripsEveryField) {
   PieData p = pie_data();
-  p.levels[0].polygons[0].anim_width = -0.0f;
   p.events[0].file = "\x80raw";
   const std::vector<int32_t> identity = {0, 1, 2};
   const json j = gltf::pie_to_json(p, identity);
   const PieData back = gltf::pie_from_json(json::parse(j.dump()), "pie", identity, 1);
   EXPECT_EQ(back, p);
-  EXPECT_TRUE(std::signbit(back.levels[0].polygons[0].anim_width));
   EXPECT_TRUE(std::signbit(back.levels[0].points[0][2]));
 }
 

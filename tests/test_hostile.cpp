@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <filesystem>
 #include <iterator>
 #include <string>
@@ -163,8 +164,10 @@ TEST(HostileFuzz, PieTwoFrameSizeKeepsOneStep) {
   Scene s = read_memory(bytes, Format::Pie, "frame-size.pie");
   ASSERT_EQ(s.pie->version, 2);
   ASSERT_EQ(s.pie->levels.size(), 2u);
-  ASSERT_EQ(s.pie->levels[1].polygons.size(), 1u);
-  EXPECT_EQ(s.pie->levels[1].polygons[0].anim_width, 0.25f / 256);
+  // The "pie.texanim" face channel: frames, rate, width bits, height bits.
+  const FaceChannel* anim = s.meshes.at(size_t(s.pie->levels[1].mesh)).find_channel("pie.texanim");
+  ASSERT_TRUE(anim && anim->data.size() == 4u);
+  EXPECT_EQ(std::bit_cast<float>(anim->data[2]), 0.25f / 256);
   Diagnostics d;
   const std::vector<uint8_t> out = write_memory(s, Format::Pie, {}, &d);
   const std::string written(out.begin(), out.end());
@@ -173,7 +176,9 @@ TEST(HostileFuzz, PieTwoFrameSizeKeepsOneStep) {
   for (const Diagnostic& x : d.items) warned = warned || x.message.find("frame sizes move by up to") != std::string::npos;
   EXPECT_TRUE(warned);
   Scene back = read_memory(out, Format::Pie, "back.pie");
-  EXPECT_EQ(back.pie->levels[1].polygons[0].anim_width, 1.0f / 256);
+  const FaceChannel* back_anim = back.meshes.at(size_t(back.pie->levels[1].mesh)).find_channel("pie.texanim");
+  ASSERT_TRUE(back_anim && back_anim->data.size() == 4u);
+  EXPECT_EQ(std::bit_cast<float>(back_anim->data[2]), 1.0f / 256);
   EXPECT_EQ(write_memory(back, Format::Pie), out);
 }
 
@@ -183,8 +188,9 @@ TEST(HostileFuzz, PieWriterRefusesImpossibleTextureAnimation) {
   const std::string text = testutil::slurp(kHostile / "fuzz/pie/anim-frame-size-rounds-to-zero.pie");
   const std::vector<uint8_t> bytes(text.begin(), text.end());
   Scene s = read_memory(bytes, Format::Pie, "frame-size.pie");
-  ASSERT_EQ(s.pie->levels.at(1).polygons.size(), 1u);
-  s.pie->levels[1].polygons[0].anim_height = 0;
+  FaceChannel* anim = s.meshes.at(size_t(s.pie->levels.at(1).mesh)).find_channel("pie.texanim");
+  ASSERT_TRUE(anim && anim->data.size() == 4u);
+  anim->data[3] = 0;  // frame height 0
   try {
     write_memory(s, Format::Pie);
     FAIL() << "written";

@@ -4,6 +4,7 @@
 #include <meshport/meshport.h>
 
 #include "formats/pie.h"
+#include "formats/pie_common.h"
 #include "test_util.h"
 
 #include <gtest/gtest.h>
@@ -56,6 +57,19 @@ std::vector<std::string> messages(const Diagnostics& d) {
 std::vector<float> values(const Mesh& m, Attribute a) {
   const VertexStream* s = m.find(a);
   return s ? s->data : std::vector<float>{};
+}
+
+// Level L's polygons (the "pie.flags" / "pie.texanim" face channels of its mesh).
+std::vector<PiePolygon> polygons_of(const Scene& s, const PieLevel& L) {
+  return L.mesh < 0 ? std::vector<PiePolygon>{} : pie::mesh_polygons(s.meshes.at(size_t(L.mesh)));
+}
+// Level L's point of each vertex (the "pie.point" stream of its mesh).
+std::vector<uint32_t> points_of(const Scene& s, const PieLevel& L) {
+  std::vector<uint32_t> out;
+  if (L.mesh < 0) return out;
+  if (const VertexStream* p = pie::point_stream(s.meshes.at(size_t(L.mesh))))
+    for (float f : p->data) out.push_back(uint32_t(f));
+  return out;
 }
 
 void expect_quat_near(const std::array<float, 4>& q, const std::array<float, 4>& expected) {
@@ -158,7 +172,7 @@ TEST(PieRead, OldPointAndPolygonLimitsOnlyWarn) {
       "them)"};
   EXPECT_EQ(messages(d), expected);
   EXPECT_EQ(s.pie->levels[0].points.size(), 769u);
-  EXPECT_EQ(s.pie->levels[0].polygons.size(), 513u);
+  EXPECT_EQ(polygons_of(s, s.pie->levels[0]).size(), 513u);
   d.items.clear();
   read_text(generated_level(768, 512), "limit.pie", &d);
   EXPECT_TRUE(d.items.empty());
@@ -303,8 +317,8 @@ TEST(PieRead, EmptyLevelsHaveNoMesh) {
   EXPECT_EQ(s.pie->levels[1].mesh, 0);
   EXPECT_EQ(s.pie->levels[2].mesh, -1);
   EXPECT_EQ(s.pie->levels[2].points, (std::vector<std::array<float, 3>>{{5, 5, 5}}));
-  EXPECT_TRUE(s.pie->levels[2].polygons.empty());
-  EXPECT_TRUE(s.pie->levels[2].vertex_point.empty());
+  EXPECT_TRUE(polygons_of(s, s.pie->levels[2]).empty());
+  EXPECT_TRUE(points_of(s, s.pie->levels[2]).empty());
 }
 
 TEST(PieRead, AnimObjectFrameOutOfSequenceOnlyWarns) {
@@ -345,13 +359,18 @@ TEST(PieRead, Pie2QuadExactScene) {
   EXPECT_EQ(values(m, Attribute::Position), (std::vector<float>{0, 0, 0, 10, 0, 0, 10, 20, -30, 0, 20, -30}));
   EXPECT_EQ(values(m, Attribute::Texcoord), (std::vector<float>{0, 0, 0.5f, 0, 0.5f, 1, 0, 1}));
   EXPECT_EQ(m.find(Attribute::Normal), nullptr);
-  ASSERT_EQ(m.streams.size(), 2u);
+  ASSERT_EQ(m.streams.size(), 3u);  // position, texcoord, "pie.point"
   for (const VertexStream& st : m.streams) {
     EXPECT_EQ(st.format, ComponentType::Float);
     EXPECT_EQ(st.source_size, 0u);
   }
   EXPECT_EQ(m.streams[0].components, 3u);
   EXPECT_EQ(m.streams[1].components, 2u);
+  EXPECT_EQ(m.streams[2].attribute, Attribute::Custom);
+  EXPECT_EQ(m.streams[2].name, "pie.point");
+  EXPECT_EQ(m.streams[2].components, 1u);
+  // No NORMALS: generated normals are faceted, as the engine shades the level.
+  EXPECT_EQ(m.smoothing.face_angle, (std::vector<float>{0, 0}));
   ASSERT_EQ(s.materials.size(), 1u);
   EXPECT_EQ(s.materials[0].name, "page-7-test");
   EXPECT_EQ(s.materials[0].base_color_texture, "page-7-test.png");
@@ -379,17 +398,18 @@ TEST(PieRead, Pie2QuadExactScene) {
   EXPECT_EQ(L.mesh, 0);
   EXPECT_EQ(L.joint, -1);
   EXPECT_EQ(L.points, (std::vector<std::array<float, 3>>{{0, 0, 0}, {10, 0, 0}, {10, 20, 30}, {0, 20, 30}, {99, 99, 99}}));
-  EXPECT_EQ(L.vertex_point, (std::vector<uint32_t>{0, 1, 2, 3}));
+  EXPECT_EQ(points_of(s, L), (std::vector<uint32_t>{0, 1, 2, 3}));
   EXPECT_FALSE(L.normals);
-  ASSERT_EQ(L.polygons.size(), 2u);
-  EXPECT_EQ(L.polygons[0], PiePolygon{});
+  const std::vector<PiePolygon> polygons = polygons_of(s, L);
+  ASSERT_EQ(polygons.size(), 2u);
+  EXPECT_EQ(polygons[0], PiePolygon{});
   PiePolygon anim;
   anim.flags = 0x4200;
   anim.anim_frames = 4;
   anim.anim_rate = 66;
   anim.anim_width = 0.125f;
   anim.anim_height = 0.0625f;
-  EXPECT_EQ(L.polygons[1], anim);
+  EXPECT_EQ(polygons[1], anim);
   EXPECT_FALSE(L.has_animobject);
   EXPECT_TRUE(L.comment.empty());
 }
@@ -400,16 +420,17 @@ TEST(PieRead, NormalsBecomeAStreamAndSplitVertices) {
   EXPECT_TRUE(d.items.empty());
   const Mesh& m = s.meshes[0];
   EXPECT_EQ(m.triangles, (std::vector<uint32_t>{0, 2, 1, 3, 5, 4}));
-  EXPECT_EQ(s.pie->levels[0].vertex_point, (std::vector<uint32_t>{0, 1, 2, 0, 2, 1}));
+  EXPECT_EQ(points_of(s, s.pie->levels[0]), (std::vector<uint32_t>{0, 1, 2, 0, 2, 1}));
   EXPECT_EQ(values(m, Attribute::Normal),
             (std::vector<float>{0, 0, -1, 0, 0, -1, 0, 0, -1, 0, 0, 1, 0, 0, 1, 0, 0, 1}));
   EXPECT_EQ(values(m, Attribute::Texcoord),
             (std::vector<float>{0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f, 0.1f, 0.2f, 0.5f, 0.6f, 0.3f, 0.4f}));
   EXPECT_EQ(values(m, Attribute::Position),
             (std::vector<float>{0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0}));
-  ASSERT_EQ(m.streams.size(), 3u);
+  ASSERT_EQ(m.streams.size(), 4u);
   EXPECT_EQ(m.streams[2].attribute, Attribute::Normal);
   EXPECT_EQ(m.streams[2].components, 3u);
+  EXPECT_TRUE(m.smoothing.empty());  // the file's normals are kept as they are
   EXPECT_TRUE(s.pie->levels[0].normals);
 }
 
@@ -783,7 +804,7 @@ TEST(PieReadCorpus, EveryShippedFileReadsWithTheManifestCounts) {
     size_t points = 0, polygons = 0, triangles = 0;
     for (const PieLevel& L : s.pie->levels) {
       points += L.points.size();
-      polygons += L.polygons.size();
+      polygons += polygons_of(s, L).size();
     }
     for (const Mesh& m : s.meshes) {
       triangles += m.triangles.size() / 3;
@@ -825,7 +846,7 @@ TEST(PieReadCorpus, Mirnum1SmallestFile) {
   EXPECT_EQ(m.name, "mirnum1_level1");
   EXPECT_EQ(s.pie->levels[0].points, (std::vector<std::array<float, 3>>{{-64, 0, -63}, {65, 0, -63}, {0, 0, 66}}));
   // `200 3 2 1 0 26 13 0 26 0 0`: corners point 2, 1, 0 become vertices 0, 1, 2.
-  EXPECT_EQ(s.pie->levels[0].vertex_point, (std::vector<uint32_t>{2, 1, 0}));
+  EXPECT_EQ(points_of(s, s.pie->levels[0]), (std::vector<uint32_t>{2, 1, 0}));
   EXPECT_EQ(m.triangles, (std::vector<uint32_t>{0, 2, 1}));
   EXPECT_EQ(values(m, Attribute::Position), (std::vector<float>{0, 0, -66, 65, 0, 63, -64, 0, 63}));
   EXPECT_EQ(values(m, Attribute::Texcoord), (std::vector<float>{26.0f / 256, 13.0f / 256, 0, 26.0f / 256, 0, 0}));
@@ -835,8 +856,8 @@ TEST(PieReadCorpus, Mirnum1SmallestFile) {
 TEST(PieReadCorpus, FxmsteamTextureAnimation) {
   REQUIRE_CORPUS();
   Scene s = read_corpus("wz2100-4.5.5/base/effects/fxmsteam.pie");
-  ASSERT_EQ(s.pie->levels[0].polygons.size(), 4u);
-  for (const PiePolygon& p : s.pie->levels[0].polygons) {
+  ASSERT_EQ(polygons_of(s, s.pie->levels[0]).size(), 4u);
+  for (const PiePolygon& p : polygons_of(s, s.pie->levels[0])) {
     EXPECT_EQ(p.flags, 0x4200u);
     EXPECT_EQ(p.anim_frames, 14u);
     EXPECT_EQ(p.anim_rate, 66u);

@@ -49,6 +49,22 @@ Scene pie_scene(int version) {
   return s;
 }
 
+// The polygons of level L (its mesh's "pie.flags" / "pie.texanim" face channels).
+std::vector<PiePolygon> level_polygons(const Scene& s, const PieLevel& L) {
+  return L.mesh < 0 ? std::vector<PiePolygon>{} : pie::mesh_polygons(s.meshes.at(size_t(L.mesh)));
+}
+void set_polygons(Scene& s, const PieLevel& L, const std::vector<PiePolygon>& polygons) {
+  s.meshes.at(size_t(L.mesh)).face_channels = pie::polygon_channels(polygons);
+}
+// The point of each vertex of level L (its mesh's "pie.point" stream).
+std::vector<uint32_t> vertex_points(const Scene& s, const PieLevel& L) {
+  std::vector<uint32_t> out;
+  if (L.mesh < 0) return out;
+  if (const VertexStream* p = pie::point_stream(s.meshes.at(size_t(L.mesh))))
+    for (float f : p->data) out.push_back(uint32_t(f));
+  return out;
+}
+
 // Appends a level: corners become Scene vertices (equal point, uv and normal triples shared, in
 // order of first use), Z mirrored, winding reversed. No polygons: an empty level.
 PieLevel& add_level(Scene& s, std::vector<Point> points, std::vector<Poly> polys, bool normals = false) {
@@ -62,6 +78,9 @@ PieLevel& add_level(Scene& s, std::vector<Point> points, std::vector<Poly> polys
     VertexStream pos = pie_stream(Attribute::Position, 3, {});
     VertexStream uv = pie_stream(Attribute::Texcoord, 2, {});
     VertexStream nrm = pie_stream(Attribute::Normal, 3, {});
+    VertexStream point = pie_stream(Attribute::Custom, 1, {});
+    point.name = "pie.point";
+    std::vector<PiePolygon> polygons;
     std::map<std::tuple<uint32_t, float, float, float, float, float>, uint32_t> ids;
     for (const Poly& p : polys) {
       std::array<uint32_t, 3> tri{};
@@ -69,9 +88,9 @@ PieLevel& add_level(Scene& s, std::vector<Point> points, std::vector<Poly> polys
         Point n = normals ? pie::point_to_scene({p.normals[c * 3], p.normals[c * 3 + 1], p.normals[c * 3 + 2]})
                           : Point{0, 0, 0};
         auto key = std::make_tuple(p.idx[c], p.uv[c * 2], p.uv[c * 2 + 1], n[0], n[1], n[2]);
-        auto [it, added] = ids.try_emplace(key, uint32_t(L.vertex_point.size()));
+        auto [it, added] = ids.try_emplace(key, uint32_t(point.data.size()));
         if (added) {
-          L.vertex_point.push_back(p.idx[c]);
+          point.data.push_back(float(p.idx[c]));
           Point q = pie::point_to_scene(points[p.idx[c]]);
           pos.data.insert(pos.data.end(), q.begin(), q.end());
           uv.data.insert(uv.data.end(), {p.uv[c * 2], p.uv[c * 2 + 1]});
@@ -80,11 +99,14 @@ PieLevel& add_level(Scene& s, std::vector<Point> points, std::vector<Poly> polys
         tri[c] = it->second;
       }
       m.triangles.insert(m.triangles.end(), {tri[0], tri[2], tri[1]});
-      L.polygons.push_back(p.pie);
+      polygons.push_back(p.pie);
     }
     m.streams.push_back(std::move(pos));
     m.streams.push_back(std::move(uv));
     if (normals) m.streams.push_back(std::move(nrm));
+    m.streams.push_back(std::move(point));
+    m.face_channels = pie::polygon_channels(polygons);
+    if (!normals) m.smoothing.face_angle.assign(polygons.size(), 0.0f);
     L.mesh = int32_t(s.meshes.size());
     s.meshes.push_back(std::move(m));
   }
@@ -243,15 +265,15 @@ TEST(PieWrite, RestoresTheOriginalPointList) {
   // Scene vertex 1 is point 1 (corner b). Moving it onto point 2's
   // position matches the first point there; moving it elsewhere appends a point.
   Mesh& m = s.meshes[0];
-  ASSERT_EQ(s.pie->levels[0].vertex_point, (std::vector<uint32_t>{3, 1, 2}));
+  ASSERT_EQ(vertex_points(s, s.pie->levels[0]), (std::vector<uint32_t>{3, 1, 2}));
   m.streams[0].data[1 * 3 + 0] = 0;
   m.streams[0].data[1 * 3 + 1] = 1;
   EXPECT_EQ(write_pie(s), kHead3 + points + "POLYGONS 1\n\t200 3 3 2 2 0 0 1 0 0 1\n");
   m.streams[0].data[1 * 3 + 2] = -7;
   EXPECT_EQ(write_pie(s), kHead3 + std::string("POINTS 6") + points.substr(8) + "\t0 1 7\n" +
                               "POLYGONS 1\n\t200 3 3 5 2 0 0 1 0 0 1\n");
-  // Without vertex_point (or after its vertices were renumbered) positions are matched.
-  s.pie->levels[0].vertex_point.clear();
+  // Without the "pie.point" stream (a mesh edited elsewhere) positions are matched.
+  m.streams.pop_back();
   m.streams[0].data[1 * 3 + 2] = 0;
   EXPECT_EQ(write_pie(s), kHead3 + points + "POLYGONS 1\n\t200 3 0 2 2 0 0 1 0 0 1\n");
 }
@@ -269,7 +291,7 @@ TEST(PieWrite, NormalsOnlyWhenTheLevelHadThem) {
   EXPECT_EQ(write_pie(s), kHead3 + points + polys);
   // A level that had NORMALS but lost its normal stream: left out, with a warning.
   s.pie->levels[0].normals = true;
-  s.meshes[0].streams.pop_back();
+  std::erase_if(s.meshes[0].streams, [](const VertexStream& st) { return st.attribute == Attribute::Normal; });
   Diagnostics d;
   EXPECT_EQ(write_pie(s, 0, &d), kHead3 + points + polys);
   EXPECT_EQ(warnings_of(d), "level 1 had NORMALS but mesh \"model_level1\" has no normals: left out\n");
@@ -297,12 +319,12 @@ TEST(PieWrite, TextureAnimationBlock) {
   std::string pie2 = write_pie(s, 2);
   EXPECT_NE(pie2.find("\t4200 3 0 1 2 2 333 32 32 240 49 251 49 251 28\n"), std::string::npos) << pie2;
   // Flags that no longer match the triangles: every polygon 200, with a warning.
-  s.pie->levels[0].polygons.pop_back();
+  s.meshes[0].face_channels[0].data.pop_back();
   Diagnostics d;
   std::string text = write_pie(s, 0, &d);
   EXPECT_NE(text.find("\t200 3 0 1 2 0.9375"), std::string::npos) << text;
-  EXPECT_EQ(warnings_of(d), "level 1: its polygon flags do not match the triangles of mesh \"model_level1\": every "
-                            "polygon written as 200\n");
+  EXPECT_EQ(warnings_of(d), "level 1: the polygon flags of mesh \"model_level1\" (face channel \"pie.flags\") do not "
+                            "match its triangles: every polygon written as 200\n");
 }
 
 // ---- Header, levels, overrides ----------------------------------------------------------------
@@ -673,9 +695,7 @@ void expect_same_pie(const PieData& a, const PieData& b, const std::string& what
     EXPECT_EQ(x.materials, y.materials) << where;
     EXPECT_EQ(x.shaders, y.shaders) << where;
     EXPECT_EQ(x.points, y.points) << where;
-    EXPECT_EQ(x.vertex_point, y.vertex_point) << where;
     EXPECT_EQ(x.normals, y.normals) << where;
-    EXPECT_TRUE(x.polygons == y.polygons) << where;
     EXPECT_EQ(x.has_animobject, y.has_animobject) << where;
     EXPECT_TRUE(x.animobject == y.animobject) << where;
     EXPECT_EQ(x.has_shadow_points, y.has_shadow_points) << where;
@@ -801,14 +821,16 @@ void expect_same_but_uvs(const Scene& a, Scene b, float tol, const std::string& 
     tb->data = ta->data;
   }
   for (size_t i = 0; i < a.pie->levels.size() && i < b.pie->levels.size(); ++i) {
-    auto& pa = a.pie->levels[i].polygons;
-    auto& pb = b.pie->levels[i].polygons;
+    const auto pa = level_polygons(a, a.pie->levels[i]);
+    auto pb = level_polygons(b, b.pie->levels[i]);
+    if (pb.empty()) continue;
     for (size_t k = 0; k < pa.size() && k < pb.size(); ++k) {
       EXPECT_NEAR(pa[k].anim_width, pb[k].anim_width, tol) << what;
       EXPECT_NEAR(pa[k].anim_height, pb[k].anim_height, tol) << what;
       pb[k].anim_width = pa[k].anim_width;
       pb[k].anim_height = pa[k].anim_height;
     }
+    set_polygons(b, b.pie->levels[i], pb);
   }
   expect_same_scene(a, b, what);
 }
@@ -846,10 +868,11 @@ std::vector<std::array<float, 5>> level_corners(const Scene& s, const PieLevel& 
   if (L.mesh < 0) return out;
   const Mesh& m = s.meshes[size_t(L.mesh)];
   const VertexStream* t = m.find(Attribute::Texcoord);
+  const std::vector<uint32_t> points = vertex_points(s, L);
   for (size_t i = 0; i + 2 < m.triangles.size(); i += 3)
     for (size_t c : {0, 2, 1}) {
       uint32_t v = m.triangles[i + c];
-      const Point& p = L.points.at(L.vertex_point.at(v));
+      const Point& p = L.points.at(points.at(v));
       out.push_back({p[0], p[1], p[2], t->get(v, 0), t->get(v, 1)});
     }
   return out;
@@ -878,15 +901,15 @@ TEST(PieWriteCorpus, EveryFileAsPie2WithinItsRounding) {
         for (size_t c = 0; c < 3; ++c) EXPECT_EQ(cx[k][c], cy[k][c]) << what;
         for (size_t c = 3; c < 5; ++c) EXPECT_NEAR(cx[k][c], cy[k][c], tol) << what;
       }
-      ASSERT_EQ(x.polygons.size(), y.polygons.size()) << what;
-      for (size_t k = 0; k < x.polygons.size(); ++k) {
-        EXPECT_NEAR(x.polygons[k].anim_width, y.polygons[k].anim_width, tol) << what;
-        EXPECT_NEAR(x.polygons[k].anim_height, y.polygons[k].anim_height, tol) << what;
-        y.polygons[k].anim_width = x.polygons[k].anim_width;
-        y.polygons[k].anim_height = x.polygons[k].anim_height;
+      const auto px = level_polygons(s, x), py = level_polygons(back, y);
+      ASSERT_EQ(px.size(), py.size()) << what;
+      for (size_t k = 0; k < px.size(); ++k) {
+        EXPECT_EQ(px[k].flags, py[k].flags) << what;
+        EXPECT_EQ(px[k].anim_frames, py[k].anim_frames) << what;
+        EXPECT_EQ(px[k].anim_rate, py[k].anim_rate) << what;
+        EXPECT_NEAR(px[k].anim_width, py[k].anim_width, tol) << what;
+        EXPECT_NEAR(px[k].anim_height, py[k].anim_height, tol) << what;
       }
-      x.vertex_point.clear();
-      y.vertex_point.clear();
       EXPECT_TRUE(x == y) << what;
     }
     EXPECT_TRUE(s.pie->global == back.pie->global) << path;
@@ -930,8 +953,7 @@ TEST(PieWriteCorpus, ConvertWithProcessingKeepsThePieData) {
         EXPECT_EQ(corners(src.meshes[size_t(x.mesh)]), corners(back.meshes[size_t(y.mesh)])) << what;
       }
       // The rest of the level is the same; only the vertex numbering may differ.
-      x.vertex_point.clear();
-      y.vertex_point.clear();
+      EXPECT_EQ(level_polygons(src, x), level_polygons(back, y)) << what;
       EXPECT_TRUE(x == y) << what;
     }
     EXPECT_TRUE(src.materials == back.materials) << path;

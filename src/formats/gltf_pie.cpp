@@ -2,6 +2,7 @@
 #include "formats/gltf_pie.h"
 
 #include "formats/gltf.h"
+#include "formats/pie_common.h"
 
 #include <meshport/diagnostics.h>
 
@@ -60,13 +61,6 @@ json jsettings(const PieSettings& s) {
           {"textures", std::move(textures)}};
 }
 
-json jpolygon(const PiePolygon& p) {
-  const bool plain = p.anim_frames == 0 && p.anim_rate == 0 && p.anim_width == 0 && !std::signbit(p.anim_width) &&
-                     p.anim_height == 0 && !std::signbit(p.anim_height);
-  if (plain) return json::array({p.flags});
-  return json::array({p.flags, p.anim_frames, p.anim_rate, jfloat(p.anim_width), jfloat(p.anim_height)});
-}
-
 json janimobject(const PieAnimObject& a) {
   json frames = json::array();
   for (const PieAnimFrame& f : a.frames)
@@ -83,8 +77,6 @@ json jpoints(const std::vector<std::array<float, 3>>& points) {
 
 json jlevel(const PieLevel& l, const std::vector<int32_t>& gltf_mesh) {
   const bool known = l.mesh >= 0 && size_t(l.mesh) < gltf_mesh.size();
-  json polygons = json::array();
-  for (const PiePolygon& p : l.polygons) polygons.push_back(jpolygon(p));
   return {{"mesh", known ? gltf_mesh[size_t(l.mesh)] : -1},
           {"joint", l.joint},
           {"comment", jstring(l.comment)},
@@ -92,9 +84,7 @@ json jlevel(const PieLevel& l, const std::vector<int32_t>& gltf_mesh) {
           {"materials", jstrings(l.materials)},
           {"shaders", jstrings(l.shaders)},
           {"points", jpoints(l.points)},
-          {"vertex_point", l.vertex_point},
           {"normals", l.normals},
-          {"polygons", std::move(polygons)},
           {"has_animobject", l.has_animobject},
           {"animobject", janimobject(l.animobject)},
           {"has_shadow_points", l.has_shadow_points},
@@ -275,7 +265,8 @@ int32_t index_or_none(const json& v, const std::string& path, size_t count, cons
   return i;
 }
 
-PieLevel to_level(const json& v, const std::string& path, const std::vector<int32_t>& scene_mesh, size_t joints) {
+PieLevel to_level(const json& v, const std::string& path, const std::vector<int32_t>& scene_mesh, size_t joints,
+                  PieLegacyLevel& legacy) {
   object(v, path);
   PieLevel l;
   if (const json* m = field(v, "mesh")) {
@@ -290,10 +281,10 @@ PieLevel to_level(const json& v, const std::string& path, const std::vector<int3
   get(v, "materials", path, l.materials, strings);
   get(v, "shaders", path, l.shaders, strings);
   get(v, "points", path, l.points, points);
-  get(v, "vertex_point", path, l.vertex_point,
+  get(v, "vertex_point", path, legacy.vertex_point,
       [](const json& x, const std::string& p) { return to_vector<uint32_t>(x, p, uint32); });
   get(v, "normals", path, l.normals, to_bool);
-  get(v, "polygons", path, l.polygons,
+  get(v, "polygons", path, legacy.polygons,
       [](const json& x, const std::string& p) { return to_vector<PiePolygon>(x, p, to_polygon); });
   get(v, "has_animobject", path, l.has_animobject, to_bool);
   get(v, "animobject", path, l.animobject, to_animobject);
@@ -318,7 +309,8 @@ json pie_to_json(const PieData& pie, const std::vector<int32_t>& gltf_mesh) {
           {"levels", std::move(levels)}};
 }
 
-PieData pie_from_json(const json& j, const std::string& path, const std::vector<int32_t>& scene_mesh, size_t joints) {
+PieData pie_from_json(const json& j, const std::string& path, const std::vector<int32_t>& scene_mesh, size_t joints,
+                      std::vector<PieLegacyLevel>* legacy) {
   object(j, path);
   PieData pie;
   get(j, "version", path, pie.version, int32);
@@ -327,9 +319,31 @@ PieData pie_from_json(const json& j, const std::string& path, const std::vector<
   if (const json* l = field(j, "levels")) {
     const std::string lp = sub(path, "levels");
     array(*l, lp);
-    for (size_t i = 0; i < l->size(); ++i) pie.levels.push_back(to_level((*l)[i], sub(lp, i), scene_mesh, joints));
+    std::vector<PieLegacyLevel> old(l->size());
+    for (size_t i = 0; i < l->size(); ++i)
+      pie.levels.push_back(to_level((*l)[i], sub(lp, i), scene_mesh, joints, old[i]));
+    if (legacy) *legacy = std::move(old);
   }
   return pie;
+}
+
+void apply_pie_legacy(const PieData& pie, const std::vector<PieLegacyLevel>& legacy, std::vector<Mesh>& meshes) {
+  for (size_t i = 0; i < pie.levels.size() && i < legacy.size(); ++i) {
+    const int32_t mi = pie.levels[i].mesh;
+    if (mi < 0 || size_t(mi) >= meshes.size()) continue;
+    Mesh& m = meshes[size_t(mi)];
+    const PieLegacyLevel& old = legacy[i];
+    if (!old.polygons.empty() && old.polygons.size() == m.triangles.size() / 3 && !m.find_channel(pie::kFlagsChannel))
+      for (FaceChannel& c : pie::polygon_channels(old.polygons)) m.face_channels.push_back(std::move(c));
+    if (!old.vertex_point.empty() && old.vertex_point.size() == m.vertex_count() && !pie::point_stream(m)) {
+      VertexStream s;
+      s.attribute = Attribute::Custom;
+      s.name = std::string(pie::kPointStream);
+      s.components = 1;
+      for (uint32_t p : old.vertex_point) s.data.push_back(float(p));
+      m.streams.push_back(std::move(s));
+    }
+  }
 }
 
 }  // namespace meshport::gltf

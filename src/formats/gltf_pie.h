@@ -3,6 +3,12 @@
 //
 // ===== Schema =====
 // Every key is always written; a reader takes the default of the C++ field for an absent key.
+// The per-triangle polygon flags and texture animation, and each vertex's point, are not here:
+// they are the mesh's face channels and "pie.point" format stream, written with the glTF mesh
+// (gltf_write.cpp, mesh extras), so they stay with their mesh and triangles. Files of the older
+// schema held them per level, "vertex_point": [uint] and "polygons": [[flags] or [flags,
+// anim_frames, anim_rate, anim_width, anim_height]] one per triangle; a reader still takes them
+// (apply_pie_legacy) for a mesh that has none of its own.
 //   float:  the float's exact value as a JSON number; "NaN", "Infinity" or "-Infinity" when it
 //           is not finite (JSON has no such numbers)
 //   string: a JSON string, or {"base64": the bytes} when they are not valid UTF-8
@@ -21,10 +27,7 @@
 //            "joint": int,         PieLevel::joint: a Scene joint (= glTF node), or -1
 //            "comment": string, "overrides": settings,
 //            "materials": [string], "shaders": [string],
-//            "points": [[float, float, float]], "vertex_point": [uint], "normals": bool,
-//            "polygons": [[flags] or [flags, anim_frames, anim_rate, anim_width, anim_height]],
-//                        one per triangle; the short form when the four animation values are 0
-//                        (uints, then floats)
+//            "points": [[float, float, float]], "normals": bool,
 //            "has_animobject": bool,
 //            "animobject": {"time": int, "cycles": int,
 //                           "frames": [{"frame": int, "position": [int x3], "rotation": [int x3],
@@ -51,7 +54,16 @@ nlohmann::json pie_to_json(const PieData& pie, const std::vector<int32_t>& gltf_
 // the Scene's joint count. Throws meshport::Error (no file name) whose message starts with the
 // JSON path (`path` and below) of a malformed value: wrong type, integer out of range, unknown
 // texture kind, mesh or joint index out of range.
+// `legacy` (may be null) receives, per level, the older schema's "polygons" and "vertex_point".
+struct PieLegacyLevel {
+  std::vector<PiePolygon> polygons;
+  std::vector<uint32_t> vertex_point;
+};
 PieData pie_from_json(const nlohmann::json& j, const std::string& path, const std::vector<int32_t>& scene_mesh,
-                      size_t joints);
+                      size_t joints, std::vector<PieLegacyLevel>* legacy = nullptr);
+
+// The older schema's per-level data onto the levels' meshes, where it fits them (one polygon per
+// triangle, one point per vertex) and the mesh has no channel or stream of its own.
+void apply_pie_legacy(const PieData& pie, const std::vector<PieLegacyLevel>& legacy, std::vector<Mesh>& meshes);
 
 }  // namespace meshport::gltf

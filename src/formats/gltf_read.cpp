@@ -42,6 +42,8 @@
 //   An animation whose meshport extras say "times" (Animation::times) has one frame per key of its
 //   first channel, Animation::times = those key times, and frame f takes key f of every channel
 //   with the same key times (others are sampled at times[f]).
+//   An animation whose joint channels are all STEP gets Animation::interpolation Step (its frames
+//   are sampled as every other's; evenly spaced keys are the frames).
 //   Translation / rotation / scale channels of joints are read, and "weights" channels of nodes
 //   whose mesh has morph targets (one warning per animation for the rest). Joints without a
 //   channel keep their rest value. A weights channel becomes a MorphWeightTrack (its keys as they
@@ -623,6 +625,7 @@ class Reader {
   void read_animation(uint32_t a);
   void read_root_extras();
   void restore_primitive(Mesh& m, const std::vector<std::string>& keys, const json& mp, const std::string& path);
+  void restore_format_data(Mesh& m, const json& mp, const std::string& path);
   void restore_extras();
   void restore_pie(const json& mp);
   static const json* meshport_extras(const json& o) {
@@ -1660,6 +1663,17 @@ Primitive Reader::read_primitive(uint32_t m, uint32_t p, const json& mesh, const
     }
   }
 
+  // The mesh's face channels and format streams (mesh extras): they describe its only primitive.
+  if (const json* mp = meshport_extras(mesh); mp && prims.size() == 1) {
+    Mesh restored = mm;
+    try {
+      restore_format_data(restored, *mp, fmt::format("meshes[{}]", m));
+      mm = std::move(restored);
+    } catch (const Error& e) {
+      warn(fmt::format("{}; the mesh's face channels and format streams are ignored", e.diagnostic().message));
+    }
+  }
+
   out.has_blend = mm.find(Attribute::BlendIndices) && mm.find(Attribute::BlendWeights);
   if (out.has_blend && out.joints_path.empty()) out.joints_path = ap;
 
@@ -2182,6 +2196,11 @@ void Reader::read_animation(uint32_t ai) {
     }
   }
   anim.framerate = has_stored_rate ? stored_rate : float(fps);
+  // Every joint channel STEP: the frames are held, not blended (PIE's INTERPOLATE 0). Sampled at
+  // the frame times, the keys of evenly spaced STEP channels are the frames themselves.
+  if (!used.empty() &&
+      std::all_of(used.begin(), used.end(), [](const Channel& c) { return c.interp == Interp::Step; }))
+    anim.interpolation = Interpolation::Step;
   anim.morph_weights = std::move(tracks);
   if (used.empty()) {  // morph weights only: no frames
     scene_.animations.push_back(std::move(anim));
@@ -2439,6 +2458,59 @@ void Reader::restore_primitive(Mesh& m, const std::vector<std::string>& keys, co
   }
 }
 
+// Mesh extras.meshport "face_channels" and "format_streams" (gltf_write.cpp): one tuple per
+// triangle / vertex of the primitive, else the whole set is ignored with a warning.
+void Reader::restore_format_data(Mesh& m, const json& mp, const std::string& path) {
+  const std::string xp = path + ".extras.meshport";
+  if (!mp.is_object()) error(xp, "is not an object");
+  const size_t tris = m.triangles.size() / 3, nv = m.vertex_count();
+  // {"name", "components", "data"} with `count` tuples; each value checked by `value`.
+  auto entries = [&](const char* key, size_t count, auto&& value) {
+    const json& list = get_array(mp, key, xp);
+    for (size_t k = 0; k < list.size(); ++k) {
+      const std::string ep = fmt::format("{}.{}[{}]", xp, key, k);
+      const json& e = list[k];
+      if (!e.is_object()) error(ep, "is not an object");
+      const std::string name = get_string(e, "name", ep, true);
+      const uint64_t components = get_uint(e, "components", ep, std::nullopt);
+      if (components < 1 || components > 64) error(ep + ".components", fmt::format("{} is not 1..64", components));
+      const json& data = get_array(e, "data", ep);
+      if (data.size() != count * components)
+        error(ep + ".data", fmt::format("has {} values, but {} {} of {} need {}", data.size(), count,
+                                        key[0] == 'f' ? "triangles" : "vertices", components, count * components));
+      spend(u128(data.size()) * 4, ep, "the values");
+      value(name, uint32_t(components), data, ep + ".data");
+    }
+  };
+  std::vector<FaceChannel> channels;
+  entries("face_channels", tris, [&](const std::string& name, uint32_t n, const json& data, const std::string& dp) {
+    FaceChannel c{name, n, {}};
+    c.data.reserve(data.size());
+    for (size_t i = 0; i < data.size(); ++i) {
+      auto u = as_uint(data[i]);
+      if (!u || *u > UINT32_MAX) error(fmt::format("{}[{}]", dp, i), fmt::format("{} is not a uint32", describe(data[i])));
+      c.data.push_back(uint32_t(*u));
+    }
+    channels.push_back(std::move(c));
+  });
+  std::vector<VertexStream> streams;
+  entries("format_streams", nv, [&](const std::string& name, uint32_t n, const json& data, const std::string& dp) {
+    VertexStream s;
+    s.attribute = Attribute::Custom;
+    s.name = name;
+    s.components = n;
+    if (!is_format_stream(s)) error(dp, fmt::format("'{}' is not a format stream name", text::clip(name)));
+    s.data.reserve(data.size());
+    for (size_t i = 0; i < data.size(); ++i) {
+      if (!data[i].is_number()) error(fmt::format("{}[{}]", dp, i), fmt::format("{} is not a number", describe(data[i])));
+      s.data.push_back(narrow(data[i].get<double>()));
+    }
+    streams.push_back(std::move(s));
+  });
+  m.face_channels = std::move(channels);
+  for (VertexStream& s : streams) m.streams.push_back(std::move(s));
+}
+
 void Reader::restore_extras() {
   const json* mp = meshport_extras(doc_);
   if (!mp_.present || !mp) return;
@@ -2487,7 +2559,9 @@ void Reader::restore_pie(const json& mp) {
   const json* pie = member(mp, "pie");
   if (!pie) return;
   try {
-    scene_.pie = pie_from_json(*pie, "extras.meshport.pie", mesh_scene_, scene_.joints.size());
+    std::vector<PieLegacyLevel> legacy;
+    scene_.pie = pie_from_json(*pie, "extras.meshport.pie", mesh_scene_, scene_.joints.size(), &legacy);
+    apply_pie_legacy(*scene_.pie, legacy, scene_.meshes);
   } catch (const Error& e) {
     warn(fmt::format("{}; the PIE data is ignored", e.diagnostic().message));
     scene_.pie = {};

@@ -41,7 +41,8 @@
 //   texture is a PNG or JPEG file found in WriteOptions::texture_dir (referenced by a relative URI
 //   from the output folder).
 // - animations: one per Scene animation with frames; per joint, translation / rotation / scale
-//   channels (LINEAR, keyframe f at time f / framerate, or f / 30 when the framerate is 0) except
+//   channels (LINEAR, or STEP when Animation::interpolation is Step (PIE's INTERPOLATE 0);
+//   keyframe f at time f / framerate, or f / 30 when the framerate is 0) except
 //   those whose every frame equals the joint's rest value exactly; at least one channel is kept.
 //   An animation with Animation::times (unevenly spaced keys, binary QMSH) has keyframe f at
 //   times[f] instead, when it has one time per frame, finite, >= 0 and strictly increasing as
@@ -83,7 +84,14 @@
 // Material extras.meshport: {"name": Material::name, "base_color_texture": the texture string as
 //   the Scene had it} (both always written, possibly "").
 // Mesh extras: {"targetNames": [MorphTarget::name]} when the mesh has morph targets (the common
-//   glTF convention); mesh.weights = Mesh::morph_weights when not empty.
+//   glTF convention); mesh.weights = Mesh::morph_weights when not empty. Mesh extras.meshport
+//   (mesh level, which Blender keeps, unlike primitive extras), when the mesh has any:
+//   "face_channels": [{"name": FaceChannel::name, "components": uint, "data": [uint]}]
+//                                     Mesh::face_channels, one tuple per triangle of the
+//                                     primitive in index order
+//   "format_streams": [{"name": string, "components": uint, "data": [float]}]
+//                                     the format streams (is_format_stream, scene.h: "pie.point"),
+//                                     one tuple per vertex, not written as glTF attributes
 // Mesh primitive extras.meshport:
 //   "streams": one entry per VertexStream written, in the Scene's stream order:
 //     {"attribute": "position" | "texcoord" | "normal" | "tangent" | "blendindexes" |
@@ -820,6 +828,26 @@ json smoothing_json(const SmoothingRules& r) {
   return o;
 }
 
+// Mesh extras.meshport of a mesh's face channels and format streams (schema at the top), or null.
+json format_data_json(const Mesh& m) {
+  json mp = json::object();
+  if (!m.face_channels.empty()) {
+    json channels = json::array();
+    for (const FaceChannel& c : m.face_channels)
+      channels.push_back({{"name", c.name}, {"components", c.components}, {"data", c.data}});
+    mp["face_channels"] = std::move(channels);
+  }
+  json streams = json::array();
+  for (const VertexStream& st : m.streams) {
+    if (!is_format_stream(st)) continue;
+    json data = json::array();
+    for (float f : st.data) data.push_back(std::isfinite(f) ? num(f) : json(0.0));
+    streams.push_back({{"name", st.name}, {"components", st.components}, {"data", std::move(data)}});
+  }
+  if (!streams.empty()) mp["format_streams"] = std::move(streams);
+  return mp.empty() ? json() : mp;
+}
+
 // `inf_in`: the mesh's influences when it is skinned.
 void emit_mesh(Writer& w, size_t mi, const Influences* inf_in) {
   const Scene& s = w.scene;
@@ -932,6 +960,7 @@ void emit_mesh(Writer& w, size_t mi, const Influences* inf_in) {
         break;
       }
       case Attribute::Custom: {
+        if (is_format_stream(st)) break;  // in the mesh extras (format_streams_json)
         std::string name = custom_attribute(st);
         if (customs.count(name)) {
           size_t k = 2;
@@ -1038,6 +1067,7 @@ void emit_mesh(Writer& w, size_t mi, const Influences* inf_in) {
     }
     mesh["extras"] = {{"targetNames", std::move(names)}};
   }
+  if (json fd = format_data_json(m); !fd.is_null()) mesh["extras"]["meshport"] = std::move(fd);
   if (non_finite) wwarn(w.diags, fmt::format("{}: {} values that are not finite written as 0", label, non_finite));
   json extras = {{"streams", std::move(streams)}};
   if (!m.polygon_sizes.empty()) extras["polygon_sizes"] = m.polygon_sizes;
@@ -1168,7 +1198,9 @@ void emit_animations(Writer& w) {
     size_t non_finite = 0;
     auto add = [&](size_t joint, const char* path, std::vector<float> values, uint32_t comps) {
       if (!input) input = w.buf.floats(times, 1, 0, true);
-      samplers.push_back({{"input", *input}, {"interpolation", "LINEAR"}, {"output", w.buf.floats(values, comps, 0, false)}});
+      const char* interpolation = a.interpolation == Interpolation::Step ? "STEP" : "LINEAR";
+      samplers.push_back(
+          {{"input", *input}, {"interpolation", interpolation}, {"output", w.buf.floats(values, comps, 0, false)}});
       chans.push_back({{"sampler", samplers.size() - 1}, {"target", {{"node", joint}, {"path", path}}}});
     };
     auto pose = [&](size_t f, size_t j) -> const Transform& { return a.poses[f * a.channels + j]; };

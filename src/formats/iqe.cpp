@@ -1534,7 +1534,7 @@ class Writer {
     std::array<const VertexStream*, kKindCount> by{};
     std::vector<const VertexStream*> unslotted;
     for (const VertexStream& s : m.streams) {
-      if (s.components == 0) continue;
+      if (s.components == 0 || is_format_stream(s)) continue;  // another format's data (scene.h)
       if (s.attribute == Attribute::Custom) {
         int k = kCustom0 + s.custom_slot;
         if (s.custom_slot >= 0 && s.custom_slot < 10 && !by[size_t(k)])

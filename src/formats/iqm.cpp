@@ -713,6 +713,7 @@ std::vector<Plan> plan_arrays(const Scene& scene, Diagnostics& d) {
   const size_t nm = scene.meshes.size();
   for (size_t m = 0; m < nm; ++m)
     for (const VertexStream& s : scene.meshes[m].streams) {
+      if (is_format_stream(s)) continue;  // another format's data (scene.h)
       std::string name = s.attribute == Attribute::Custom ? custom_name(s) : std::string();
       auto it = std::find_if(plans.begin(), plans.end(),
                              [&](const Plan& p) { return p.attribute == s.attribute && p.name == name; });

@@ -1308,7 +1308,7 @@ class Writer {
     const VertexStream* nrm = pick(m, Attribute::Normal, 1);
     const VertexStream* col = pick(m, Attribute::Color, 1);
     for (const VertexStream& s : m.streams)
-      if (s.attribute == Attribute::Custom) {
+      if (s.attribute == Attribute::Custom && !is_format_stream(s)) {
         diags_.add(warning(
             "", fmt::format("mesh {}: OBJ has no custom vertex arrays: {} dropped", quote(m.name), quote(s.name))));
         break;

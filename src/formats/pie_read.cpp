@@ -181,6 +181,7 @@ bool name_char(char c) {
 
 // What the Scene is built from, per level, besides its PieLevel.
 struct LevelWork {
+  std::vector<PiePolygon> polygons;              // file order: the mesh's face channels
   std::vector<uint32_t> corner_point;            // 3 per polygon, file order
   std::vector<std::array<float, 2>> corner_uv;   // Scene texture units
   std::vector<std::array<float, 9>> normals;     // NORMALS lines as in the file
@@ -218,6 +219,7 @@ VertexStream float_stream(Attribute a, uint32_t components) {
 struct AnimGroup {
   int32_t time = 0, cycles = 0;
   size_t frames = 0;
+  bool step = false;  // INTERPOLATE 0 (or less) in effect for the levels: frames are held
   std::vector<size_t> levels;
 };
 
@@ -440,6 +442,8 @@ class Reader {
     before_points(L, k);
     points_block(L.points, "POINTS", "the number of points", "a point coordinate");
     Loc points_at = count_at_;
+    if (L.points.size() > kMaxPoints)
+      error(points_at, fmt::format("POINTS {}: more than {} points in a level", L.points.size(), kMaxPoints));
     if (L.points.size() > kOldMaxPoints)
       warn(points_at, fmt::format("POINTS {}: more than {} points, the old limit of pie.md (the engine accepts them)",
                                   L.points.size(), kOldMaxPoints));
@@ -456,13 +460,13 @@ class Reader {
     if (dir_ != "POLYGONS") missing_directive("POLYGONS", k);
     consume();
     polygons_block(L, w);
-    L.normals = has_normals && w.normals.size() == L.polygons.size();
+    L.normals = has_normals && w.normals.size() == w.polygons.size();
     if (has_normals && !L.normals) {
       warn(normals_at, fmt::format("NORMALS {} differs from POLYGONS {}: the normals are discarded", w.normals.size(),
-                                   L.polygons.size()));
+                                   w.polygons.size()));
       w.normals.clear();
     }
-    if (L.points.empty() || L.polygons.empty())
+    if (L.points.empty() || w.polygons.empty())
       warn(L.points.empty() ? points_at : count_at_,
            fmt::format("level {} is empty ({} 0): it gets no mesh", k, L.points.empty() ? "POINTS" : "POLYGONS"));
     after_polygons(L, w, k);
@@ -537,7 +541,7 @@ class Reader {
       warn(count_at_, fmt::format("POLYGONS {}: more than {} polygons, the old limit of pie.md (the engine accepts them)",
                                   n, kOldMaxPolygons));
     need_lines(n, directive, "POLYGONS");
-    L.polygons.reserve(n);
+    w.polygons.reserve(n);
     w.corner_point.reserve(n * 3);
     w.corner_uv.reserve(n * 3);
     for (size_t i = 0; i < n; ++i) {
@@ -577,7 +581,7 @@ class Reader {
       w.corner_point.push_back(i);
       w.corner_uv.push_back({u * uv_scale_, v * uv_scale_});
     }
-    L.polygons.push_back(poly);
+    w.polygons.push_back(poly);
   }
 
   void texture_animation(PiePolygon& poly) {
@@ -687,7 +691,7 @@ class Reader {
     Scene s;
     add_materials(s);
     for (size_t i = 0; i < pie_.levels.size(); ++i)
-      if (!pie_.levels[i].points.empty() && !pie_.levels[i].polygons.empty()) {
+      if (!pie_.levels[i].points.empty() && !work_[i].polygons.empty()) {
         pie_.levels[i].mesh = int32_t(s.meshes.size());
         s.meshes.push_back(make_mesh(i, s));
       }
@@ -750,22 +754,24 @@ class Reader {
     VertexStream pos = float_stream(Attribute::Position, 3);
     VertexStream uv = float_stream(Attribute::Texcoord, 2);
     VertexStream nrm = float_stream(Attribute::Normal, 3);
+    VertexStream point = float_stream(Attribute::Custom, 1);
+    point.name = std::string(kPointStream);
     std::unordered_map<VertexKey, uint32_t, KeyHash> ids;
     ids.reserve(w.corner_point.size());
     std::array<uint32_t, 3> tri{};
     for (size_t c = 0; c < w.corner_point.size(); ++c) {
-      uint32_t point = w.corner_point[c];
+      uint32_t point_index = w.corner_point[c];
       std::array<float, 2> t = w.corner_uv[c];
       std::array<float, 3> n{0, 0, 0};
       if (L.normals) {
         const float* v = w.normals[c / 3].data() + (c % 3) * 3;
         n = point_to_scene({v[0], v[1], v[2]});
       }
-      VertexKey key{point, key_bits(t[0]), key_bits(t[1]), key_bits(n[0]), key_bits(n[1]), key_bits(n[2])};
-      auto [it, inserted] = ids.try_emplace(key, uint32_t(L.vertex_point.size()));
+      VertexKey key{point_index, key_bits(t[0]), key_bits(t[1]), key_bits(n[0]), key_bits(n[1]), key_bits(n[2])};
+      auto [it, inserted] = ids.try_emplace(key, uint32_t(point.data.size()));
       if (inserted) {
-        L.vertex_point.push_back(point);
-        std::array<float, 3> p = point_to_scene(L.points[point]);
+        point.data.push_back(float(point_index));
+        std::array<float, 3> p = point_to_scene(L.points[point_index]);
         pos.data.insert(pos.data.end(), p.begin(), p.end());
         uv.data.insert(uv.data.end(), t.begin(), t.end());
         if (L.normals) nrm.data.insert(nrm.data.end(), n.begin(), n.end());
@@ -776,6 +782,11 @@ class Reader {
     m.streams.push_back(std::move(pos));
     m.streams.push_back(std::move(uv));
     if (L.normals) m.streams.push_back(std::move(nrm));
+    m.streams.push_back(std::move(point));
+    m.face_channels = polygon_channels(w.polygons);
+    // Without NORMALS the engine shades each polygon flat with its own normal: generated
+    // normals follow it (an auto-smooth angle of 0 for every triangle).
+    if (!L.normals) m.smoothing.face_angle.assign(w.polygons.size(), 0.0f);
     return m;
   }
 
@@ -814,23 +825,32 @@ class Reader {
     }
   }
 
+  // INTERPOLATE in effect for a level (its own, else the global one; on by default): > 0 is on.
+  bool interpolates(const PieLevel& L) const {
+    if (L.overrides.has_interpolate) return L.overrides.interpolate > 0;
+    return !pie_.global.has_interpolate || pie_.global.interpolate > 0;
+  }
+
   std::vector<AnimGroup> anim_groups() const {
     std::vector<AnimGroup> groups;
     for (size_t i = 0; i < pie_.levels.size(); ++i) {
       const PieLevel& L = pie_.levels[i];
       if (!L.has_animobject) continue;
       const PieAnimObject& a = L.animobject;
+      const bool step = !interpolates(L);
       auto same = [&](const AnimGroup& g) {
-        return g.time == a.time && g.cycles == a.cycles && g.frames == a.frames.size();
+        return g.time == a.time && g.cycles == a.cycles && g.frames == a.frames.size() && g.step == step;
       };
       auto it = std::find_if(groups.begin(), groups.end(), same);
-      if (it == groups.end()) it = groups.insert(groups.end(), AnimGroup{a.time, a.cycles, a.frames.size(), {}});
+      if (it == groups.end())
+        it = groups.insert(groups.end(), AnimGroup{a.time, a.cycles, a.frames.size(), step, {}});
       it->levels.push_back(i);
     }
     return groups;
   }
 
-  // Levels whose ANIMOBJECT has the same time, cycles and frame count share an animation;
+  // Levels whose ANIMOBJECT has the same time, cycles and frame count, and the same INTERPOLATE
+  // in effect, share an animation (Step when INTERPOLATE is 0);
   // joints outside the group keep their (identity) rest pose in it.
   void add_animations(Scene& s) {
     std::vector<AnimGroup> groups = anim_groups();
@@ -847,6 +867,7 @@ class Reader {
       a.name = groups.size() == 1 ? model_ : level_mesh_name(model_, g.levels.front());
       a.framerate = float(1000.0 / g.time);
       a.loop = g.cycles == 0;
+      a.interpolation = g.step ? Interpolation::Step : Interpolation::Linear;
       a.channels = uint32_t(channels);
       a.poses.assign(g.frames * channels, Transform{});
       for (size_t i : g.levels) {

@@ -392,6 +392,11 @@ class Writer {
     for (const Material& mat : scene_.materials)
       if (global_page_.empty()) global_page_ = file_name(mat.base_color_texture);
     out_ += "TYPE 200\n";
+    // Animations that hold their frames (glTF STEP): the engine's INTERPOLATE 0.
+    bool any = false, step = true;
+    for (const Animation& a : scene_.animations)
+      if (a.frame_count()) any = true, step = step && a.interpolation == Interpolation::Step;
+    if (any && step) out_ += "INTERPOLATE 0\n";
     if (global_page_.empty()) {
       diags_.add(warning("", "no material has a texture: written without a TEXTURE line"));
       return;
@@ -455,14 +460,19 @@ class Writer {
   }
 
   // The points of a level and the point of each vertex: the original point of a vertex that
-  // still sits on it, else the first point (original or added) at its position, else a new one.
-  // Vertices are visited in file order (polygons in order, corners a b c), so a mesh from
-  // another format gets its points welded in order of first use.
+  // still sits on it (its "pie.point" value), else the first point (original or added) at its
+  // position, else a new one. Vertices are visited in file order (polygons in order, corners
+  // a b c), so a mesh from another format gets its points welded in order of first use.
   std::pair<std::vector<Point>, std::vector<uint32_t>> level_points(const Mesh& m, const PieLevel* pl) {
     std::vector<Point> points = pl ? pl->points : std::vector<Point>{};
-    const std::vector<uint32_t> none;
-    const std::vector<uint32_t>& original = pl ? pl->vertex_point : none;
     const VertexStream& pos = *m.find(Attribute::Position);
+    const VertexStream* ps = pl ? point_stream(m) : nullptr;
+    std::vector<uint32_t> original;
+    if (ps && ps->vertex_count() == pos.vertex_count()) {
+      original.reserve(ps->data.size());
+      for (float f : ps->data)  // a value that is not a point index matches no point
+        original.push_back(f >= 0 && f < float(kMaxPoints) && f == std::floor(f) ? uint32_t(f) : kNone);
+    }
     std::vector<uint32_t> of_vertex(pos.vertex_count(), kNone);
     std::map<std::array<uint32_t, 3>, uint32_t> at;
     for (size_t k = points.size(); k-- > 0;) at[point_key(points[k])] = uint32_t(k);
@@ -531,12 +541,12 @@ class Writer {
   void polygons(size_t i, const Level& l, const std::vector<uint32_t>& of_vertex) {
     const Mesh& m = scene_.meshes[size_t(l.mesh)];
     size_t count = m.triangles.size() / 3;
-    const PieLevel* pl = l.pie;
-    bool flags = pl && pl->polygons.size() == count;
-    if (pl && !flags)
-      diags_.add(warning("", fmt::format("level {}: its polygon flags do not match the triangles of mesh {}: every "
-                                         "polygon written as 200",
-                                         i + 1, quoted(m.name))));
+    const std::vector<PiePolygon> polys = mesh_polygons(m);
+    const bool flags = !polys.empty();
+    if (!flags && (l.pie || m.find_channel(kFlagsChannel)))
+      diags_.add(warning("", fmt::format("level {}: the polygon flags of mesh {} (face channel \"{}\") do not match "
+                                         "its triangles: every polygon written as 200",
+                                         i + 1, quoted(m.name), kFlagsChannel)));
     const VertexStream* uv = m.find(Attribute::Texcoord);
     if (!uv || uv->components == 0) {
       uv = nullptr;
@@ -548,7 +558,7 @@ class Writer {
     Rounding rounding;
     out_ += fmt::format("POLYGONS {}\n", count);
     for (size_t t = 0; t < count; ++t) {
-      PiePolygon p = flags ? pl->polygons[t] : PiePolygon{};
+      PiePolygon p = flags ? polys[t] : PiePolygon{};
       data_line();
       put_hex(p.flags);
       put(int64_t(3));

@@ -2,11 +2,12 @@
 //
 // Per mesh: polygons are cleared first (per-face smoothing rules become per-triangle, see
 // ops::clear_polygons) so that triangles can be reordered; meshopt_optimizeVertexCache then
-// reorders the triangles, and the per-triangle rules follow them; meshopt_optimizeVertexFetchRemap
-// finally renumbers the vertices in order of first use, drops unused ones, and every stream and
-// SmoothingRules::vertex_key follows.
+// reorders the triangles, and the per-triangle rules and face channels (ops/face_channels.h)
+// follow them; meshopt_optimizeVertexFetchRemap finally renumbers the vertices in order of first
+// use, drops unused ones, and every stream and SmoothingRules::vertex_key follows.
 #include <meshport/process.h>
 
+#include "ops/face_channels.h"
 #include "ops/remap.h"
 #include "ops/triangulate.h"
 
@@ -91,6 +92,7 @@ void optimize_cache(Mesh& m) {
   permute(s.face_angle, order, 1);
   permute(s.face_uv, order, 1);
   permute(s.corner_edge, order, 3);
+  ops::select_face_channels(m, order);
 }
 
 // Renumbers vertices in order of first use, dropping unused ones; every stream and vertex_key

@@ -24,6 +24,11 @@ void check_mesh(const Mesh& m) {
         (!t.normals.empty() && t.normals.size() != vertices * 3))
       fail("", fmt::format("mesh \"{}\": morph target \"{}\" does not have 3 values per vertex ({} vertices)", m.name,
                            t.name, vertices));
+  const size_t tris = m.triangles.size() / 3;
+  for (const FaceChannel& c : m.face_channels)
+    if (c.components == 0 || c.data.size() != tris * c.components)
+      fail("", fmt::format("mesh \"{}\": face channel \"{}\" does not have {} values per triangle ({} triangles)",
+                           m.name, c.name, c.components, tris));
 }
 
 namespace {

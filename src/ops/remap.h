@@ -1,6 +1,7 @@
 // Renumbering a mesh's vertices: every vertex stream and SmoothingRules::vertex_key follow, so a
 // step that welds, splits, drops or reorders vertices cannot forget one of them. Triangle order
-// (and so polygon_sizes and the per-face / per-corner smoothing rules) is never changed here.
+// (and so polygon_sizes, the per-face / per-corner smoothing rules and Mesh::face_channels) is
+// never changed here.
 #pragma once
 
 #include <meshport/scene.h>
@@ -13,7 +14,8 @@ namespace meshport::ops {
 inline constexpr uint32_t kDropped = 0xFFFFFFFFu;
 
 // Fails (meshport::Error naming the mesh) when the triangle count is not a multiple of 3, a
-// stream does not hold vertex_count() vertices, or a triangle names a vertex past them.
+// stream does not hold vertex_count() vertices, a triangle names a vertex past them, or a face
+// channel does not hold one tuple per triangle.
 void check_mesh(const Mesh& m);
 
 // New vertex i is a copy of old vertex source[i] (an old vertex may be copied several times or

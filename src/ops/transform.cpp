@@ -19,6 +19,7 @@
 // finds every vertex on its point.
 #include <meshport/process.h>
 
+#include "ops/face_channels.h"
 #include "ops/triangulate.h"
 
 #include <fmt/format.h>
@@ -301,15 +302,20 @@ void flip_winding(Scene& scene) {
     size_t corners = m.polygon_sizes.empty() ? tris.size() : 0;
     for (uint32_t n : m.polygon_sizes) corners += n;
     const bool flags = s.corner_edge.size() == corners;
+    // The face channels follow their triangles: order[new] = old triangle.
+    std::vector<uint32_t> order(m.polygon_sizes.empty() ? 0 : tris.size() / 3);
     ops::for_each_face(m, [&](const ops::Face& f) {
       auto first = tris.begin() + ptrdiff_t(f.first_triangle * 3);
       for (size_t a = 0, b = f.size - 3; a < b; ++a, --b)
         std::swap_ranges(first + ptrdiff_t(a * 3), first + ptrdiff_t(a * 3 + 3), first + ptrdiff_t(b * 3));
+      for (size_t k = 0; k + 2 < f.size && !order.empty(); ++k)
+        order[f.first_triangle + k] = uint32_t(f.first_triangle + f.size - 3 - k);
       if (flags) {
         auto c = s.corner_edge.begin() + ptrdiff_t(f.first_corner);
         std::reverse(c, c + f.size);
       }
     });
+    if (!order.empty()) ops::select_face_channels(m, order);
   }
 }
 

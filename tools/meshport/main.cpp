@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -84,6 +85,17 @@ size_t level_connectors(const Scene& s, const PieLevel& l) {
   return n;
 }
 
+// A PIE level's polygons (its mesh's triangles) and how many are texture-animated (flag 4000 in
+// the mesh's "pie.flags" face channel).
+std::pair<size_t, size_t> pie_polygons(const Scene& s, const PieLevel& l) {
+  if (l.mesh < 0 || size_t(l.mesh) >= s.meshes.size()) return {0, 0};
+  const Mesh& m = s.meshes[size_t(l.mesh)];
+  size_t texanim = 0;
+  if (const FaceChannel* flags = m.find_channel("pie.flags"))
+    for (uint32_t f : flags->data) texanim += (f & 0x4000) ? 1 : 0;
+  return {m.triangles.size() / 3, texanim};
+}
+
 nlohmann::json pie_json(const Scene& s) {
   using nlohmann::json;
   const PieData& p = *s.pie;
@@ -100,16 +112,15 @@ nlohmann::json pie_json(const Scene& s) {
   for (const auto& e : p.events) j["events"].push_back({{"type", e.type}, {"file", e.file}});
   j["levels"] = json::array();
   for (const auto& l : p.levels) {
+    const auto [polygons, texanim] = pie_polygons(s, l);
     json lv = {{"mesh", l.mesh >= 0 && size_t(l.mesh) < s.meshes.size() ? s.meshes[size_t(l.mesh)].name : ""},
                {"points", l.points.size()},
-               {"polygons", l.polygons.size()},
+               {"polygons", polygons},
                {"normals", l.normals},
                {"connectors", level_connectors(s, l)}};
     if (!l.comment.empty()) lv["comment"] = l.comment;
     if (l.overrides.has_type) lv["type"] = fmt::format("{:x}", l.overrides.type);
     if (!l.overrides.textures.empty()) lv["textures"] = textures(l.overrides);
-    size_t texanim = 0;
-    for (const auto& poly : l.polygons) texanim += (poly.flags & 0x4000) ? 1 : 0;
     if (texanim) lv["texture_animated_polygons"] = texanim;
     if (l.has_animobject)
       lv["animobject"] = {{"time_ms", l.animobject.time}, {"cycles", l.animobject.cycles},
@@ -129,14 +140,13 @@ void print_pie(const Scene& s) {
   for (const auto& e : p.events) fmt::print("    EVENT {}: {}\n", e.type, e.file);
   for (size_t i = 0; i < p.levels.size(); ++i) {
     const PieLevel& l = p.levels[i];
+    const auto [polygons, texanim] = pie_polygons(s, l);
     fmt::print("    level {}{}: {} points, {} polygons{}, {} connectors\n", i + 1,
-               l.comment.empty() ? std::string() : fmt::format(" ({})", l.comment), l.points.size(), l.polygons.size(),
+               l.comment.empty() ? std::string() : fmt::format(" ({})", l.comment), l.points.size(), polygons,
                l.normals ? " with normals" : "", level_connectors(s, l));
     if (l.overrides.has_type) fmt::print("      TYPE {:x}\n", l.overrides.type);
     for (const auto& t : l.overrides.textures)
       fmt::print("      {} tileset {}: {}\n", pie_texture_kind(t.kind), t.tileset, t.file);
-    size_t texanim = 0;
-    for (const auto& poly : l.polygons) texanim += (poly.flags & 0x4000) ? 1 : 0;
     if (texanim) fmt::print("      texture animation on {} polygons\n", texanim);
     if (l.has_animobject)
       fmt::print("      ANIMOBJECT: {} frames, {} ms per frame, {}\n", l.animobject.frames.size(), l.animobject.time,

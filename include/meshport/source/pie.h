@@ -40,7 +40,11 @@ struct PieEvent {
   bool operator==(const PieEvent&) const = default;
 };
 
-// Per-polygon data, one per Scene triangle of the level's mesh, in order.
+// One polygon's flags and texture animation. They live on the level's mesh, one value per Scene
+// triangle, as the face channels "pie.flags" (1 word: the flags) and "pie.texanim" (4 words:
+// frames, rate, and the bit patterns of the float frame width and height; only in meshes with
+// a texture-animated polygon), so that every step reordering triangles carries them
+// (docs/pie.md). This struct is what the PIE reader and writer decode them to.
 struct PiePolygon {
   uint32_t flags = 0x200;        // 0x200 textured, 0x4000 texture animation
   uint32_t anim_frames = 0;      // texture animation block (flags & 0x4000)
@@ -73,12 +77,12 @@ struct PieLevel {
   PieSettings overrides;  // PIE 4 per-level TYPE / INTERPOLATE / TEXTURE ... lines
   std::vector<std::string> materials;  // MATERIALS lines, the text after the keyword
   std::vector<std::string> shaders;    // SHADERS lines, the text after the keyword
-  // POINTS as in the file (x y z, Y up) and, per Scene vertex, the point it came from: the
-  // writer restores the point list (order, unused and duplicate points) when they still match.
+  // POINTS as in the file (x y z, Y up). The point each vertex came from is the mesh's format
+  // stream "pie.point" (one float per vertex, the point index; scene.h is_format_stream), which
+  // follows every vertex remap: the writer restores the point list (order, unused and duplicate
+  // points) from it while the vertices still sit on their points.
   std::vector<std::array<float, 3>> points;
-  std::vector<uint32_t> vertex_point;
   bool normals = false;                 // the level had (valid) NORMALS
-  std::vector<PiePolygon> polygons;     // one per Scene triangle
   bool has_animobject = false;
   PieAnimObject animobject;
   bool has_shadow_points = false;       // SHADOWPOINTS given (even without SHADOWPOLYGONS)
