@@ -22,6 +22,17 @@ using json = nlohmann::json;
 constexpr const char* kKinds[] = {"model", "prop", "state", "path"};
 constexpr int64_t kVersion = 1;
 
+// A double as the nearest float (IEEE round to nearest even): beyond the largest float by half a
+// step or more, infinite (a plain conversion of a double outside the float range is undefined).
+float nearest_float(double d) {
+  constexpr double kMax = std::numeric_limits<float>::max();
+  constexpr double kOverflow = 0x1p128 - 0x1p103;  // halfway between the largest float and 2^128
+  if (std::fabs(d) <= kMax) return float(d);
+  const float inf = std::numeric_limits<float>::infinity();
+  if (std::fabs(d) >= kOverflow) return d > 0 ? inf : -inf;
+  return d > 0 ? std::numeric_limits<float>::max() : -std::numeric_limits<float>::max();
+}
+
 // ---- Writing ---------------------------------------------------------------------------------
 
 // The float's shortest decimal form as a double when that reads back to the float bit for bit
@@ -33,7 +44,7 @@ json jfloat(float f) {
   const auto r = std::to_chars(buf, buf + sizeof buf, f);
   double d = 0;
   const auto p = std::from_chars(buf, r.ptr, d);
-  if (p.ec == std::errc() && std::bit_cast<uint32_t>(float(d)) == std::bit_cast<uint32_t>(f)) return d;
+  if (p.ec == std::errc() && std::bit_cast<uint32_t>(nearest_float(d)) == std::bit_cast<uint32_t>(f)) return d;
   return double(f);
 }
 
@@ -197,13 +208,7 @@ int32_t int32(const json& v, const std::string& path) {
 }
 
 float to_float(const json& v, const std::string& path) {
-  if (v.is_number()) {  // values written from floats read back exactly; beyond the float range: infinite
-    const double d = v.get<double>();
-    const double limit = std::numeric_limits<float>::max();
-    const float inf = std::numeric_limits<float>::infinity();
-    if (d > limit || d < -limit) return d > 0 ? inf : -inf;
-    return float(d);
-  }
+  if (v.is_number()) return nearest_float(v.get<double>());  // values written from floats read back exactly
   if (v == "NaN") return std::numeric_limits<float>::quiet_NaN();
   if (v == "Infinity") return std::numeric_limits<float>::infinity();
   if (v == "-Infinity") return -std::numeric_limits<float>::infinity();
