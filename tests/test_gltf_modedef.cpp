@@ -3,7 +3,8 @@
 // gives, the data sits in scenes[0] and mesh extras (which Blender keeps), floats round-trip bit
 // for bit in their short form, what Blender writes back (0/1, integers for floats, no root or
 // primitive extras) is accepted, malformed extras are ignored with a warning, and processing
-// after the round trip still rebuilds the model from the meshes.
+// after the round trip still rebuilds the model from the meshes; headless Blender (import, export
+// with custom properties) gives the same .model and .state files back.
 #include <meshport/meshport.h>
 
 #include "test_util.h"
@@ -14,6 +15,7 @@
 #include <bit>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <map>
 #include <string>
@@ -487,4 +489,88 @@ TEST(GltfModeDef, StateConstraintsAndJointsAreChecked) {
     EXPECT_TRUE(has_warning(d, message)) << all(d);
     EXPECT_EQ(g.joints.size(), s.joints.size());
   }
+}
+
+// Blender merges fend-exclusive.model's face 2 into face 0 (same corners): the kept model no longer
+// matches and is rebuilt, with a warning even though it has no modes.
+TEST(GltfModeDef, ModelWithoutModesRebuiltWithAWarning) {
+  Scene s = read(kData + "/fend-exclusive.model");
+  ASSERT_EQ(s.modedef->models[0].model.mode_count(), 0u);
+  Scene g = from_bytes(write_memory(s, Format::Glb), Format::Glb, "x.glb");
+  Diagnostics quiet;
+  EXPECT_EQ(model_text(g, &quiet), model_text(s));
+  EXPECT_TRUE(quiet.items.empty()) << all(quiet);
+  g.meshes[1].triangles.resize(3);  // the second group's second face gone
+  Diagnostics d;
+  const std::string text = model_text(g, &d);
+  EXPECT_NE(text, model_text(s));
+  EXPECT_TRUE(has_warning(d, "the meshes no longer match the kept model")) << all(d);
+  EXPECT_TRUE(has_warning(d, "tetrahedra, carton, groups and index bases are dropped")) << all(d);
+}
+
+// ---- Blender: import, export with custom properties, back to ModeDef --------------------------
+
+namespace {
+
+// `in` through headless Blender (a test dependency, as for tests/blender): glTF import, then
+// glTF export with custom properties (extras) on. Returns Blender's output on failure.
+bool through_blender(const std::string& in, const std::string& out, const testutil::TempDir& dir, std::string& log) {
+  const std::string script = dir / "roundtrip.py";
+  {
+    std::ofstream f(script);
+    f << "import sys, bpy, numpy\n"
+         "numpy.bool = bool  # Blender 3.4's glTF importer uses numpy.bool, removed from newer numpy\n"
+         "src, dst = sys.argv[sys.argv.index('--') + 1:]\n"
+         "bpy.ops.wm.read_factory_settings(use_empty=True)\n"
+         "bpy.ops.import_scene.gltf(filepath=src)\n"
+         "bpy.ops.export_scene.gltf(filepath=dst, export_format='GLB', export_extras=True)\n";
+  }
+  const std::string cmd = "blender -b --factory-startup --python-exit-code 1 --python '" + script + "' -- '" + in +
+                          "' '" + out + "' 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) return false;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) log.append(buf, n);
+  return ::pclose(p) == 0 && fs::exists(out);
+}
+
+}  // namespace
+
+TEST(GltfModeDef, BlenderRoundTripKeepsModelAndState) {
+  testutil::TempDir dir;
+  std::string log;
+  for (const char* name : {"full.model", "bar.model"}) {
+    SCOPED_TRACE(name);
+    const Scene s = read(kData + "/" + name);
+    write(s, dir / "in.glb");
+    ASSERT_TRUE(through_blender(dir / "in.glb", dir / "out.glb", dir, log)) << log;
+    Diagnostics d;
+    const Scene g = read(dir / "out.glb", {}, &d);
+    ASSERT_TRUE(g.modedef) << all(d);
+    EXPECT_EQ(g.modedef->models, s.modedef->models);
+    Diagnostics w;
+    EXPECT_EQ(model_text(g, &w), model_text(s));
+    EXPECT_TRUE(w.items.empty()) << all(w);
+  }
+  fs::create_directories(dir.path / "a");
+  fs::create_directories(dir.path / "b");
+  const Scene s = read(kData + "/state/scene.state");
+  write(s, dir / "a/scene.state");
+  write(s, dir / "in.glb");
+  ASSERT_TRUE(through_blender(dir / "in.glb", dir / "out.glb", dir, log)) << log;
+  const Scene g = read(dir / "out.glb");
+  ASSERT_TRUE(g.modedef);
+  // Blender orders the meshes its own way: each source names the mesh of the same name.
+  ASSERT_EQ(g.modedef->mesh_sources.size(), s.modedef->mesh_sources.size());
+  ModeDefData moved = *g.modedef;
+  for (size_t k = 0; k < moved.mesh_sources.size(); ++k) {
+    ModeDefMeshSource& m = moved.mesh_sources[k];
+    const int32_t want = s.modedef->mesh_sources[k].mesh;
+    EXPECT_EQ(g.meshes[size_t(m.mesh)].name, s.meshes[size_t(want)].name) << k;
+    m.mesh = want;
+  }
+  expect_same_data(moved, *s.modedef);
+  write(g, dir / "b/scene.state");
+  EXPECT_EQ(files_under(dir.path / "a"), files_under(dir.path / "b"));
 }
