@@ -1,4 +1,4 @@
-// ModeDef data through glTF (src/formats/gltf_modedef.*, docs/modedef.md "ModeDef in glTF"):
+// ModeDef data through glTF (src/formats/gltf_modedef.*, docs/modedef.md "ModeDef data in glTF"):
 // .model / .prop / .state / .path -> .glb -> the same format gives the files the direct rewrite
 // gives, the data sits in scenes[0] and mesh extras (which Blender keeps), floats round-trip bit
 // for bit in their short form, what Blender writes back (0/1, integers for floats, no root or
@@ -573,4 +573,42 @@ TEST(GltfModeDef, BlenderRoundTripKeepsModelAndState) {
   expect_same_data(moved, *s.modedef);
   write(g, dir / "b/scene.state");
   EXPECT_EQ(files_under(dir.path / "a"), files_under(dir.path / "b"));
+}
+
+// Every value of the ModeDef extras (scene and mesh) replaced in turn by hostile ones: the file
+// is still read (warnings only), and the ModeDef writers given what was accepted fail cleanly at
+// worst.
+TEST(GltfModeDef, HostileValuesNeverBreakReadingOrWriting) {
+  const json hostile[] = {json(-1), json(2147483648LL), json(1e300), json(0.5), json("x"),
+                          json::array(), json::object(), json(nullptr), json(true)};
+  for (const char* name : {"full.model", "state/scene.state"}) {
+    SCOPED_TRACE(name);
+    const json good = gltf_json(read(kData + "/" + name));
+    const json flat = good.flatten();
+    size_t cases = 0;
+    for (const auto& [pointer, value] : flat.items()) {
+      if (pointer.find("/modedef") == std::string::npos) continue;
+      for (const json& h : hostile) {
+        json j = good;
+        j[json::json_pointer(pointer)] = h;
+        ++cases;
+        Diagnostics d;
+        Scene g;
+        try {
+          g = from_json(j, &d);
+        } catch (const Error& e) {
+          ADD_FAILURE() << pointer << " = " << h.dump() << ": " << e.what();
+          continue;
+        }
+        if (!g.modedef) continue;
+        for (Format f : {Format::ModeDefModel, Format::ModeDefPath, Format::ModeDefState}) {
+          try {
+            write_memory(g, f);
+          } catch (const Error&) {
+          }
+        }
+      }
+    }
+    EXPECT_GT(cases, 500u);
+  }
 }
