@@ -69,10 +69,13 @@
 //   the joints are nodes 0 .. joint_nodes-1 in order (meshport_static is dropped and influences
 //   on it are none), animation-only files, stream declarations, polygons, smoothing rules,
 //   material strings, framerate / loop / channel count, comment, IQM extensions, pose parents,
-//   Scene::pie (extras.meshport.pie, gltf_pie.h; its glTF mesh indices mapped to Scene meshes).
+//   Scene::pie (extras.meshport.pie, gltf_pie.h; its glTF mesh indices mapped to Scene meshes),
+//   Scene::modedef (scenes[0] and mesh extras.meshport.modedef, gltf_modedef.h, read even
+//   without the root extras, which Blender drops).
 //   Malformed extras are ignored with a warning, never fatal.
 #include "formats/gltf.h"
 
+#include "formats/gltf_modedef.h"
 #include "formats/gltf_pie.h"
 #include "text.h"
 #include "ops/components.h"
@@ -2599,6 +2602,7 @@ Scene Reader::run() {
   read_attachments();
   read_animations();
   restore_extras();
+  restore_modedef(scene_, doc_, mesh_scene_, name_, diags_);  // scene and mesh extras, kept by Blender
   return std::move(scene_);
 }
 

@@ -77,6 +77,8 @@
 //                                     PIE), schema in gltf_pie.h; its levels name glTF meshes
 //                                     (-1 for a level without a written mesh), which a reader
 //                                     maps back to its Scene meshes
+// scenes[0].extras.meshport.modedef and meshes[g].extras.meshport.modedef: Scene::modedef, schema
+//   in gltf_modedef.h (where Blender keeps extras). scenes[0] is written for it even without nodes.
 // Node meshport_static: extras.meshport = {"static": true}.
 // Attachment nodes: extras.meshport = {"attachment": true, "mesh": the glTF mesh of
 //   Attachment::mesh}; "mesh" is omitted when the attachment has no mesh or its mesh was not
@@ -126,6 +128,7 @@
 //                                     reader restores them and takes frame f at key f [false]
 #include "formats/gltf.h"
 
+#include "formats/gltf_modedef.h"
 #include "formats/gltf_pie.h"
 #include "ops/check.h"
 #include "ops/components.h"
@@ -487,6 +490,7 @@ struct Writer {
   bool bad_names = false;
   std::vector<int32_t> gltf_mesh;  // per Scene mesh: its glTF mesh, -1: not written
   std::vector<int32_t> mesh_node;  // per Scene mesh: its node, -1: not written
+  std::vector<json> modedef_mesh;  // per Scene mesh: its ModeDef source's extras (gltf_modedef.h), or null
 
   std::string text(const std::string& s) {
     if (valid_utf8(s)) return s;
@@ -1069,6 +1073,8 @@ void emit_mesh(Writer& w, size_t mi, const Influences* inf_in) {
   }
   if (json fd = format_data_json(m); !fd.is_null()) mesh["extras"]["meshport"] = std::move(fd);
   if (non_finite) wwarn(w.diags, fmt::format("{}: {} values that are not finite written as 0", label, non_finite));
+  if (mi < w.modedef_mesh.size() && !w.modedef_mesh[mi].is_null())
+    mesh["extras"]["meshport"]["modedef"] = std::move(w.modedef_mesh[mi]);
   json extras = {{"streams", std::move(streams)}};
   if (!m.polygon_sizes.empty()) extras["polygon_sizes"] = m.polygon_sizes;
   if (!m.smoothing.empty()) extras["smoothing"] = smoothing_json(m.smoothing);
@@ -1334,6 +1340,7 @@ std::vector<OutputFile> write(const Scene& scene, const WriteOptions& options, b
   json materials = emit_materials(w);
   w.gltf_mesh.assign(scene.meshes.size(), -1);
   w.mesh_node.assign(scene.meshes.size(), -1);
+  if (scene.modedef) w.modedef_mesh = modedef_mesh_json(*scene.modedef, scene.meshes.size());
   for (size_t i = 0; i < scene.meshes.size(); ++i)
     if (written(scene.meshes[i])) emit_mesh(w, i, blend[i] ? &*blend[i] : nullptr);
   emit_attachments(w);
@@ -1346,6 +1353,10 @@ std::vector<OutputFile> write(const Scene& scene, const WriteOptions& options, b
   if (!w.scene_nodes.empty()) {
     w.root["scene"] = 0;
     w.root["scenes"] = json::array({{{"nodes", w.scene_nodes}}});
+  }
+  if (scene.modedef) {  // in scenes[0].extras, which Blender keeps (gltf_modedef.h)
+    if (!w.root.contains("scenes")) w.root["scenes"] = json::array({json::object()});
+    w.root["scenes"][0]["extras"]["meshport"]["modedef"] = modedef_to_json(*scene.modedef);
   }
   while (w.buf.bin.size() % 4) w.buf.bin.push_back(0);
   if (!w.buf.bin.empty()) {

@@ -979,6 +979,9 @@ std::vector<OutputFile> write_model(const Scene& scene, Diagnostics& diags) {
                                         "from them, whose {} modes come from their morph targets (the kept {} modes, "
                                         "tetrahedra and carton are dropped)",
                                         m.mode_count(), kept_modes)));
+    else if (!value_or_empty(scene.modedef).models.empty())  // a kept model without modes is replaced too
+      diags.add(warning("", "ModeDef .model: the meshes no longer match the kept model: writing one made from them "
+                            "(the kept tetrahedra, carton, groups and index bases are dropped)"));
     text = print_model(m);
   }
   std::vector<OutputFile> out(1);
