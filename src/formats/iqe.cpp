@@ -1557,7 +1557,7 @@ class Writer {
   bool skinned_ = false;                             // some mesh has blend arrays: every vertex gets vb
   bool any_vs_ = false;                              // some mesh has vs: every vertex gets vs
   std::optional<uint32_t> static_joint_;             // kStaticJoint's index, when written
-  double max_index_ = 0;                             // the largest blend index written
+  double max_index_ = 0;                             // the largest blend index of a joint written
   uint64_t first_vertex_ = 0;                        // file-global number of the mesh's first vertex
 
   // Roughly the output size (about 11 bytes per float, 8 per face index), so that the text is
@@ -1660,7 +1660,8 @@ class Writer {
         if (idx)
           for (size_t v = 0; v < count; ++v)
             for (uint32_t c = 0; c < idx->components; ++c)
-              if (!wt || wt->get(v, c) != 0) max_index_ = std::max(max_index_, double(idx->get(v, c)));
+              if ((!wt || wt->get(v, c) != 0) && idx->get(v, c) < float(scene.joints.size()))
+                max_index_ = std::max(max_index_, double(idx->get(v, c)));
       } else {
         rigid = rigid || count > 0;
       }
@@ -1748,12 +1749,13 @@ class Writer {
     return top[size_t(t)];
   }
 
-  // Decision: blend arrays are declared with integer formats only (the reference compiler
-  // writes indices as integers whatever the declaration says, and engines read blend arrays as
-  // integers): a float, half or double stream is declared ubyte weights, and indices of the
-  // smallest unsigned type holding the largest index (kStaticJoint included). An integer
-  // format too narrow for the indices is widened the same way. Size: the stream's own for an
-  // integer format, else iqm.txt's 4.
+  // Decision: blend arrays are declared with integer formats only (engines loading IQM refuse
+  // blend arrays that are not ubyte or other integers, and the reference compiler writes what
+  // is declared): a float, half or double stream is declared ubyte weights, and indices of the
+  // smallest unsigned type holding the largest index of a joint the file has (kStaticJoint
+  // included). An integer format too narrow for those is widened the same way (indices outside
+  // the skeleton, which validate reports, do not count). Size: the stream's own for an integer
+  // format, else iqm.txt's 4.
   ComponentType declared_format(int k, const VertexStream& s) const {
     if (!is_blend(k)) return s.format;
     if (k == kBlendWeights) return is_integer(s.format) ? s.format : ComponentType::UByte;
