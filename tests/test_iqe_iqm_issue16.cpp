@@ -546,3 +546,30 @@ TEST(IqeIqmIssue16, AnimationOnlyIqmKeepsJointNamesThroughIqe) {
   ASSERT_EQ(again.joints.size(), 3u);
   EXPECT_EQ(again.joints[2].name, "head");
 }
+
+TEST(IqeIssue16, PieWithStaticAndAnimatedLevelsThroughIqe) {
+  // The issue's case: a PIE whose first level is static and whose second is animated
+  // (ANIMOBJECT): every IQE vertex has a vb line, and the Scene comes back with its joints and
+  // its unskinned level.
+  Diagnostics d;
+  Scene pie = read(std::string(MESHPORT_TEST_DATA) + "/cli/turret.pie", {}, &d);
+  ASSERT_EQ(pie.meshes.size(), 2u);
+  ASSERT_EQ(pie.meshes[0].find(Attribute::BlendIndices), nullptr);
+  ASSERT_NE(pie.meshes[1].find(Attribute::BlendIndices), nullptr);
+  const std::string text = write_iqe(pie);
+  EXPECT_EQ(count_lines(text, "vb"), count_lines(text, "vp")) << text;
+  EXPECT_EQ(count_lines(text, "joint"), pie.joints.size() + 1);
+  Scene r = read_iqe(text);
+  ASSERT_EQ(r.joints.size(), pie.joints.size());
+  for (size_t j = 0; j < r.joints.size(); ++j) EXPECT_EQ(r.joints[j].name, pie.joints[j].name);
+  ASSERT_EQ(r.meshes.size(), 2u);
+  EXPECT_EQ(r.meshes[0].find(Attribute::BlendIndices), nullptr);
+  EXPECT_EQ(r.meshes[0].find(Attribute::BlendWeights), nullptr);
+  for (size_t v = 0; v < r.meshes[1].vertex_count(); ++v)
+    EXPECT_EQ(testutil::influences(r.meshes[1], v), testutil::influences(pie.meshes[1], v)) << v;
+  ASSERT_EQ(r.animations.size(), pie.animations.size());
+  for (size_t a = 0; a < r.animations.size(); ++a) {
+    EXPECT_EQ(r.animations[a].channels, pie.animations[a].channels);
+    EXPECT_EQ(r.animations[a].frame_count(), pie.animations[a].frame_count());
+  }
+}
