@@ -505,8 +505,8 @@ class Reader {
   // IQE tokenisers (Python's shlex, used by the Blender importers) read `\"` as an escaped quote
   // and `\\` as one backslash. The writer doubles the backslashes that end a quoted name, so
   // that those tokenisers see the closing quote: an even run of 2k backslashes right before the
-  // closing quote reads as k. An odd run is read as written, as the reference compiler reads it (meshport before
-  // issue 16 wrote `"name \\"`).
+  // closing quote reads as k. An odd run is read as written, as the reference compiler reads
+  // it (meshport before issue 16 wrote `"name \"` for `name \`).
   std::string_view next_name() {
     skip_space();
     tok_ = p_;
