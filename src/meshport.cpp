@@ -24,7 +24,7 @@ namespace meshport {
 const std::vector<FormatInfo>& formats() {
   static const std::vector<FormatInfo> table = {
       {Format::Iqe, "iqe", "Inter-Quake Export (text)", {".iqe"}, true, true},
-      {Format::Iqm, "iqm", "Inter-Quake Model (binary; v2 written, v1 and v2 read)", {".iqm"}, true, true},
+      {Format::Iqm, "iqm", "Inter-Quake Model (binary; v2 written, v1 and v2 read)", {".iqm", ".vvm"}, true, true},
       {Format::Gltf, "gltf", "glTF 2.0 (JSON with .bin or data URIs)", {".gltf"}, true, true},
       {Format::Glb, "glb", "glTF 2.0 binary", {".glb"}, true, true},
       {Format::Obj, "obj", "Wavefront OBJ with MTL materials", {".obj"}, true, true},

@@ -106,12 +106,21 @@ void replace_nan(Scene& s) {
         if (std::isnan(v)) v = -12345.0f;
 }
 
+// Issue 16: blend arrays are declared with integer formats only, so a float, half or double
+// blend weight stream comes back as the default ubyte (the values are the text's either way).
+void integer_blend_weights(Scene& s) {
+  for (auto& m : s.meshes)
+    for (auto& st : m.streams)
+      if (st.attribute == Attribute::BlendWeights && st.format >= ComponentType::Half) st.format = ComponentType::UByte;
+}
+
 void expect_round_trip(const Scene& a, const std::string& what) {
   Diagnostics d;
   Scene b = reread(a, &d);
   Scene x = a, y = b;
   replace_nan(x);
   replace_nan(y);
+  integer_blend_weights(x);
   EXPECT_TRUE(x == y) << what << ": read(write(scene)) differs\n" << iqe_text(a);
   EXPECT_EQ(d.warning_count(), 0u) << what << "\n" << messages(d);
   // And the text is stable: writing the re-read Scene gives the same file.
@@ -282,7 +291,9 @@ TEST(IqeRead, BlendManyPairsAndOddCounts) {
   EXPECT_EQ(bi->components, 9u);
   EXPECT_EQ(bi->get(0, 8), 8.0f);
   EXPECT_EQ(s.meshes[0].find(Attribute::BlendWeights)->get(0, 8), 0.2f);
-  EXPECT_EQ(bi->get(1, 0), 1.0f);  // index without weight: weight 0, warned
+  // Index without weight: weight 0, warned; issue 16: a pair of weight 0 is no influence, so
+  // the vertex has none (padding (0, 0)).
+  EXPECT_EQ(bi->get(1, 0), 0.0f);
   EXPECT_EQ(s.meshes[0].find(Attribute::BlendWeights)->get(1, 0), 0.0f);
   EXPECT_TRUE(has_warning(d, "t.iqe:4:4: warning: blend index without a weight: weight 0 used")) << messages(d);
 }
@@ -1403,7 +1414,7 @@ TEST(IqeRoundTrip, EveryCommand) {
   EXPECT_EQ(body.find(Attribute::Tangent)->get(2, 3), -1.0f);
   EXPECT_EQ(s.meshes[1].find(Attribute::Texcoord), nullptr);
   EXPECT_EQ(s.meshes[1].find(Attribute::Normal)->get(3, 1), 1.0f);  // copied from body: file +Z
-  EXPECT_EQ(body.find(Attribute::BlendIndices)->components, 3u);
+  EXPECT_EQ(body.find(Attribute::BlendIndices)->components, 2u);  // "vb 1 0.25 2 0.75 0 0": (0, 0) is no influence
   EXPECT_EQ(body.find(Attribute::BlendIndices)->format, ComponentType::UShort);
   EXPECT_EQ(custom_stream(body)->name, "wind");
   const Mesh& second = s.meshes[1];
@@ -1494,10 +1505,13 @@ TEST(IqeWrite, AxesAndWindingAreConvertedBack) {
   EXPECT_NE(text.find("fm 0 1 2\n"), std::string::npos) << text;
 }
 
-TEST(IqeWrite, BlendPairsAreTrimmedButTheCountIsKept) {
+// Issue 16: only real influences are written (no padding pairs); pairs of weight 0 are no
+// influence when read, so the count is that of the widest vertex's influences.
+TEST(IqeWrite, BlendPairsAreOnlyRealInfluences) {
   Scene s = parse("mesh m\nvb\nvb 1 1\nvb 2 0.5 0 0\nvb 3 0 0 0\n");
+  EXPECT_EQ(s.meshes[0].find(Attribute::BlendIndices)->components, 1u);
   std::string text = iqe_text(s);
-  EXPECT_NE(text.find("vb 0 0 0 0\nvb 1 1\nvb 2 0.5\nvb 3 0\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("vb\nvb 1 1\nvb 2 0.5\nvb\n"), std::string::npos) << text;
   EXPECT_TRUE(parse_text(text) == s);
 }
 

@@ -765,7 +765,15 @@ TEST(IqmHostile, HugeCountsFailBeforeAllocating) {
   w.put<uint32_t>(124);
   w.b.resize(124);
   w.patch<uint32_t>(kNumVertexes, 4000000000u);
-  expect_error(w.b, kNumVertexes, "num_vertexes is 4000000000 but the file has no vertex arrays");
+  {
+    // Issue 16: shipped animation files count vertexes without arrays; the count is ignored.
+    Diagnostics d;
+    Scene s = iqm::read(w.b, "t.iqm", d);
+    EXPECT_TRUE(s.meshes.empty());
+    ASSERT_EQ(d.items.size(), 1u);
+    EXPECT_EQ(d.items[0].offset, kNumVertexes);
+    EXPECT_EQ(d.items[0].message, "num_vertexes is 4000000000 but the file has no vertex arrays: read as 0");
+  }
   // ... with a vertex array record
   w.b.resize(144);
   w.patch<uint32_t>(kFilesize, 144);

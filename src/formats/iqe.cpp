@@ -25,6 +25,7 @@
 #include <cstring>
 #include <deque>
 #include <limits>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -67,6 +68,20 @@ constexpr size_t kMaxFilledPoses = size_t(1) << 20;
 // Decision: the vertex arrays of all meshes (one per attribute and mesh) number at most this many,
 // four per mesh at the mesh limit: each costs a few hundred bytes however short it is.
 constexpr size_t kMaxArrays = size_t(1) << 18;
+
+// Decision: IQE vertex arrays are file-global (the reference compiler keeps one array per
+// attribute for the whole file), so every vertex of a file written by meshport carries the same
+// commands. Vertices of unskinned meshes, and unweighted vertices of skinned ones, are bound with
+// weight 1 to this joint, appended after the Scene's joints with the identity rest pose and the
+// identity in every frame: it never moves, so they stay where they are in every tool. The reader
+// recognises it (the last joint, a root, with that name, identity rest and identity poses) and
+// drops it again, turning influences on it back into no influence.
+constexpr std::string_view kStaticJoint = "meshport_static";
+constexpr std::string_view kIdentityPose = "pq 0 0 0 0 0 0 1\n";
+// The comment line after a `mesh` line naming the commands whose values the writer filled in
+// for that mesh only to keep every vertex's attributes the same (`# meshport filled: vt vn vb`);
+// the reader drops those arrays again. Other tools read it as a comment.
+constexpr std::string_view kFilledMarker = "# meshport filled:";
 
 bool is_custom(int k) { return k >= kCustom0; }
 bool is_blend(int k) { return k == kBlendIndexes || k == kBlendWeights; }
@@ -283,6 +298,8 @@ struct MeshState {
   std::vector<Run> runs;  // changes within the mesh
   std::vector<uint8_t> fs_flags;
   std::vector<FsCommand> fs;
+  std::array<bool, kKindCount> filled{};  // kFilledMarker: arrays the writer filled in
+  bool filled_vs = false;
 
   MeshState() { slot.fill(-1); }
   Array* find(int k) { return slot[k] < 0 ? nullptr : &arrays[size_t(slot[k])]; }
@@ -366,6 +383,7 @@ class Reader {
   // Scratch buffers reused by every line.
   std::vector<int64_t> indices_;
   std::vector<float> pairs_;
+  std::string name_buf_;  // a quoted name whose escaped backslashes were undone
 
   // Warn-once flags.
   std::array<bool, 10> warned_custom_{};
@@ -482,8 +500,13 @@ class Reader {
     return n;
   }
 
-  // A name: either quoted (iqe.txt has no escapes: it ends at the next quote) or up to white
-  // space. Empty when the line has none.
+  // A name: either quoted (it ends at the next quote) or up to white space. Empty when the line
+  // has none. Decision: iqe.txt has no escapes, and the reference compiler has none, but common
+  // IQE tokenisers (Python's shlex, used by the Blender importers) read `\"` as an escaped quote
+  // and `\\` as one backslash. The writer doubles the backslashes that end a quoted name, so
+  // that those tokenisers see the closing quote: an even run of 2k backslashes right before the
+  // closing quote reads as k. An odd run is read as written, as the reference compiler reads
+  // it (meshport before issue 16 wrote `"name \"` for `name \`).
   std::string_view next_name() {
     skip_space();
     tok_ = p_;
@@ -497,7 +520,11 @@ class Reader {
         return {s, size_t(end_ - s)};
       }
       p_ = q + 1;
-      return {s, size_t(q - s)};
+      size_t run = 0;
+      while (q - run > s && q[-1 - std::ptrdiff_t(run)] == '\\') ++run;
+      if (run == 0 || run % 2) return {s, size_t(q - s)};
+      name_buf_.assign(s, size_t(q - s) - run / 2);
+      return name_buf_;
     }
     const char* s = p_;
     while (p_ < end_ && !is_space(*p_)) ++p_;
@@ -573,6 +600,7 @@ class Reader {
   // One line. Returns false at the `comment` command, which ends the commands.
   bool command() {
     skip_space();
+    if (p_ < end_ && *p_ == '#' && std::string_view(p_, size_t(end_ - p_)).starts_with(kFilledMarker)) filled_marker();
     if (p_ == end_ || *p_ == '#') return true;
     const char* cmd = p_;
     while (p_ < end_ && !is_space(*p_)) ++p_;
@@ -627,6 +655,23 @@ class Reader {
     if (std::find(unknown_.begin(), unknown_.end(), c) != unknown_.end()) return;
     if (unknown_.size() < 100) unknown_.emplace_back(c);
     warn(at, "unknown command " + quoted(c) + " ignored (commands are case-sensitive)");
+  }
+
+  // kFilledMarker: the commands whose arrays the writer filled in for the current mesh.
+  void filled_marker() {
+    MeshState& m = meshes_.back();
+    std::string_view rest(p_ + kFilledMarker.size(), size_t(end_ - p_) - kFilledMarker.size());
+    while (!rest.empty()) {
+      size_t b = 0;
+      while (b < rest.size() && is_space(rest[b])) ++b;
+      size_t e = b;
+      while (e < rest.size() && !is_space(rest[e])) ++e;
+      std::string_view w = rest.substr(b, e - b);
+      rest.remove_prefix(e);
+      if (w == "vs") m.filled_vs = true;
+      for (int k = 0; k < kKindCount; ++k)
+        if (!w.empty() && w == kCommandNames[size_t(k)]) m.filled[size_t(k)] = true;
+    }
   }
 
   // ---- Vertices --------------------------------------------------------------------------------
@@ -706,8 +751,9 @@ class Reader {
     grew(m, a.count);
   }
 
-  // vb: any number of (index, weight) pairs. All are kept (up to kMaxBlendPairs); the mesh's
-  // arrays hold as many pairs per vertex as its largest vb, shorter ones padded with (0, 0).
+  // vb: any number of (index, weight) pairs. All with a weight other than 0 are kept (up to
+  // kMaxBlendPairs); the mesh's arrays hold as many pairs per vertex as its largest vb, shorter
+  // ones padded with (0, 0).
   void blend(const char* cmd) {
     pairs_.clear();
     float f;
@@ -723,6 +769,16 @@ class Reader {
       warn(tok_, "blend index without a weight: weight 0 used");
       pairs_.push_back(0);
     }
+    // Decision: a pair whose weight is 0 is no influence (importers apply pairs one by one, the
+    // reference compiler drops weights near 0): it is left out, so that the mesh's pair count is
+    // that of its real influences, which the writer writes.
+    size_t kept = 0;
+    for (size_t i = 0; i < pairs_.size(); i += 2)
+      if (pairs_[i + 1] != 0) {
+        pairs_[kept++] = pairs_[i];
+        pairs_[kept++] = pairs_[i + 1];
+      }
+    pairs_.resize(kept);
     size_t n = pairs_.size() / 2;
     if (n > kMaxBlendPairs) {
       warn(begin_, "vertex has " + std::to_string(n) + " blend pairs: the " + std::to_string(kMaxBlendPairs) +
@@ -1092,9 +1148,75 @@ class Reader {
     scene.joints = build_joints();
     if (!any_faces_) implicit_triangles();
     build_meshes(scene);
+    unbind_static(scene);
     scene.comment = std::move(comment_);
     to_scene_axes(scene);
     return scene;
+  }
+
+  static bool is_identity(const Transform& t) {
+    const Transform id;
+    return t.translation == id.translation && t.rotation == id.rotation && t.scale == id.scale;
+  }
+
+  // The writer's kStaticJoint: the last joint, a root named so, at the identity in its rest pose
+  // and in every frame. Anything else is an ordinary joint.
+  static bool has_static_joint(const Scene& s) {
+    if (s.joints.empty()) return false;
+    const Joint& j = s.joints.back();
+    if (j.name != kStaticJoint || j.parent >= 0 || !is_identity(j.rest)) return false;
+    for (const Animation& a : s.animations) {
+      if (a.channels != s.joints.size()) return false;
+      for (size_t f = 0; f < a.frame_count(); ++f)
+        if (!is_identity(a.poses[f * a.channels + a.channels - 1])) return false;
+    }
+    return true;
+  }
+
+  // Drops kStaticJoint: its frame channels go, and influences on it become no influence (the
+  // vertex's other pairs move forward; a mesh keeps as many pairs as its widest vertex needs).
+  static void unbind_static(Scene& s) {
+    if (!has_static_joint(s)) return;
+    const auto sj = float(s.joints.size() - 1);
+    s.joints.pop_back();
+    for (Animation& a : s.animations) {
+      std::vector<Transform> poses;
+      poses.reserve(a.frame_count() * (a.channels - 1));
+      for (size_t f = 0; f < a.frame_count(); ++f)
+        poses.insert(poses.end(), a.poses.begin() + std::ptrdiff_t(f * a.channels),
+                     a.poses.begin() + std::ptrdiff_t(f * a.channels + a.channels - 1));
+      a.poses = std::move(poses);
+      --a.channels;
+    }
+    for (Mesh& m : s.meshes) {
+      VertexStream* bi = m.find(Attribute::BlendIndices);
+      VertexStream* bw = m.find(Attribute::BlendWeights);
+      if (!bi || !bw || bi->components != bw->components) continue;
+      const uint32_t k = bi->components;
+      uint32_t widest = 0;
+      for (size_t v = 0; v < m.vertex_count(); ++v) {
+        float* idx = &bi->data[v * k];
+        float* wt = &bw->data[v * k];
+        uint32_t n = 0;
+        for (uint32_t c = 0; c < k; ++c) {
+          if (wt[c] == 0 || idx[c] == sj) continue;
+          idx[n] = idx[c];
+          wt[n++] = wt[c];
+        }
+        for (uint32_t c = n; c < k; ++c) idx[c] = wt[c] = 0;
+        widest = std::max(widest, n);
+      }
+      widest = std::max(widest, 1u);
+      if (widest < k) {
+        for (VertexStream* st : {bi, bw}) {
+          std::vector<float> d(m.vertex_count() * widest);
+          for (size_t v = 0; v < m.vertex_count(); ++v)
+            std::copy_n(&st->data[v * k], widest, &d[v * widest]);
+          st->data = std::move(d);
+          st->components = widest;
+        }
+      }
+    }
   }
 
   std::vector<Joint> build_joints() {
@@ -1312,7 +1434,7 @@ class Reader {
       }
     }
     if (used_fs_) build_corner_flags(m, s.corner_edge);
-    if (m.has_vs) s.vertex_key = std::move(m.vs);
+    if (m.has_vs && !m.filled_vs) s.vertex_key = std::move(m.vs);
   }
 
   // fs flags f0..fn-1 are given for the file polygon (p0..pn-1), fi for the edge pi -> pi+1.
@@ -1349,7 +1471,7 @@ class Reader {
       if (m.has_material) out.material = material_index(scene, m.material);
       for (int k = 0; k < kKindCount; ++k) {
         Array* a = m.find(k);
-        if (!a) continue;
+        if (!a || m.filled[size_t(is_blend(k) ? kBlendIndexes : k)]) continue;
         VertexStream s;
         s.attribute = attribute_of(k);
         s.name = std::move(a->name);
@@ -1410,8 +1532,9 @@ class Writer {
     out_ = "# Inter-Quake Export\n";
     if (!value_or_empty(scene.iqm).extensions.empty() || !value_or_empty(scene.iqm).pose_parents.empty())
       diags_.add(warning("", "IQM extensions and pose parents cannot be written to IQE: left out"));
+    plan_file(scene);
     joints(scene);
-    for (const Mesh& m : scene.meshes) mesh(scene, m);
+    for (size_t i = 0; i < scene.meshes.size(); ++i) mesh(scene, i);
     for (const Animation& a : scene.animations) animation(scene, a);
     if (!scene.comment.empty()) {
       out_ += "comment\n";
@@ -1426,6 +1549,16 @@ class Writer {
   std::array<Decl, kKindCount> decl_;  // what the file written so far declares
   Run smooth_;                         // smoothing state of the file written so far
   bool wrote_group_ = false, wrote_angle_ = false, wrote_uv_ = false;
+
+  // The whole file's vertex layout (plan_file): every vertex carries the same commands.
+  using Picks = std::array<const VertexStream*, kKindCount>;
+  std::vector<Picks> picks_;                         // each mesh's streams
+  std::array<const VertexStream*, kKindCount> template_{};  // the first stream of each kind
+  bool skinned_ = false;                             // some mesh has blend arrays: every vertex gets vb
+  bool any_vs_ = false;                              // some mesh has vs: every vertex gets vs
+  std::optional<uint32_t> static_joint_;             // kStaticJoint's index, when written
+  double max_index_ = 0;                             // the largest blend index of a joint written
+  uint64_t first_vertex_ = 0;                        // file-global number of the mesh's first vertex
 
   // Roughly the output size (about 11 bytes per float, 8 per face index), so that the text is
   // not copied while it grows; pages never written are not touched.
@@ -1450,7 +1583,8 @@ class Writer {
     out_.append(buf, size_t(r.ptr - buf));
   }
   // Names are always quoted. IQE has no escapes, so a quote cannot be written (it becomes ')
-  // and neither can a line break (it becomes a space).
+  // and neither can a line break (it becomes a space). Backslashes that end the name are
+  // doubled, so that tokenisers with escapes (shlex) see the closing quote; see next_name().
   void name(std::string_view s) {
     out_ += " \"";
     bool changed = false;
@@ -1461,6 +1595,9 @@ class Writer {
       }
       out_ += c;
     }
+    size_t run = 0;
+    while (run < s.size() && s[s.size() - 1 - run] == '\\') ++run;
+    out_.append(run, '\\');
     out_ += '"';
     if (changed)
       diags_.add(warning("", "name " + quoted(s) +
@@ -1486,6 +1623,104 @@ class Writer {
       out_ += '\n';
       pose(j.rest);
     }
+    if (static_joint_) {
+      out_ += "joint";
+      name(kStaticJoint);
+      num(int64_t(-1));
+      out_ += '\n';
+      out_ += kIdentityPose;
+    }
+  }
+
+  // ---- File layout -----------------------------------------------------------------------------
+  static bool valid_keys(const Mesh& m) { return m.smoothing.vertex_key.size() == m.vertex_count(); }
+
+  static bool unweighted(const VertexStream* wt, size_t v) {
+    if (!wt) return true;
+    for (uint32_t c = 0; c < wt->components; ++c)
+      if (wt->get(v, c) != 0) return false;
+    return true;
+  }
+
+  void plan_file(const Scene& scene) {
+    bool rigid = false;  // some vertex of a skinned file has no influence
+    for (const Mesh& m : scene.meshes) {
+      Picks by = pick_streams(m);
+      size_t count = m.vertex_count();
+      for (int k = 0; k < kKindCount; ++k)
+        if (by[size_t(k)] && by[size_t(k)]->vertex_count() != count)
+          fail("", "mesh " + quoted(m.name) + ": its vertex streams have different lengths");
+      for (int k = 0; k < kKindCount; ++k)
+        if (by[size_t(k)] && !template_[size_t(k)]) template_[size_t(k)] = by[size_t(k)];
+      const VertexStream* idx = by[kBlendIndexes];
+      const VertexStream* wt = by[kBlendWeights];
+      if (idx || wt) {
+        skinned_ = true;
+        for (size_t v = 0; v < count && !rigid; ++v) rigid = unweighted(wt, v);
+        if (idx)
+          for (size_t v = 0; v < count; ++v)
+            for (uint32_t c = 0; c < idx->components; ++c)
+              if ((!wt || wt->get(v, c) != 0) && idx->get(v, c) < float(scene.joints.size()))
+                max_index_ = std::max(max_index_, double(idx->get(v, c)));
+      } else {
+        rigid = rigid || count > 0;
+      }
+      any_vs_ = any_vs_ || (!m.smoothing.vertex_key.empty() && valid_keys(m));
+      picks_.push_back(by);
+    }
+    // Unskinned meshes and unweighted vertices are bound to kStaticJoint (without a skeleton,
+    // their vb lines stay empty).
+    if (skinned_ && rigid && !scene.joints.empty()) {
+      static_joint_ = uint32_t(scene.joints.size());
+      max_index_ = std::max(max_index_, double(*static_joint_));
+    }
+  }
+
+  // Values for a kind a mesh lacks while others have it (documented in docs/iqe-iqm.md): texture
+  // coordinates, positions and custom values 0, colours white, tangents +X right-handed, normals
+  // the area-weighted average of the mesh's face normals at each vertex (+Y, up, where none).
+  static VertexStream filler(int k, const VertexStream& like, const Mesh& m) {
+    VertexStream s;
+    s.attribute = like.attribute;
+    s.name = like.name;
+    s.custom_slot = like.custom_slot;
+    s.format = like.format;
+    s.source_size = like.source_size;
+    s.components = like.components;
+    const size_t n = m.vertex_count();
+    s.data.assign(n * s.components, k == kColor ? 1.0f : 0.0f);
+    if (k == kTangent)
+      for (size_t v = 0; v < n; ++v) {
+        s.data[v * s.components] = 1;
+        if (s.components >= 4) s.data[v * s.components + 3] = 1;
+      }
+    if (k == kNormal) face_normals(m, s);
+    return s;
+  }
+
+  static void face_normals(const Mesh& m, VertexStream& s) {
+    const VertexStream* p = m.find(Attribute::Position);
+    const size_t n = m.vertex_count();
+    std::vector<double> acc(n * 3, 0.0);
+    if (p && p->components >= 3)
+      for (size_t t = 0; t + 2 < m.triangles.size(); t += 3) {
+        const uint32_t a = m.triangles[t], b = m.triangles[t + 1], c = m.triangles[t + 2];
+        double e1[3], e2[3];
+        for (uint32_t i = 0; i < 3; ++i) {
+          e1[i] = double(p->get(b, i)) - p->get(a, i);
+          e2[i] = double(p->get(c, i)) - p->get(a, i);
+        }
+        const double cr[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
+                              e1[0] * e2[1] - e1[1] * e2[0]};
+        for (uint32_t v : {a, b, c})
+          for (uint32_t i = 0; i < 3; ++i) acc[size_t(v) * 3 + i] += cr[i];
+      }
+    for (size_t v = 0; v < n; ++v) {
+      const double* a = &acc[v * 3];
+      const double len = std::sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+      for (uint32_t i = 0; i < 3 && i < s.components; ++i)
+        s.data[v * s.components + i] = len > 0 && std::isfinite(len) ? float(a[i] / len) : (i == 1 ? 1.0f : 0.0f);
+    }
   }
 
   // ---- Vertex arrays ---------------------------------------------------------------------------
@@ -1508,12 +1743,32 @@ class Writer {
     }
   }
 
+  static bool is_integer(ComponentType t) { return t <= ComponentType::UInt; }
+  static double largest(ComponentType t) {
+    constexpr double top[] = {127, 255, 32767, 65535, 2147483647.0, 4294967295.0};
+    return top[size_t(t)];
+  }
+
+  // Decision: blend arrays are declared with integer formats only (engines loading IQM refuse
+  // blend arrays that are not ubyte or other integers, and the reference compiler writes what
+  // is declared): a float, half or double stream is declared ubyte weights, and indices of the
+  // smallest unsigned type holding the largest index of a joint the file has (kStaticJoint
+  // included). An integer format too narrow for those is widened the same way (indices outside
+  // the skeleton, which validate reports, do not count). Size: the stream's own for an integer
+  // format, else iqm.txt's 4.
+  ComponentType declared_format(int k, const VertexStream& s) const {
+    if (!is_blend(k)) return s.format;
+    if (k == kBlendWeights) return is_integer(s.format) ? s.format : ComponentType::UByte;
+    if (is_integer(s.format) && max_index_ <= largest(s.format)) return s.format;
+    return max_index_ <= 255 ? ComponentType::UByte : max_index_ <= 65535 ? ComponentType::UShort : ComponentType::UInt;
+  }
+
   // Emits `vertexarray` when the stream's format or size differs from what is in effect.
   void declare(int k, const VertexStream& s) {
     Decl want;
     want.declared = true;
-    want.format = s.format;
-    want.size = declared_size(k, s);
+    want.format = declared_format(k, s);
+    want.size = is_blend(k) && !is_integer(s.format) ? default_size(k) : declared_size(k, s);
     if (is_custom(k)) want.name = s.name.empty() ? std::string(kTypeNames[size_t(k)]) : s.name;
     Decl& have = decl_[size_t(k)];
     bool same = have.declared ? have.format == want.format && have.size == want.size && have.name == want.name
@@ -1577,37 +1832,61 @@ class Writer {
     out_ += '\n';
   }
 
-  // Pairs are written up to the last one that is not (0, 0). If that leaves no vertex with all
-  // the pairs, the first vertex is written in full so that the reader gets the same count back.
-  static uint32_t used_pairs(const VertexStream* idx, const VertexStream* wt, uint32_t pairs, size_t v) {
-    uint32_t n = pairs;
-    while (n > 0 && (idx ? idx->get(v, n - 1) : 0) == 0 && (wt ? wt->get(v, n - 1) : 0) == 0) --n;
-    return n;
-  }
-
-  void blend_values(const VertexStream* idx, const VertexStream* wt, uint32_t pairs, size_t v, bool full) {
-    uint32_t n = full ? pairs : used_pairs(idx, wt, pairs, v);
+  // Only real influences (weight other than 0) are written, as the reference exporters do:
+  // importers apply each pair in turn, so a padding pair (i, 0) would replace the weight of
+  // joint i. A vertex without any is bound to kStaticJoint (an empty vb without a skeleton).
+  void blend_values(const VertexStream* idx, const VertexStream* wt, size_t v) {
     out_ += "vb";
-    for (uint32_t c = 0; c < n; ++c) {
+    uint32_t pairs = std::max(idx ? idx->components : 0, wt ? wt->components : 0);
+    bool any = false;
+    for (uint32_t c = 0; c < pairs; ++c) {
+      float w = wt ? wt->get(v, c) : 0.0f;
+      if (w == 0) continue;
+      any = true;
       num(idx ? idx->get(v, c) : 0.0f);
-      num(wt ? wt->get(v, c) : 0.0f);
+      num(w);
+    }
+    if (!any && static_joint_) {
+      num(int64_t(*static_joint_));
+      num(int64_t(1));
     }
     out_ += '\n';
   }
 
   // ---- Meshes ----------------------------------------------------------------------------------
-  void mesh(const Scene& scene, const Mesh& m) {
-    auto by = pick_streams(m);
+  void mesh(const Scene& scene, size_t i) {
+    const Mesh& m = scene.meshes[i];
+    Picks by = picks_[i];
     size_t count = m.vertex_count();
-    for (int k = 0; k < kKindCount; ++k)
-      if (by[size_t(k)] && by[size_t(k)]->vertex_count() != count)
-        fail("", "mesh " + quoted(m.name) + ": its vertex streams have different lengths");
-    for (uint32_t i : m.triangles)
-      if (i >= count) fail("", "mesh " + quoted(m.name) + ": triangle index " + std::to_string(i) + " out of range");
+    for (uint32_t t : m.triangles)
+      if (t >= count) fail("", "mesh " + quoted(m.name) + ": triangle index " + std::to_string(t) + " out of range");
     if (m.triangles.size() % 3) fail("", "mesh " + quoted(m.name) + ": triangle list is not a multiple of 3");
+    // Kinds other meshes have and this one lacks: filled in, and named in kFilledMarker.
+    std::vector<VertexStream> fill;
+    fill.reserve(kKindCount);
+    std::string filled;
+    for (int k = 0; k < kKindCount; ++k) {
+      if (by[size_t(k)] || !template_[size_t(k)] || is_blend(k)) continue;
+      fill.push_back(filler(k, *template_[size_t(k)], m));
+      by[size_t(k)] = &fill.back();
+      filled += ' ' + std::string(kCommandNames[size_t(k)]);
+    }
+    bool blend = by[kBlendIndexes] || by[kBlendWeights];
+    if (skinned_ && !blend) filled += " vb";
+    bool keys = !m.smoothing.vertex_key.empty();
+    if (keys && !valid_keys(m)) {
+      keys = false;
+      diags_.add(warning("", "mesh " + quoted(m.name) + ": vertex_key has the wrong length: left out"));
+    }
+    if (any_vs_ && !keys) filled += " vs";
     out_ += "mesh";
     name(m.name);
     out_ += '\n';
+    if (!filled.empty()) {
+      out_ += kFilledMarker;
+      out_ += filled;
+      out_ += '\n';
+    }
     // After the mesh line: the reader applies a declaration to the data that follows it.
     for (int k = 0; k < kKindCount; ++k)
       if (by[size_t(k)]) declare(k, *by[size_t(k)]);
@@ -1619,30 +1898,23 @@ class Writer {
     } else if (m.material >= 0) {
       diags_.add(warning("", "mesh " + quoted(m.name) + ": material index out of range: left out"));
     }
-    vertices(m, by, count);
+    vertices(m, by, count, keys);
     faces(m);
+    first_vertex_ += count;
   }
 
-  void vertices(const Mesh& m, const std::array<const VertexStream*, kKindCount>& by, size_t count) {
+  void vertices(const Mesh& m, const Picks& by, size_t count, bool keys) {
     const VertexStream* idx = by[kBlendIndexes];
     const VertexStream* wt = by[kBlendWeights];
-    uint32_t pairs = std::max(idx ? idx->components : 0, wt ? wt->components : 0);
-    bool keys = !m.smoothing.vertex_key.empty();
-    if (keys && m.smoothing.vertex_key.size() != count) {
-      keys = false;
-      diags_.add(warning("", "mesh " + quoted(m.name) + ": vertex_key has the wrong length: left out"));
-    }
-    bool pad_first = idx || wt;
-    for (size_t v = 0; v < count && pad_first; ++v) pad_first = used_pairs(idx, wt, pairs, v) < pairs;
     for (size_t v = 0; v < count; ++v) {
       for (int k = 0; k < kKindCount; ++k) {
-        if (k == kBlendIndexes && (idx || wt)) blend_values(idx, wt, pairs, v, v == 0 && pad_first);
+        if (k == kBlendIndexes && skinned_) blend_values(idx, wt, v);
         if (k == kBlendIndexes || k == kBlendWeights || !by[size_t(k)]) continue;
         vertex_values(kCommandNames[size_t(k)], k, *by[size_t(k)], v);
       }
-      if (keys) {
+      if (keys || any_vs_) {
         out_ += "vs";
-        num(int64_t(m.smoothing.vertex_key[v]));
+        num(keys ? int64_t(m.smoothing.vertex_key[v]) : int64_t(first_vertex_ + v));
         out_ += '\n';
       }
     }
@@ -1753,9 +2025,11 @@ class Writer {
     if (a.channels && !scene.joints.empty() && a.channels != scene.joints.size())
       diags_.add(warning("", "animation " + quoted(a.name) + " has " + std::to_string(a.channels) + " channels for " +
                                  std::to_string(scene.joints.size()) + " joints"));
+    const bool rigid = static_joint_ && a.channels == scene.joints.size();
     for (size_t f = 0; f < a.frame_count(); ++f) {
       out_ += "frame\n";
       for (size_t j = 0; j < a.channels; ++j) pose(a.poses[f * a.channels + j]);
+      if (rigid) out_ += kIdentityPose;
     }
   }
 };

@@ -200,8 +200,6 @@ void check_sections(const In& in, const Header& h) {
                                                h.num_extensions, kExtensionSize, in.size));
   if (h.num_text && in.p[uint64_t(h.ofs_text) + h.num_text - 1] != 0)
     in.fail(int64_t(h.ofs_text) + h.num_text - 1, "the text table does not end with a NUL");
-  if (h.num_vertexes && !h.num_vertexarrays)
-    in.fail(FIELD(num_vertexes), fmt::format("num_vertexes is {} but the file has no vertex arrays", h.num_vertexes));
 }
 
 // The string at text index `index`, named `what` (with the record at `ref`) in diagnostics.
@@ -916,6 +914,29 @@ uint32_t num_poses(const Scene& s) {
   return s.joints.empty() ? s.animations[0].channels : uint32_t(s.joints.size());
 }
 
+// Frames hold quantised finite values only: a NaN or infinite channel value is stored as the
+// channel's offset (the smallest finite value of the channel over all frames, 0 when it has
+// none). Warned, naming the first (as vertex arrays and joint rests are).
+void warn_non_finite_poses(Writer& w, const std::vector<float>& values, uint32_t np) {
+  size_t bad = 0, first = 0;
+  for (size_t i = 0; i < values.size(); ++i)
+    if (!std::isfinite(values[i]) && !bad++) first = i;
+  if (!bad) return;
+  static constexpr const char* kChannel[] = {"translation x", "translation y", "translation z", "rotation x",
+                                             "rotation y",    "rotation z",    "rotation w",    "scale x",
+                                             "scale y",       "scale z"};
+  const size_t per_frame = size_t(np) * 10, frame = first / per_frame, pose = first % per_frame / 10;
+  size_t a = 0, f = frame;
+  while (a < w.scene.animations.size() && f >= w.scene.animations[a].frame_count())
+    f -= w.scene.animations[a++].frame_count();
+  const std::string joint = pose < w.scene.joints.size() ? " ('" + w.scene.joints[pose].name + "')" : "";
+  wwarn(w.diags, fmt::format("{} animation pose values are NaN or infinite (the first: animation '{}', frame {}, "
+                             "pose {}{}, {}); IQM frames hold finite values only: each is written as its channel's "
+                             "smallest finite value (0 when it has none)",
+                             bad, a < w.scene.animations.size() ? w.scene.animations[a].name : "", f, pose, joint,
+                             kChannel[first % 10]));
+}
+
 void prepare_animations(Writer& w) {
   const Scene& s = w.scene;
   const uint32_t np = num_poses(s);
@@ -937,6 +958,7 @@ void prepare_animations(Writer& w) {
       values.insert(values.end(), z.rotation.begin(), z.rotation.end());
       values.insert(values.end(), z.scale.begin(), z.scale.end());
     }
+  warn_non_finite_poses(w, values, np);
   w.frames = ops::quantize_frames(values, np, 10, total);
   w.pose_parents.assign(np, -1);
   if (!s.joints.empty()) {
@@ -1222,6 +1244,13 @@ void refuse_unreadable_animations(const Scene& scene, const Header& h, const std
 Scene read(std::span<const uint8_t> data, const std::string& name, Diagnostics& diags) {
   In in{data.data(), data.size(), name, diags, uint64_t(data.size()) * kBudgetFactor + kBudgetSlack};
   Header h = read_header(in);
+  // Decision: shipped animation files (no meshes) count vertexes without any vertex array; the
+  // engines loading them ignore the count, and so does meshport, with a warning.
+  if (h.num_vertexes && !h.num_vertexarrays) {
+    in.warn(FIELD(num_vertexes), fmt::format("num_vertexes is {} but the file has no vertex arrays: read as 0",
+                                             h.num_vertexes));
+    h.num_vertexes = 0;
+  }
   check_sections(in, h);
   Scene s;
   std::vector<Array> arrays = read_arrays(in, h);

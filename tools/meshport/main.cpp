@@ -1,6 +1,7 @@
 // meshport command-line tool: parses arguments and calls the library.
 #include <meshport/diff.h>
 #include <meshport/meshport.h>
+#include <meshport/validate.h>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -657,7 +658,7 @@ int main(int argc, char** argv) {
       for (const auto& path : validate_paths) {
         Diagnostics d;
         try {
-          read(path, o, &d);
+          validate_scene(read(path, o, &d), path, d);
         } catch (const Error& e) {
           d.add(e.diagnostic());
         }
