@@ -12,10 +12,13 @@ all: build
 deps:
 	@scripts/install-deps.sh
 
-# The Khronos glTF Validator (npm), used by the GltfValidator test.
+# The Khronos glTF Validator (npm), used by the GltfValidator test; gltfpack and glTF-Transform
+# (npm), used by the GltfTools tests.
 npm-deps:
 	@if [ -f tests/gltf_validate/package-lock.json ] && [ ! -d tests/gltf_validate/node_modules/gltf-validator ]; then \
 	  npm ci --prefix tests/gltf_validate --no-audit --no-fund; fi
+	@if [ ! -f tests/gltf_tools/node_modules/gltfpack/cli.js ] || [ ! -f tests/gltf_tools/node_modules/@gltf-transform/cli/bin/cli.js ]; then \
+	  npm ci --prefix tests/gltf_tools --no-audit --no-fund; fi
 
 $(BUILD)/CMakeCache.txt:
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
