@@ -533,7 +533,7 @@ TEST(ModeDefModelScene, FullFixture) {
   EXPECT_TRUE(d.items.empty());
   EXPECT_EQ(s.modedef->kind, ModeDefData::Kind::Model);
   ASSERT_EQ(s.modedef->models.size(), 1u);
-  EXPECT_EQ(s.modedef->models[0].file, "dir/full.model");
+  EXPECT_EQ(s.modedef->models[0].file, "full.model");
   EXPECT_EQ(s.modedef->models[0].model, parse_fixture("full.model"));
 
   ASSERT_EQ(s.materials.size(), 2u);

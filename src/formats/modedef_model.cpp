@@ -955,7 +955,7 @@ Scene read_model(std::string_view text, const std::string& name, Diagnostics& di
   Scene scene;
   scene.modedef.emplace().kind = ModeDefData::Kind::Model;
   ModeDefModelFile file;
-  file.file = name;
+  file.file = std::filesystem::path(name).filename().string();  // its own name, as .prop and .path keep theirs
   file.model = parse_model(text, name, diags);
   scene.modedef->models.push_back(std::move(file));
   // A model too large for the Scene is reported at its first token, the eigenvalue count.
