@@ -92,7 +92,7 @@ std::map<Key, PiePolygon> polygons_by_geometry(const Scene& s) {
 
 ProcessOptions optimize_only() {
   ProcessOptions o;
-  o.normals = o.tangents = false;
+  o.normals = o.tangents = Generate::Off;
   o.optimize = true;
   return o;
 }

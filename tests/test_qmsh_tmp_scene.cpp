@@ -741,6 +741,7 @@ TEST(QmshTmpScene, WriteUsesKeptData) {
   Scene s = build(d);
   EXPECT_EQ(s.qmsh_tmp, [&] {
     QmshTmpData k = d;
+    k.fingerprint = content_fingerprint(s);  // what the writer checks before using it
     return k;
   }());
 }

@@ -143,3 +143,50 @@ TEST(SameFormat, FlagsAndOtherFormatsStillGenerate) {
   EXPECT_NE(cli.status, 0);
   EXPECT_NE(cli.out.find("excludes"), std::string::npos) << cli.out;
 }
+
+// Kept whole-file data (.qmsh.tmp text, TFQMSH10 values) is used only while the Scene is what the
+// reader made of it: every processing flag has a visible effect, with a warning that the kept
+// data was not used.
+TEST(SameFormat, ProcessingFlagsChangeQmshTmpOutput) {
+  testutil::TempDir dir;
+  const std::string in = std::string(MESHPORT_TEST_DATA) + "/qmsh/cube.qmsh.tmp";
+  ConvertOptions o;
+  o.process.transform.scale = 2;
+  o.process.flip_winding = true;
+  o.process.optimize = true;
+  Diagnostics d;
+  convert({in}, dir / "cube.qmsh.tmp", o, &d);
+  const Scene src = read(in), out = read(dir / "cube.qmsh.tmp");
+  bool warned = false;
+  for (const Diagnostic& x : d.items) warned |= x.message.find("not from the kept text") != std::string::npos;
+  EXPECT_TRUE(warned);
+  // Twice the size, and the same number of triangles.
+  const Bounds a = scene_bounds(src), b = scene_bounds(out);
+  for (int c = 0; c < 3; ++c) {
+    EXPECT_NEAR(b.max[c] - b.min[c], 2 * (a.max[c] - a.min[c]), 1e-4f) << c;
+  }
+  size_t ta = 0, tb = 0;
+  for (const Mesh& m : src.meshes) ta += m.triangles.size();
+  for (const Mesh& m : out.meshes) tb += m.triangles.size();
+  EXPECT_EQ(ta, tb);
+  // Without flags the kept text is written, without a warning.
+  Diagnostics quiet;
+  convert({in}, dir / "same.qmsh.tmp", {}, &quiet);
+  EXPECT_TRUE(quiet.items.empty());
+  EXPECT_NE(testutil::slurp(dir / "cube.qmsh.tmp"), testutil::slurp(dir / "same.qmsh.tmp"));
+}
+
+TEST(SameFormat, ProcessingFlagsChangeTfqmshOutput) {
+  REQUIRE_CORPUS();
+  testutil::TempDir dir;
+  const std::string in = testutil::corpus("qmsh/Gem.qmsh");
+  ConvertOptions o;
+  o.process.transform.scale = 2;
+  Diagnostics d;
+  convert({in}, dir / "Gem.qmsh", o, &d);
+  bool warned = false;
+  for (const Diagnostic& x : d.items) warned |= x.message.find("the Scene changed since it was read") != std::string::npos;
+  EXPECT_TRUE(warned);
+  const Bounds a = scene_bounds(read(in)), b = scene_bounds(read(dir / "Gem.qmsh"));
+  for (int c = 0; c < 3; ++c) EXPECT_NEAR(b.max[c], 2 * a.max[c], 1e-5f * (1 + std::fabs(a.max[c]))) << c;
+}

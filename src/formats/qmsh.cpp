@@ -764,6 +764,7 @@ Scene read(std::span<const uint8_t> data, const std::string& name, Diagnostics& 
   warn_layout(in, h, subs);
   if (h.offset[kAnimations]) read_animations(in, h, order, s, ext.emplace_back());
   check_overlaps(in, ext);
+  s.qmsh->fingerprint = content_fingerprint(s);
   return s;
 }
 
@@ -818,7 +819,15 @@ struct Plan {
   std::vector<Anim> animations;
   float radius = 0;
   std::array<float, 6> box{};
+  // The values kept from the file the Scene was read from, while the Scene is still what the
+  // reader made of it (content_fingerprint); null once anything changed it.
+  const QmshBinaryData* kept = nullptr;
 };
+
+const QmshBinaryData& kept(const Plan& p) {
+  static const QmshBinaryData none;
+  return p.kept ? *p.kept : none;
+}
 
 bool is_skinned(const Mesh& m) { return m.find(Attribute::BlendIndices) && m.find(Attribute::BlendWeights); }
 
@@ -920,7 +929,7 @@ void plan_tangent(const VertexContext& c, const VertexStream* tan, const Vec3& n
   const float w = tan && tan->get(v, 3, 1.0f) < 0 ? -1.0f : 1.0f;
   x.tangent = flip(t);
   Vec3 raw{0, 0, 0};
-  if (c.raw_binormals) std::copy_n(value_or_empty(c.scene.qmsh).binormals.data() + g * 3, 3, raw.begin());
+  if (c.raw_binormals) std::copy_n(kept(c.plan).binormals.data() + g * 3, 3, raw.begin());
   if (c.raw_binormals && handedness(normal, t, flip(raw)) == w)
     x.binormal = raw;
   else
@@ -930,8 +939,8 @@ void plan_tangent(const VertexContext& c, const VertexStream* tan, const Vec3& n
 // Bone word and weight of Scene vertex v (global vertex g).
 void plan_blend(VertexContext& c, const Mesh& m, const VertexStream& bi, const VertexStream& bw, size_t v, size_t g,
                 FileVertex& x) {
-  if (c.raw_bones && raw_blend(value_or_empty(c.scene.qmsh).bone_indices[g], bi, bw, v, x.weight)) {
-    x.bones = value_or_empty(c.scene.qmsh).bone_indices[g];
+  if (c.raw_bones && raw_blend(kept(c.plan).bone_indices[g], bi, bw, v, x.weight)) {
+    x.bones = kept(c.plan).bone_indices[g];
     return;
   }
   bool dropped = false;
@@ -977,8 +986,8 @@ void plan_meshes(const Scene& s, Plan& p, Diagnostics& d) {
   check_count(nt, "triangles");
   check_count(s.meshes.size(), "meshes (submeshes)");
   VertexContext c{s, p, d};
-  c.raw_binormals = value_or_empty(s.qmsh).binormals.size() == nv * 3;
-  c.raw_bones = value_or_empty(s.qmsh).bone_indices.size() == nv;
+  c.raw_binormals = kept(p).binormals.size() == nv * 3;
+  c.raw_bones = kept(p).bone_indices.size() == nv;
   p.vertices.reserve(nv);
   p.indices.reserve(nt * 3);
   for (const Mesh& m : s.meshes) {
@@ -1019,7 +1028,7 @@ bool same_values(const Transform& a, const Transform& b) {
 
 void plan_bones(const Scene& s, Plan& p) {
   check_count(s.joints.size(), "joints (bones)");
-  const bool raw = value_or_empty(s.qmsh).bone_matrices.size() == s.joints.size();
+  const bool raw = kept(p).bone_matrices.size() == s.joints.size();
   for (size_t j = 0; j < s.joints.size(); ++j) {
     const Joint& joint = s.joints[j];
     check_name(joint.name, "joint name");
@@ -1027,8 +1036,8 @@ void plan_bones(const Scene& s, Plan& p) {
     b.parent = uint16_t(joint.parent + 1);
     b.name = joint.name;
     bool shear = false;
-    if (raw && same_values(rest_from_matrix(value_or_empty(s.qmsh).bone_matrices[j], shear), joint.rest))
-      b.matrix = value_or_empty(s.qmsh).bone_matrices[j];
+    if (raw && same_values(rest_from_matrix(kept(p).bone_matrices[j], shear), joint.rest))
+      b.matrix = kept(p).bone_matrices[j];
     else
       b.matrix = matrix_from_rest(joint.rest);
     p.bones.push_back(std::move(b));
@@ -1071,8 +1080,8 @@ void plan_animations(const Scene& s, Plan& p, Diagnostics& d) {
   const size_t nb = s.joints.size();
   size_t total = 0;
   for (const Animation& a : s.animations) total += a.channels == nb ? a.frame_count() * nb * 8 : 0;
-  const float* raw = value_or_empty(s.qmsh).keys.size() == total ? value_or_empty(s.qmsh).keys.data() : nullptr;
-  const bool lengths = value_or_empty(s.qmsh).animation_lengths.size() == s.animations.size();
+  const float* raw = kept(p).keys.size() == total ? kept(p).keys.data() : nullptr;
+  const bool lengths = kept(p).animation_lengths.size() == s.animations.size();
   size_t at = 0, non_uniform = 0;
   for (size_t ai = 0; ai < s.animations.size(); ++ai) {
     const Animation& a = s.animations[ai];
@@ -1088,7 +1097,7 @@ void plan_animations(const Scene& s, Plan& p, Diagnostics& d) {
     out.name = a.name;
     out.times = key_times(a, frames, d);
     const float last = out.times.empty() ? 0.0f : out.times.back();
-    out.length = lengths && value_or_empty(s.qmsh).animation_lengths[ai] >= last ? value_or_empty(s.qmsh).animation_lengths[ai] : last;
+    out.length = lengths && kept(p).animation_lengths[ai] >= last ? kept(p).animation_lengths[ai] : last;
     out.keys.resize(frames * nb);
     for (size_t i = 0; i < out.keys.size(); ++i, at += 8)
       out.keys[i] = plan_key(s.joints[i % nb].rest, a.poses[i], raw ? raw + at : nullptr, non_uniform);
@@ -1103,7 +1112,7 @@ void plan_animations(const Scene& s, Plan& p, Diagnostics& d) {
 
 // Box and radius of the written positions. The box is exact; the radius (the largest distance
 // from the origin) is the Scene's stored one when it is within 1e-6 of the computed value.
-void plan_bounds(const Scene& s, Plan& p) {
+void plan_bounds(Plan& p) {
   if (p.vertices.empty()) return;
   std::array<float, 6> box{INFINITY, INFINITY, INFINITY, -INFINITY, -INFINITY, -INFINITY};
   double r2 = 0;
@@ -1116,8 +1125,8 @@ void plan_bounds(const Scene& s, Plan& p) {
   }
   p.box = box;
   p.radius = float(std::sqrt(r2));
-  const float stored = value_or_empty(s.qmsh).radius;
-  if (s.qmsh && std::isfinite(stored) && std::fabs(double(stored) - p.radius) <= 1e-6 * p.radius)
+  const float stored = kept(p).radius;
+  if (p.kept && std::isfinite(stored) && std::fabs(double(stored) - p.radius) <= 1e-6 * p.radius)
     p.radius = stored;
 }
 
@@ -1220,11 +1229,17 @@ std::vector<uint8_t> emit(const Plan& p) {
 std::vector<uint8_t> write(const Scene& scene, Diagnostics& diags) {
   ops::check_scene(scene);
   Plan p;
+  if (scene.qmsh && scene.qmsh->fingerprint == content_fingerprint(scene))
+    p.kept = &*scene.qmsh;
+  else if (scene.qmsh)
+    wwarn(diags, "the Scene changed since it was read (processing or editing): the TFQMSH10 values kept from the "
+                 "file (binormals, bone words, bone matrices, keys, animation lengths, radius) are not used; "
+                 "everything is written from the Scene");
   p.flags = plan_flags(scene, diags);
   plan_meshes(scene, p, diags);
   plan_bones(scene, p);
   plan_animations(scene, p, diags);
-  plan_bounds(scene, p);
+  plan_bounds(p);
   if (!scene.attachments.empty())
     wwarn(diags, fmt::format("{} attachments are not written (TFQMSH10 has none)", scene.attachments.size()));
   return emit(p);

@@ -885,6 +885,7 @@ Scene build_scene(QmshTmpData data, const std::string& name, Diagnostics& diags,
       scene.animations.push_back(build_animation(data.actions[i], i, sk, fps, poses, ctx));
   }
   scene.qmsh_tmp = std::move(data);
+  scene.qmsh_tmp->fingerprint = content_fingerprint(scene);
   return scene;
 }
 
@@ -927,7 +928,12 @@ QmshTmpData scene_to_tmp(const Scene& scene, Diagnostics& diags) {
 }
 
 std::string write(const Scene& scene, Diagnostics& diags) {
-  if (scene.qmsh_tmp) return print(*scene.qmsh_tmp);
+  // The kept text is written only while the Scene is what the reader made of it (issue 16).
+  if (scene.qmsh_tmp && scene.qmsh_tmp->fingerprint == content_fingerprint(scene)) return print(*scene.qmsh_tmp);
+  if (scene.qmsh_tmp)
+    diags.add(warning("", "the Scene changed since it was read (processing or editing): the .qmsh.tmp is written "
+                          "from the Scene, not from the kept text (objects per material, actions sampled per "
+                          "frame, Blender 2.4x curves and unknown curve names not kept)"));
   return print(scene_to_tmp(scene, diags));
 }
 
