@@ -1,6 +1,7 @@
 // meshport command-line tool: parses arguments and calls the library.
 #include <meshport/diff.h>
 #include <meshport/meshport.h>
+#include <meshport/summary.h>
 #include <meshport/validate.h>
 
 #include <CLI/CLI.hpp>
@@ -48,367 +49,6 @@ std::array<float, 3> parse_triple(const std::string& text, const char* option) {
   return v;
 }
 
-struct Counts {
-  size_t vertices = 0, triangles = 0;
-};
-
-Counts count(const Scene& s) {
-  Counts c;
-  for (const auto& m : s.meshes) {
-    c.vertices += m.vertex_count();
-    c.triangles += m.triangles.size() / 3;
-  }
-  return c;
-}
-
-// A float as the double with the same shortest decimal form, so JSON shows 1.5 rather than the
-// float's exact binary expansion.
-double shortest(float v) {
-  char buf[32];
-  auto r = std::to_chars(buf, buf + sizeof buf, v + 0.0f);  // -0 prints as 0
-  return std::strtod(std::string(buf, r.ptr).c_str(), nullptr);
-}
-
-const char* pie_texture_kind(PieTexture::Kind k) {
-  switch (k) {
-    case PieTexture::Kind::Texture: return "TEXTURE";
-    case PieTexture::Kind::TcMask: return "TCMASK";
-    case PieTexture::Kind::NormalMap: return "NORMALMAP";
-    case PieTexture::Kind::SpecularMap: return "SPECULARMAP";
-  }
-  return "?";
-}
-
-size_t level_connectors(const Scene& s, const PieLevel& l) {
-  size_t n = 0;
-  for (const auto& a : s.attachments)
-    if ((l.mesh >= 0 && a.mesh == l.mesh) || (l.joint >= 0 && a.joint == l.joint)) ++n;
-  return n;
-}
-
-// A PIE level's polygons (its mesh's triangles) and how many are texture-animated (flag 4000 in
-// the mesh's "pie.flags" face channel).
-std::pair<size_t, size_t> pie_polygons(const Scene& s, const PieLevel& l) {
-  if (l.mesh < 0 || size_t(l.mesh) >= s.meshes.size()) return {0, 0};
-  const Mesh& m = s.meshes[size_t(l.mesh)];
-  size_t texanim = 0;
-  if (const FaceChannel* flags = m.find_channel("pie.flags"))
-    for (uint32_t f : flags->data) texanim += (f & 0x4000) ? 1 : 0;
-  return {m.triangles.size() / 3, texanim};
-}
-
-nlohmann::json pie_json(const Scene& s) {
-  using nlohmann::json;
-  const PieData& p = *s.pie;
-  json j = {{"version", p.version}, {"type", fmt::format("{:x}", p.global.type)}};
-  if (p.global.has_interpolate) j["interpolate"] = p.global.interpolate;
-  auto textures = [](const PieSettings& st) {
-    json t = json::array();
-    for (const auto& x : st.textures)
-      t.push_back({{"directive", pie_texture_kind(x.kind)}, {"tileset", x.tileset}, {"file", x.file}});
-    return t;
-  };
-  j["textures"] = textures(p.global);
-  j["events"] = json::array();
-  for (const auto& e : p.events) j["events"].push_back({{"type", e.type}, {"file", e.file}});
-  j["levels"] = json::array();
-  for (const auto& l : p.levels) {
-    const auto [polygons, texanim] = pie_polygons(s, l);
-    json lv = {{"mesh", l.mesh >= 0 && size_t(l.mesh) < s.meshes.size() ? s.meshes[size_t(l.mesh)].name : ""},
-               {"points", l.points.size()},
-               {"polygons", polygons},
-               {"normals", l.normals},
-               {"connectors", level_connectors(s, l)}};
-    if (!l.comment.empty()) lv["comment"] = l.comment;
-    if (l.overrides.has_type) lv["type"] = fmt::format("{:x}", l.overrides.type);
-    if (!l.overrides.textures.empty()) lv["textures"] = textures(l.overrides);
-    if (texanim) lv["texture_animated_polygons"] = texanim;
-    if (l.has_animobject)
-      lv["animobject"] = {{"time_ms", l.animobject.time}, {"cycles", l.animobject.cycles},
-                          {"frames", l.animobject.frames.size()}};
-    if (l.has_shadow_points) lv["shadow"] = {{"points", l.shadow_points.size()}, {"polygons", l.shadow_polygons.size()}};
-    j["levels"].push_back(lv);
-  }
-  return j;
-}
-
-void print_pie(const Scene& s) {
-  const PieData& p = *s.pie;
-  fmt::print("  PIE {}: TYPE {:x}{}\n", p.version, p.global.type,
-             p.global.has_interpolate ? fmt::format(", INTERPOLATE {}", p.global.interpolate) : std::string());
-  for (const auto& t : p.global.textures)
-    fmt::print("    {} tileset {}: {}\n", pie_texture_kind(t.kind), t.tileset, t.file);
-  for (const auto& e : p.events) fmt::print("    EVENT {}: {}\n", e.type, e.file);
-  for (size_t i = 0; i < p.levels.size(); ++i) {
-    const PieLevel& l = p.levels[i];
-    const auto [polygons, texanim] = pie_polygons(s, l);
-    fmt::print("    level {}{}: {} points, {} polygons{}, {} connectors\n", i + 1,
-               l.comment.empty() ? std::string() : fmt::format(" ({})", l.comment), l.points.size(), polygons,
-               l.normals ? " with normals" : "", level_connectors(s, l));
-    if (l.overrides.has_type) fmt::print("      TYPE {:x}\n", l.overrides.type);
-    for (const auto& t : l.overrides.textures)
-      fmt::print("      {} tileset {}: {}\n", pie_texture_kind(t.kind), t.tileset, t.file);
-    if (texanim) fmt::print("      texture animation on {} polygons\n", texanim);
-    if (l.has_animobject)
-      fmt::print("      ANIMOBJECT: {} frames, {} ms per frame, {}\n", l.animobject.frames.size(), l.animobject.time,
-                 l.animobject.cycles == 0 ? std::string("looping") : fmt::format("{} cycles", l.animobject.cycles));
-    if (l.has_shadow_points)
-      fmt::print("      shadow mesh: {} points, {} polygons\n", l.shadow_points.size(), l.shadow_polygons.size());
-  }
-}
-
-nlohmann::json qmsh_json(const Scene& s) {
-  using nlohmann::json;
-  const QmshBinaryData& q = *s.qmsh;
-  json j = {{"tangents", (q.flags & 1) != 0}, {"skinning", (q.flags & 2) != 0}, {"radius", shortest(q.radius)}};
-  j["animation_lengths"] = json::array();
-  for (float l : q.animation_lengths) j["animation_lengths"].push_back(shortest(l));
-  return j;
-}
-
-nlohmann::json qmsh_tmp_json(const Scene& s) {
-  using nlohmann::json;
-  const QmshTmpData& q = *s.qmsh_tmp;
-  json j = {{"objects", json::array()}, {"actions", json::array()}};
-  for (const auto& m : q.meshes)
-    j["objects"].push_back({{"mesh", m.name}, {"vertices", m.vertices.size()}, {"faces", m.faces.size()},
-                            {"materials", m.materials}, {"auto_smooth_angle", shortest(m.auto_smooth_angle)}});
-  if (q.has_armature) j["armature"] = {{"name", q.armature.name}, {"bones", q.armature.bones.size()}};
-  for (const auto& a : q.actions) {
-    size_t curves = 0;
-    for (const auto& c : a.channels) curves += c.curves.size();
-    j["actions"].push_back({{"name", a.name}, {"channels", a.channels.size()}, {"curves", curves}});
-  }
-  if (!q.fps.empty()) j["fps"] = q.fps.back();
-  return j;
-}
-
-void print_qmsh(const Scene& s) {
-  if (s.qmsh) {
-    const QmshBinaryData& q = *s.qmsh;
-    fmt::print("  TFQMSH10: {}{}bounding radius {}\n", (q.flags & 1) ? "tangents, " : "", (q.flags & 2) ? "skinning, " : "",
-               q.radius);
-  }
-  if (s.qmsh_tmp) {
-    const QmshTmpData& q = *s.qmsh_tmp;
-    fmt::print("  QMSH TMP 10: {} mesh objects{}, {} actions{}\n", q.meshes.size(),
-               q.has_armature ? fmt::format(", armature \"{}\" with {} bones", q.armature.name, q.armature.bones.size())
-                              : std::string(),
-               q.actions.size(), q.fps.empty() ? std::string() : fmt::format(", {} fps", q.fps.back()));
-    for (const auto& m : q.meshes)
-      fmt::print("    object \"{}\": {} vertices, {} faces, {} materials, auto-smooth {}°\n", m.name, m.vertices.size(),
-                 m.faces.size(), m.materials.size(), m.auto_smooth_angle);
-  }
-}
-
-const char* modedef_kind(ModeDefData::Kind k) {
-  switch (k) {
-    case ModeDefData::Kind::Model: return "model";
-    case ModeDefData::Kind::Prop: return "prop";
-    case ModeDefData::Kind::State: return "state";
-    case ModeDefData::Kind::Path: return "path";
-  }
-  return "none";
-}
-
-nlohmann::json modedef_json(const Scene& s) {
-  using nlohmann::json;
-  const ModeDefData& md = *s.modedef;
-  json j = {{"kind", modedef_kind(md.kind)}, {"models", json::array()}};
-  for (const auto& f : md.models) {
-    const ModeDefModel& m = f.model;
-    json modes = json::array();
-    for (size_t k = 0; k < m.eigenvalues.size(); ++k)
-      modes.push_back({{"eigenvalue", shortest(m.eigenvalues[k])}, {"frequency_hz", shortest(mode_frequency(m.eigenvalues[k]))}});
-    j["models"].push_back({{"file", f.file},
-                           {"modes", modes},
-                           {"nodes", m.node_count()},
-                           {"vertices", m.vertices.size()},
-                           {"normals", m.normals.size()},
-                           {"texcoords", m.texcoords.size()},
-                           {"faces", m.faces.size()},
-                           {"materials", m.materials.size()},
-                           {"groups", m.groups.size()},
-                           {"tetrahedra", m.tets.size()},
-                           {"carton", m.carton},
-                           {"index_base",
-                            {{"faces", m.indexing.face_base},
-                             {"groups", m.indexing.group_base},
-                             {"tetrahedra", m.indexing.tet_base},
-                             {"carton", m.indexing.carton_base}}},
-                           {"fend_inclusive", m.indexing.group_end_inclusive}});
-  }
-  j["props"] = json::array();
-  for (const auto& p : md.props)
-    j["props"].push_back({{"file", p.file}, {"model_file", p.prop.model_file}, {"mass", shortest(p.prop.mass)},
-                          {"scale", shortest(p.prop.scale)}, {"rigid_body", p.prop.rigid_body != 0},
-                          {"deform", p.prop.deform != 0}});
-  j["paths"] = json::array();
-  for (const auto& p : md.paths)
-    j["paths"].push_back({{"file", p.file}, {"translation_keys", p.path.translation.size()},
-                          {"rotation_keys", p.path.rotation.size()}});
-  if (md.kind == ModeDefData::Kind::State) {
-    const ModeDefState& st = md.state;
-    json objects = json::array();
-    for (const auto& o : st.objects)
-      objects.push_back({{"prop", o.name}, {"path", o.path_file}, {"birth", shortest(o.birth)}, {"death", shortest(o.death)}});
-    j["state"] = {{"fps", st.fps},
-                  {"use_penalty", st.use_penalty != 0},
-                  {"gravity", {shortest(st.gravity[0]), shortest(st.gravity[1]), shortest(st.gravity[2])}},
-                  {"friction", shortest(st.friction)},
-                  {"objects", objects},
-                  {"planes", st.planes.size()},
-                  {"constraints", st.constraints.size()}};
-  }
-  return j;
-}
-
-void print_modedef(const Scene& s) {
-  if (!s.modedef) return;
-  const ModeDefData& md = *s.modedef;
-  fmt::print("  ModeDef {}:\n", modedef_kind(md.kind));
-  for (const auto& f : md.models) {
-    const ModeDefModel& m = f.model;
-    fmt::print("    model \"{}\": {} modes, {} nodes, {} tetrahedra{}; render mesh {} vertices, {} normals, {} texcoords, "
-               "{} faces, {} materials, {} groups\n",
-               f.file, m.mode_count(), m.node_count(), m.tets.size(), m.carton ? ", carton" : "", m.vertices.size(),
-               m.normals.size(), m.texcoords.size(), m.faces.size(), m.materials.size(), m.groups.size());
-    fmt::print("      index base: faces {}, groups {} (FEND {}), tetrahedra {}, carton {}\n", m.indexing.face_base,
-               m.indexing.group_base, m.indexing.group_end_inclusive ? "inclusive" : "exclusive", m.indexing.tet_base,
-               m.indexing.carton_base);
-    for (size_t k = 0; k < m.eigenvalues.size() && k < 16; ++k)
-      fmt::print("      mode {}: eigenvalue {}, {} Hz\n", k, m.eigenvalues[k], mode_frequency(m.eigenvalues[k]));
-    if (m.eigenvalues.size() > 16) fmt::print("      ... {} more modes\n", m.eigenvalues.size() - 16);
-  }
-  for (const auto& p : md.props)
-    fmt::print("    prop \"{}\": model \"{}\", mass {}, scale {}{}{}\n", p.file, p.prop.model_file, p.prop.mass,
-               p.prop.scale, p.prop.rigid_body ? ", rigid body" : "", p.prop.deform ? ", deforming" : "");
-  for (const auto& p : md.paths)
-    fmt::print("    path \"{}\": {} translation keys, {} rotation keys\n", p.file, p.path.translation.size(),
-               p.path.rotation.size());
-  if (md.kind == ModeDefData::Kind::State) {
-    const ModeDefState& st = md.state;
-    fmt::print("    state: {} fps, gravity ({} {} {}), friction {}, {} objects, {} planes, {} constraints\n", st.fps,
-               st.gravity[0], st.gravity[1], st.gravity[2], st.friction, st.objects.size(), st.planes.size(),
-               st.constraints.size());
-  }
-}
-
-nlohmann::json info_json(const Scene& s, Format f) {
-  using nlohmann::json;
-  json j;
-  j["format"] = std::string(format_info(f).name);
-  Counts c = count(s);
-  json meshes = json::array();
-  for (const auto& m : s.meshes) {
-    json streams = json::array();
-    for (const auto& st : m.streams)
-      streams.push_back(st.attribute == Attribute::Custom ? st.name : std::string(attribute_name(st.attribute)));
-    meshes.push_back({{"name", m.name},
-                      {"material", m.material >= 0 ? s.materials[m.material].name : std::string()},
-                      {"vertices", m.vertex_count()},
-                      {"triangles", m.triangles.size() / 3},
-                      {"attributes", streams},
-                      {"morph_targets", m.morph_targets.size()}});
-  }
-  j["meshes"] = meshes;
-  j["vertices"] = c.vertices;
-  j["triangles"] = c.triangles;
-  j["joints"] = s.joints.size();
-  auto vec = [](const std::array<float, 3>& v) {
-    return nlohmann::json::array({shortest(v[0]), shortest(v[1]), shortest(v[2])});
-  };
-  // Each animation's skinned bounds over all its frames.
-  std::vector<FrameBounds> frames = frame_bounds(s);
-  size_t next = 0;
-  json anims = json::array();
-  for (const auto& a : s.animations) {
-    json entry = {{"name", a.name}, {"frames", a.frame_count()}, {"framerate", shortest(a.framerate)}, {"loop", a.loop}};
-    if (!a.morph_weights.empty()) {
-      size_t keys = 0;
-      for (const auto& t : a.morph_weights) keys = std::max(keys, t.times.size());
-      entry["morph_weight_tracks"] = a.morph_weights.size();
-      entry["morph_weight_keys"] = keys;
-    }
-    if (!a.times.empty()) {
-      entry["times"] = json::array();
-      for (float t : a.times) entry["times"].push_back(shortest(t));
-    }
-    if (a.frame_count() > 0 && next + a.frame_count() <= frames.size() && !s.meshes.empty()) {
-      FrameBounds u = frames[next];
-      for (size_t f = next; f < next + a.frame_count(); ++f)
-        for (int c = 0; c < 3; ++c) {
-          u.min[c] = std::min(u.min[c], frames[f].min[c]);
-          u.max[c] = std::max(u.max[c], frames[f].max[c]);
-          u.radius = std::max(u.radius, frames[f].radius);
-        }
-      entry["bounds"] = {{"min", vec(u.min)}, {"max", vec(u.max)}, {"radius", shortest(u.radius)}};
-    }
-    next += a.frame_count();
-    anims.push_back(entry);
-  }
-  j["animations"] = anims;
-  Bounds b = scene_bounds(s);
-  j["bounds"] = {{"min", vec(b.min)}, {"max", vec(b.max)}};
-  j["materials"] = json::array();
-  for (const auto& m : s.materials) j["materials"].push_back(m.name);
-  j["comment_bytes"] = s.comment.size();
-  j["extensions"] = json::array();
-  for (const auto& e : value_or_empty(s.iqm).extensions) j["extensions"].push_back({{"name", e.name}, {"bytes", e.data.size()}});
-  j["attachments"] = json::array();
-  for (const auto& a : s.attachments) {
-    json e = {{"name", a.name}, {"translation", vec(a.transform.translation)}};
-    if (a.mesh >= 0 && size_t(a.mesh) < s.meshes.size()) e["mesh"] = s.meshes[size_t(a.mesh)].name;
-    if (a.joint >= 0 && size_t(a.joint) < s.joints.size()) e["joint"] = s.joints[size_t(a.joint)].name;
-    j["attachments"].push_back(e);
-  }
-  if (s.pie) j["pie"] = pie_json(s);
-  if (s.qmsh) j["qmsh"] = qmsh_json(s);
-  if (s.qmsh_tmp) j["qmsh_tmp"] = qmsh_tmp_json(s);
-  if (s.modedef) j["modedef"] = modedef_json(s);
-  return j;
-}
-
-void print_info(const Scene& s, Format f, const std::string& path) {
-  Counts c = count(s);
-  fmt::print("{}: {} ({})\n", path, format_info(f).name, format_info(f).description);
-  fmt::print("  meshes: {}  vertices: {}  triangles: {}\n", s.meshes.size(), c.vertices, c.triangles);
-  for (const auto& m : s.meshes) {
-    std::string attrs;
-    for (const auto& st : m.streams) {
-      if (!attrs.empty()) attrs += ' ';
-      attrs += st.attribute == Attribute::Custom ? st.name : attribute_name(st.attribute);
-    }
-    fmt::print("    \"{}\" material \"{}\": {} vertices, {} triangles [{}]{}\n", m.name,
-               m.material >= 0 ? s.materials[m.material].name : "", m.vertex_count(), m.triangles.size() / 3, attrs,
-               m.morph_targets.empty() ? std::string() : fmt::format(", {} morph targets", m.morph_targets.size()));
-  }
-  fmt::print("  joints: {}\n", s.joints.size());
-  fmt::print("  animations: {}\n", s.animations.size());
-  for (const auto& a : s.animations)
-    fmt::print("    \"{}\": {} frames at {}{}{}\n", a.name, a.frame_count(),
-               a.times.empty() ? fmt::format("{} fps", a.framerate)
-                               : fmt::format("key times {}..{} s", a.times.front(), a.times.back()),
-               a.loop ? ", looping" : "",
-               a.morph_weights.empty() ? std::string() : fmt::format(", {} morph weight tracks", a.morph_weights.size()));
-  Bounds b = scene_bounds(s);
-  if (!b.empty)
-    fmt::print("  bounds: min ({} {} {}) max ({} {} {})\n", b.min[0], b.min[1], b.min[2], b.max[0], b.max[1], b.max[2]);
-  if (!s.comment.empty()) fmt::print("  comment: {} bytes\n", s.comment.size());
-  for (const auto& e : value_or_empty(s.iqm).extensions) fmt::print("  extension \"{}\": {} bytes\n", e.name, e.data.size());
-  if (!s.attachments.empty()) fmt::print("  attachments: {}\n", s.attachments.size());
-  for (const auto& a : s.attachments) {
-    std::string on;
-    if (a.joint >= 0 && size_t(a.joint) < s.joints.size()) on = fmt::format(" on joint \"{}\"", s.joints[size_t(a.joint)].name);
-    else if (a.mesh >= 0 && size_t(a.mesh) < s.meshes.size()) on = fmt::format(" on \"{}\"", s.meshes[size_t(a.mesh)].name);
-    const auto& t = a.transform.translation;
-    fmt::print("    \"{}\"{} at ({} {} {})\n", a.name, on, t[0], t[1], t[2]);
-  }
-  if (s.pie) print_pie(s);
-  print_qmsh(s);
-  print_modedef(s);
-}
-
 // `meshport diff`: 0 same, 1 different, 2 when a file cannot be read.
 int run_diff(const std::string& a, const std::string& b, const std::string& from_a, const std::string& from_b,
              const DiffOptions& options, bool as_json) {
@@ -443,6 +83,9 @@ int main(int argc, char** argv) {
   CLI::App app{"meshport: read, write, validate and convert 3D game model formats"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "meshport 0.1.0");
+  // Format names from the library's one table (meshport::formats()).
+  const std::string from_help = "Input format: " + format_names(false) + " (default: by extension)";
+  const std::string to_help = "Output format: " + format_names(true) + " (default: by extension)";
 
   // convert
   auto* convert = app.add_subcommand("convert", "Convert models; animations of later inputs attach to the first");
@@ -453,8 +96,8 @@ int main(int argc, char** argv) {
                                          "(- reads standard input; give --from)")
       ->required();
   convert->add_option("-o,--output", output, "Output file (- writes standard output; give --to)")->required();
-  convert->add_option("--from", from, "Input format (default: by extension)");
-  convert->add_option("--to", to, "Output format (default: by extension)");
+  convert->add_option("--from", from, from_help);
+  convert->add_option("--to", to, to_help);
   convert->add_flag("--no-adjacency", no_adjacency, "IQM: do not write triangle adjacency");
   convert->add_flag("--no-bounds", no_bounds, "IQM: do not write per-frame bounds");
   convert->add_flag("-q,--quiet", quiet, "Do not print warnings");
@@ -527,8 +170,8 @@ int main(int argc, char** argv) {
   deform->add_option("--amplitudes", deform_amplitudes, "Amplitudes of modes 0, 1, ... in order (a0,a1,...)")
       ->delimiter(',')
       ->type_name("a0,a1,...");
-  deform->add_option("--from", deform_from, "Input format (default: by extension)");
-  deform->add_option("--to", deform_to, "Output format (default: by extension)");
+  deform->add_option("--from", deform_from, from_help);
+  deform->add_option("--to", deform_to, to_help);
   deform->add_flag("-q,--quiet", deform_quiet, "Do not print warnings");
 
   // info
@@ -536,7 +179,7 @@ int main(int argc, char** argv) {
   std::string info_path, info_from;
   bool info_as_json = false;
   info->add_option("file", info_path, "Model file (- reads standard input; give --from)")->required();
-  info->add_option("--from", info_from, "Input format (default: by extension)");
+  info->add_option("--from", info_from, from_help);
   info->add_flag("--json", info_as_json, "Print one JSON object");
 
   // validate
@@ -643,11 +286,9 @@ int main(int argc, char** argv) {
       o.format = parse_format(info_from, "--from");
       Diagnostics d;
       Scene s = read(info_path, o, &d);
-      Format f = o.format ? *o.format : *format_from_path(info_path);
-      if (info_as_json)
-        fmt::print("{}\n", info_json(s, f).dump(2));
-      else
-        print_info(s, f, info_path);
+      Summary summary = summarize(s, o.format ? *o.format : *format_from_path(info_path));
+      summary.file = info_path;
+      fmt::print("{}", info_as_json ? to_json(summary).dump(2) + "\n" : to_text(summary));
       print_diagnostics(d);
       return 0;
     }
@@ -672,13 +313,7 @@ int main(int argc, char** argv) {
     }
     if (*diff_cmd) return run_diff(diff_a, diff_b, diff_from_a, diff_from_b, diff_options, diff_json);
     if (*list) {
-      fmt::print("{:<8} {:<6} {:<6} {:<12} {}\n", "format", "read", "write", "extensions", "description");
-      for (const auto& f : formats()) {
-        std::string exts;
-        for (auto e : f.extensions) exts += (exts.empty() ? "" : " ") + std::string(e);
-        fmt::print("{:<8} {:<6} {:<6} {:<12} {}\n", f.name, f.can_read ? "yes" : "no", f.can_write ? "yes" : "no", exts,
-                   f.description);
-      }
+      fmt::print("{}", formats_text());
       return 0;
     }
   } catch (const Error& e) {
