@@ -15,13 +15,7 @@ using namespace meshport;
 
 namespace {
 
-Transform trs(std::array<float, 3> t, std::array<float, 4> r = {0, 0, 0, 1}, std::array<float, 3> s = {1, 1, 1}) {
-  Transform x;
-  x.translation = t;
-  x.rotation = r;
-  x.scale = s;
-  return x;
-}
+using testutil::trs;
 
 // Two root chains: "hips" -> "spine" (offset sideways from the hips, rotated 90 degrees about Z)
 // and a second root "prop" far from the first, with a child "prop.tip" scaled non-uniformly.

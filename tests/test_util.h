@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -31,6 +32,16 @@ inline meshport::VertexStream float_stream(meshport::Attribute a, uint32_t compo
   s.components = components;
   s.data = std::move(data);
   return s;
+}
+
+// A transform from translation, rotation (x y z w) and scale.
+inline meshport::Transform trs(std::array<float, 3> t, std::array<float, 4> r = {0, 0, 0, 1},
+                               std::array<float, 3> s = {1, 1, 1}) {
+  meshport::Transform x;
+  x.translation = t;
+  x.rotation = r;
+  x.scale = s;
+  return x;
 }
 
 // A fresh folder per test, removed afterwards.
