@@ -491,6 +491,8 @@ struct Writer {
   std::vector<int32_t> gltf_mesh;  // per Scene mesh: its glTF mesh, -1: not written
   std::vector<int32_t> mesh_node;  // per Scene mesh: its node, -1: not written
   std::vector<json> modedef_mesh;  // per Scene mesh: its ModeDef source's extras (gltf_modedef.h), or null
+  std::vector<std::string> mesh_names;  // per glTF mesh: its name as written
+  json animation_extras = json::array();  // per glTF animation: its extras.meshport, with its name
 
   std::string text(const std::string& s) {
     if (valid_utf8(s)) return s;
@@ -833,12 +835,20 @@ json smoothing_json(const SmoothingRules& r) {
 }
 
 // Mesh extras.meshport of a mesh's face channels and format streams (schema at the top), or null.
+// A uint32 as Blender can keep it: its custom properties hold 32-bit signed integers, and one
+// value beyond makes it drop the whole extras object; words from 2^31 up are written as the
+// int32 of the same bits (readers take -2^31..2^32-1 modulo 2^32).
+json word(uint32_t v) { return v <= uint32_t(INT32_MAX) ? json(v) : json(int32_t(v)); }
+
 json format_data_json(const Mesh& m) {
   json mp = json::object();
   if (!m.face_channels.empty()) {
     json channels = json::array();
-    for (const FaceChannel& c : m.face_channels)
-      channels.push_back({{"name", c.name}, {"components", c.components}, {"data", c.data}});
+    for (const FaceChannel& c : m.face_channels) {
+      json data = json::array();
+      for (uint32_t v : c.data) data.push_back(word(v));
+      channels.push_back({{"name", c.name}, {"components", c.components}, {"data", std::move(data)}});
+    }
     mp["face_channels"] = std::move(channels);
   }
   json streams = json::array();
@@ -1082,6 +1092,7 @@ void emit_mesh(Writer& w, size_t mi, const Influences* inf_in) {
   mesh["primitives"] = json::array({std::move(prim)});
   Buffer::append(w.meshes, mesh);
   const size_t index = w.mesh_count++;
+  w.mesh_names.push_back(m.name.empty() ? std::string() : w.text(m.name));
 
   json node = json::object();
   if (!m.name.empty()) node["name"] = w.text(m.name);
@@ -1273,19 +1284,36 @@ void emit_animations(Writer& w) {
                {"loop", a.loop},
                {"channels", a.channels}};
     if (own_times) mp["times"] = true;
-    anim["extras"] = {{"meshport", std::move(mp)}};
+    anim["extras"] = {{"meshport", mp}};
+    // Blender drops animation extras: the scene extras keep a copy, matched by name.
+    mp["name"] = a.name.empty() ? std::string() : w.text(a.name);
+    mp["frames"] = frames;
+    mp["interpolation"] = a.interpolation == Interpolation::Step ? "step" : "linear";
+    if (own_times) {
+      json t = json::array();
+      for (float x : times) t.push_back(num(x));
+      mp["times"] = std::move(t);
+    }
+    w.animation_extras.push_back(std::move(mp));
     animations.push_back(std::move(anim));
   }
   if (!animations.empty()) w.root["animations"] = std::move(animations);
 }
 
-// ---- Root extras and assembly --------------------------------------------------------------
+// ---- Scene extras and assembly -------------------------------------------------------------
 
-json root_extras(Writer& w) {
+// scenes[0].extras.meshport: the document-level data (schema at the top).
+json scene_extras(Writer& w) {
   const Scene& s = w.scene;
   json e = {{"version", 1}, {"joint_nodes", w.joint_nodes}};
+  json names = json::array();
+  for (size_t j = 0; j < w.joint_nodes; ++j)
+    names.push_back(w.animation_only ? fmt::format("pose {}", j) : w.text(s.joints[j].name));
+  e["joints"] = std::move(names);
   if (w.static_node) e["static_node"] = *w.static_node;
   if (w.animation_only) e["animation_only"] = true;
+  e["meshes"] = w.mesh_names;
+  if (!w.animation_extras.empty()) e["animations"] = w.animation_extras;
   if (!s.comment.empty()) {
     if (valid_utf8(s.comment))
       e["comment"] = s.comment;
@@ -1300,6 +1328,7 @@ json root_extras(Writer& w) {
   }
   if (!value_or_empty(s.iqm).pose_parents.empty()) e["iqm_pose_parents"] = value_or_empty(s.iqm).pose_parents;
   if (s.pie) e["pie"] = pie_to_json(*s.pie, w.gltf_mesh);
+  if (s.modedef) e["modedef"] = modedef_to_json(*s.modedef);  // gltf_modedef.h
   return e;
 }
 
@@ -1354,10 +1383,9 @@ std::vector<OutputFile> write(const Scene& scene, const WriteOptions& options, b
     w.root["scene"] = 0;
     w.root["scenes"] = json::array({{{"nodes", w.scene_nodes}}});
   }
-  if (scene.modedef) {  // in scenes[0].extras, which Blender keeps (gltf_modedef.h)
-    if (!w.root.contains("scenes")) w.root["scenes"] = json::array({json::object()});
-    w.root["scenes"][0]["extras"]["meshport"]["modedef"] = modedef_to_json(*scene.modedef);
-  }
+  // The document-level extras in scenes[0] (written even without nodes), which Blender keeps.
+  if (!w.root.contains("scenes")) w.root["scenes"] = json::array({json::object()});
+  w.root["scenes"][0]["extras"] = {{"meshport", scene_extras(w)}};
   while (w.buf.bin.size() % 4) w.buf.bin.push_back(0);
   if (!w.buf.bin.empty()) {
     if (w.buf.bin.size() > 0xFFFFFFF0u) wfail(fmt::format("{} bytes of data are more than glTF can hold", w.buf.bin.size()));
@@ -1368,7 +1396,6 @@ std::vector<OutputFile> write(const Scene& scene, const WriteOptions& options, b
                      : uri_encode(bin_name);
     w.root["buffers"] = json::array({std::move(b)});
   }
-  w.root["extras"] = {{"meshport", root_extras(w)}};
 
   std::vector<std::pair<std::string, std::string>> arrays;
   if (w.mesh_count) arrays.emplace_back("meshes", std::exchange(w.meshes, std::string()));
