@@ -644,6 +644,7 @@ class Reader {
   void map_extras_nodes(const json& mp, uint64_t count);
   void map_extras_meshes(const json& mp);
   const json* kept_animation_extras(uint32_t ai, const std::string& name);
+  void rebase_joints();
   void restore_primitive(Mesh& m, const std::vector<std::string>& keys, const json& mp, const std::string& path);
   void restore_format_data(Mesh& m, const json& mp, const std::string& path);
   void restore_extras();
@@ -2771,6 +2772,114 @@ void Reader::restore_pie(const json& mp) {
   }
 }
 
+// A tool that re-oriented the bones (Blender's importer turns each bone's axes towards its child,
+// and its exporter writes those axes back) changed every joint's rest by a rotation C_j of its own
+// frame: world rest W'_j = W_j C_j. The extras' "joint_rests" give W_j back: rests, poses
+// (P_j = P'_j C_j^-1) and joint-relative attachments (C_j T) are re-expressed in the writer's
+// frames, which leaves every skinned position as it is. Nothing changes unless every C_j is a
+// rotation (within 1e-4; a skeleton edited since keeps the file's rests); entries of C_j within
+// 1e-5 of 0 or +-1 are snapped, as the tool's turns are quarter turns re-read from floats.
+void Reader::rebase_joints() {
+  if (!mp_.present || !mp_.mapped || mp_.animation_only) return;
+  const json* list = member(*mp_.extras, "joint_rests");
+  const size_t nj = scene_.joints.size();
+  if (!list || !list->is_array() || list->size() != nj || nj == 0) return;
+  std::vector<Transform> kept(nj);
+  for (size_t j = 0; j < nj; ++j) {
+    const json& r = (*list)[j];
+    if (!r.is_array() || r.size() != 10) return;
+    float v[10];
+    for (size_t k = 0; k < 10; ++k) {
+      if (!r[k].is_number()) return;
+      v[k] = narrow(r[k].get<double>());
+      if (!std::isfinite(v[k])) return;
+    }
+    kept[j] = {{v[0], v[1], v[2]}, {v[3], v[4], v[5], v[6]}, {v[7], v[8], v[9]}};
+  }
+  auto world_of = [&](const std::vector<Transform>& local, std::vector<Mat3x4>& world) {
+    world.resize(nj);
+    for (size_t j = 0; j < nj; ++j) {
+      const Mat3x4 m = mat_from_trs(local[j].translation, local[j].rotation, local[j].scale);
+      const int32_t p = scene_.joints[j].parent;
+      world[j] = p >= 0 ? mat_mul(world[size_t(p)], m) : m;
+    }
+  };
+  // Without a skin the joints are plain nodes (Blender: empties), whose transform another tool
+  // may write at its current frame of the animation: the rests are the writer's.
+  if (top("skins").empty()) {
+    for (size_t j = 0; j < nj; ++j) scene_.joints[j].rest = kept[j];
+    return;
+  }
+  std::vector<Transform> now(nj);
+  for (size_t j = 0; j < nj; ++j) now[j] = scene_.joints[j].rest;
+  std::vector<Mat3x4> w_now, w_kept;
+  world_of(now, w_now);
+  world_of(kept, w_kept);
+  std::vector<Mat3x4> fix(nj), unfix(nj);  // C_j and C_j^-1
+  bool same = true;
+  for (size_t j = 0; j < nj; ++j) {
+    Mat3x4 c = mat_mul(mat_inverse(w_kept[j]), w_now[j]);
+    float size = 1;
+    for (int k = 9; k < 12; ++k) size = std::max(size, std::fabs(w_kept[j][k]));
+    for (int k = 9; k < 12; ++k) {
+      if (std::fabs(c[k]) > 1e-4f * size) return;
+      c[k] = 0;
+    }
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b) {
+        float d = c[a * 3] * c[b * 3] + c[a * 3 + 1] * c[b * 3 + 1] + c[a * 3 + 2] * c[b * 3 + 2];
+        if (std::fabs(d - (a == b ? 1.0f : 0.0f)) > 1e-4f) return;
+      }
+    if (det3(c) < 0) return;
+    for (int k = 0; k < 9; ++k)
+      for (float snap : {-1.0f, 0.0f, 1.0f})
+        if (std::fabs(c[k] - snap) <= 1e-5f) c[k] = snap;
+    same = same && c == mat_identity();
+    fix[j] = c;
+    unfix[j] = mat_inverse(c);
+  }
+  if (same) return;
+  // A scale within float rounding of a 6-digit decimal is that decimal (the tool's float noise:
+  // 1.0000001 for 1).
+  auto tidy = [](float x) {
+    if (!(std::fabs(x) > 0) || !std::isfinite(x)) return x;
+    const double e = std::pow(10.0, 5 - std::floor(std::log10(std::fabs(double(x)))));
+    const float r = float(std::round(double(x) * e) / e);
+    return std::fabs(r - x) <= 4 * std::numeric_limits<float>::epsilon() * std::fabs(x) ? r : x;
+  };
+  auto local_of = [&](const std::vector<Mat3x4>& world, size_t j) {
+    const int32_t p = scene_.joints[j].parent;
+    bool exact;
+    return decompose(p >= 0 ? mat_mul(mat_inverse(world[size_t(p)]), world[j]) : world[j], exact);
+  };
+  for (Animation& a : scene_.animations) {
+    if (a.channels != nj) continue;
+    for (size_t f = 0; f < a.frame_count(); ++f) {
+      Transform* pose = &a.poses[f * nj];
+      std::vector<Mat3x4> w;
+      world_of(std::vector<Transform>(pose, pose + nj), w);
+      for (size_t j = 0; j < nj; ++j) w[j] = mat_mul(w[j], unfix[j]);
+      for (size_t j = 0; j < nj; ++j) {
+        pose[j] = local_of(w, j);
+        for (float& x : pose[j].scale) x = tidy(x);
+      }
+    }
+  }
+  for (Attachment& at : scene_.attachments) {
+    if (at.joint < 0 || size_t(at.joint) >= nj) continue;
+    const Transform& t = at.transform;
+    bool exact;
+    Transform r = decompose(mat_mul(fix[size_t(at.joint)], mat_from_trs(t.translation, t.rotation, t.scale)), exact);
+    // What is left of the tool's turn within float rounding: none.
+    for (float& x : r.scale) x = tidy(x);
+    const Quat& q = r.rotation;
+    if (std::fabs(std::fabs(q[3]) - 1) <= 1e-6f && std::fabs(q[0]) + std::fabs(q[1]) + std::fabs(q[2]) <= 1e-6f)
+      r.rotation = {0, 0, 0, 1};
+    at.transform = r;
+  }
+  for (size_t j = 0; j < nj; ++j) scene_.joints[j].rest = kept[j];
+}
+
 // ---- The whole file --------------------------------------------------------------------------
 
 Scene Reader::run() {
@@ -2801,6 +2910,7 @@ Scene Reader::run() {
   instance_meshes();
   read_attachments();
   read_animations();
+  rebase_joints();
   restore_extras();
   restore_modedef(scene_, doc_, mesh_scene_, name_, diags_);  // scene and mesh extras, kept by Blender
   return std::move(scene_);

@@ -1310,6 +1310,19 @@ json scene_extras(Writer& w) {
   for (size_t j = 0; j < w.joint_nodes; ++j)
     names.push_back(w.animation_only ? fmt::format("pose {}", j) : w.text(s.joints[j].name));
   e["joints"] = std::move(names);
+  if (!w.animation_only && w.joint_nodes) {
+    // The rests as written: a reader undoes a tool's re-orientation of the bones (Blender's).
+    json rests = json::array();
+    for (size_t j = 0; j < w.joint_nodes; ++j) {
+      const Transform& r = w.rests[j];
+      json x = json::array();
+      for (float f : r.translation) x.push_back(num(f));
+      for (float f : unit_quat(r.rotation)) x.push_back(num(f));
+      for (float f : r.scale) x.push_back(num(f));
+      rests.push_back(std::move(x));
+    }
+    e["joint_rests"] = std::move(rests);
+  }
   if (w.static_node) e["static_node"] = *w.static_node;
   if (w.animation_only) e["animation_only"] = true;
   e["meshes"] = w.mesh_names;
