@@ -2838,7 +2838,10 @@ void Reader::rebase_joints() {
     fix[j] = c;
     unfix[j] = mat_inverse(c);
   }
-  if (same) return;
+  if (same) {  // the same frames within float rounding: the rests as written
+    for (size_t j = 0; j < nj; ++j) scene_.joints[j].rest = kept[j];
+    return;
+  }
   // A scale within float rounding of a 6-digit decimal is that decimal (the tool's float noise:
   // 1.0000001 for 1).
   auto tidy = [](float x) {
@@ -2846,6 +2849,17 @@ void Reader::rebase_joints() {
     const double e = std::pow(10.0, 5 - std::floor(std::log10(std::fabs(double(x)))));
     const float r = float(std::round(double(x) * e) / e);
     return std::fabs(r - x) <= 4 * std::numeric_limits<float>::epsilon() * std::fabs(x) ? r : x;
+  };
+  // A pose's translation, rotation or scale within float rounding (1e-6) of the rest's is the
+  // rest's (the tool's float noise on what the writer wrote as the rest).
+  auto snap_to_rest = [](Transform& p, const Transform& r) {
+    auto close = [](float a, float b) { return std::fabs(a - b) <= 1e-6f * std::max(1.0f, std::fabs(b)); };
+    bool q = true, nq = true, t = true, sc = true;
+    for (int k = 0; k < 4; ++k) q = q && close(p.rotation[k], r.rotation[k]), nq = nq && close(-p.rotation[k], r.rotation[k]);
+    for (int k = 0; k < 3; ++k) t = t && close(p.translation[k], r.translation[k]), sc = sc && close(p.scale[k], r.scale[k]);
+    if (q || nq) p.rotation = r.rotation;
+    if (t) p.translation = r.translation;
+    if (sc) p.scale = r.scale;
   };
   auto local_of = [&](const std::vector<Mat3x4>& world, size_t j) {
     const int32_t p = scene_.joints[j].parent;
@@ -2862,6 +2876,7 @@ void Reader::rebase_joints() {
       for (size_t j = 0; j < nj; ++j) {
         pose[j] = local_of(w, j);
         for (float& x : pose[j].scale) x = tidy(x);
+        snap_to_rest(pose[j], kept[j]);
       }
     }
   }
