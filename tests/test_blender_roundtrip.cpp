@@ -380,3 +380,37 @@ TEST(BlenderRoundTrip, RootExtrasOfOlderFilesStillRead) {
   EXPECT_EQ(text_of(write_memory(g, Format::Pie)), text_of(write_memory(s, Format::Pie)));
   EXPECT_EQ(differences(s, g, 1e-6f), "");
 }
+
+// Every value of the document-level extras replaced in turn by hostile ones: the file is still
+// read (warnings only), and writing what was accepted back to PIE fails cleanly at worst.
+TEST(BlenderRoundTrip, HostileSceneExtrasNeverBreakReading) {
+  const json hostile[] = {json(-1), json(2147483648LL), json(1e300), json(0.5), json("x"),
+                          json::array(), json::object(), json(nullptr), json(true)};
+  for (const char* name : {"pie/feat-anim.pie", "cli/skinned.iqe"}) {
+    SCOPED_TRACE(name);
+    const json good = json_of(read(kData + "/" + name));
+    const json flat = good.flatten();
+    size_t cases = 0;
+    for (const auto& [pointer, value] : flat.items()) {
+      if (pointer.rfind("/scenes/0/extras", 0) != 0 || pointer.find("/pie/") != std::string::npos) continue;
+      for (const json& h : hostile) {
+        json j = good;
+        j[json::json_pointer(pointer)] = h;
+        ++cases;
+        Diagnostics d;
+        Scene g;
+        try {
+          g = from_json(j, &d);
+        } catch (const Error& e) {
+          ADD_FAILURE() << pointer << " = " << h.dump() << ": " << e.what();
+          continue;
+        }
+        try {
+          write_memory(g, Format::Pie);
+        } catch (const Error&) {
+        }
+      }
+    }
+    EXPECT_GT(cases, 100u);
+  }
+}

@@ -65,14 +65,17 @@
 //   -1.
 // - external buffers are relative paths only (percent-decoded, loaded through the SideFileLoader);
 //   absolute paths and URIs with a scheme are an error.
-// - the writer's `extras` (schema at the top of gltf_write.cpp) restore what glTF cannot express:
-//   the joints are nodes 0 .. joint_nodes-1 in order (meshport_static is dropped and influences
-//   on it are none), animation-only files, stream declarations, polygons, smoothing rules,
-//   material strings, framerate / loop / channel count, comment, IQM extensions, pose parents,
-//   Scene::pie (extras.meshport.pie, gltf_pie.h; its glTF mesh indices mapped to Scene meshes),
-//   Scene::modedef (scenes[0] and mesh extras.meshport.modedef, gltf_modedef.h, read even
-//   without the root extras, which Blender drops).
-//   Malformed extras are ignored with a warning, never fatal.
+// - the writer's `extras` (schema at the top of gltf_write.cpp; the document-level ones in
+//   scenes[0].extras.meshport, else the root extras.meshport of older files) restore what glTF
+//   cannot express: the joints are nodes 0 .. joint_nodes-1 in order, or the nodes of the names
+//   "joints" lists where a tool reordered them (meshport_static, known by its node extras, is
+//   dropped and influences on it are none), animation-only files, stream declarations, polygons,
+//   smoothing rules, material strings, framerate / loop / channel count (from the animation's
+//   extras, else the scene copy of the same name, with frame count, key times and STEP), comment,
+//   IQM extensions, pose parents, Scene::pie (gltf_pie.h; its glTF mesh indices mapped to Scene
+//   meshes through the names "meshes" lists), Scene::modedef (gltf_modedef.h), and the joints'
+//   rests ("joint_rests": a tool's re-orientation of the bones is undone, rebase_joints).
+//   Booleans may be 0 / 1 (Blender). Malformed extras are ignored with a warning, never fatal.
 #include "formats/gltf.h"
 
 #include "formats/gltf_modedef.h"

@@ -61,24 +61,41 @@
 // Every meshport object lives under the key "meshport" of an `extras` object. Floats are the
 // exact float values (JSON doubles); absent keys take the default in brackets.
 //
-// Root object (the glTF JSON's top level) extras.meshport, always written:
+// scenes[0].extras.meshport, always written (scenes[0] too, even without nodes): the document-
+// level data, where Blender keeps it (it drops the root extras, where files written before
+// issue 16 had it; readers still take those):
 //   "version": 1                      schema version
 //   "joint_nodes": J                  nodes 0..J-1 are Scene::joints in order [0]
+//   "joints": [string]                the names of nodes 0..J-1 as written: a reader finds the
+//                                     joints by name where a tool reordered the nodes
+//   "joint_rests": [[tx ty tz qx qy qz qw sx sy sz]]   per joint its rest as written (not for
+//                                     animation-only files): a reader undoes a tool's
+//                                     re-orientation of the bones (Blender's)
 //   "static_node": n                  index of the meshport_static node, when written; a reader
 //                                     drops it (its children become roots) and treats influences
 //                                     on it as no influence (the vertex is unweighted)
 //   "animation_only": true            nodes 0..J-1 were synthesised for animations of a Scene
 //                                     without joints: Scene::joints stays empty [false]
+//   "meshes": [string]                the glTF meshes' names in order: maps the glTF mesh
+//                                     indices below (PIE levels, attachments) where a tool
+//                                     reordered the meshes
+//   "animations": [object]            per glTF animation its extras.meshport (below) and "name",
+//                                     "frames" (count), "interpolation" ("step" | "linear"), and
+//                                     "times" as the list of key times when the animation has
+//                                     its own: Blender drops animation extras and resamples
 //   "comment": string                 Scene::comment when it is valid UTF-8 [""]
 //   "comment_base64": string          Scene::comment as base64 when it is not valid UTF-8
 //   "iqm_extensions": [{"name": string, "data": base64 string}]   Scene::iqm.extensions [[]]
 //   "iqm_pose_parents": [int]         Scene::iqm.pose_parents [[]]
-//   "pie": object                     Scene::pie when its version is not 0 (a Scene read from
-//                                     PIE), schema in gltf_pie.h; its levels name glTF meshes
-//                                     (-1 for a level without a written mesh), which a reader
-//                                     maps back to its Scene meshes
-// scenes[0].extras.meshport.modedef and meshes[g].extras.meshport.modedef: Scene::modedef, schema
-//   in gltf_modedef.h (where Blender keeps extras). scenes[0] is written for it even without nodes.
+//   "pie": object                     Scene::pie when the Scene came from PIE, schema in
+//                                     gltf_pie.h; its levels name glTF meshes (-1 for a level
+//                                     without a written mesh), which a reader maps back to its
+//                                     Scene meshes
+//   "modedef": object                 Scene::modedef, schema in gltf_modedef.h (with the mesh
+//                                     extras' "modedef")
+// Blender keeps 32-bit signed integers only (a larger one turns the whole object into a
+// string): uint32 words from 2^31 up (face channels, PIE TYPE) are written as the int32 of the
+// same bits.
 // Node meshport_static: extras.meshport = {"static": true}.
 // Attachment nodes: extras.meshport = {"attachment": true, "mesh": the glTF mesh of
 //   Attachment::mesh}; "mesh" is omitted when the attachment has no mesh or its mesh was not
