@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -93,14 +94,21 @@ TEST(BlenderRoundTrip, PieKeepsItsData) {
     int fps;
     bool same_text;  // false: PIE 3 texture coordinates, which Blender gives back within float rounding
   };
-  const std::vector<Source> sources = {
+  std::vector<Source> sources = {
       {"pie/feat-pie4.pie", 24, true},  {"pie/feat-pie2.pie", 24, true},          {"pie/feat-normals.pie", 24, false},
       {"pie/feat-shadow.pie", 24, true}, {"pie/feat-anim.pie", 10, true}, {"pie/feat-anim-groups.pie", 20, true},
       {"cli/turret.pie", 10, true}};
+  // feat-anim.pie stepped: PIE 4 with INTERPOLATE 0 (Blender samples its bones LINEAR).
+  {
+    std::string t = testutil::slurp(kData + "/pie/feat-anim.pie");
+    t.replace(t.find("PIE 3\nTYPE 200\n"), 15, "PIE 4\nTYPE 200\nINTERPOLATE 0\n");
+    std::ofstream(dir / "stepped.pie") << t;
+  }
+  sources.push_back({dir / "stepped.pie", 10, true});
   std::vector<Job> jobs;
   std::vector<Scene> scenes;
   for (size_t i = 0; i < sources.size(); ++i) {
-    scenes.push_back(read(kData + "/" + sources[i].file));
+    scenes.push_back(read(sources[i].file.starts_with("/") ? sources[i].file : kData + "/" + sources[i].file));
     write(scenes.back(), dir / (std::to_string(i) + ".glb"));
     jobs.push_back({dir / (std::to_string(i) + ".glb"), dir / (std::to_string(i) + ".out.glb"), sources[i].fps});
   }
@@ -125,8 +133,14 @@ TEST(BlenderRoundTrip, PieKeepsItsData) {
     same_order.pie = scenes[i].pie;
     EXPECT_EQ(differences(scenes[i], same_order, 1e-4f), "");
   }
-  // The PIE 4 sample's TYPE keeps its team colour bit; INTERPOLATE 0 comes back as a stepped animation.
+  // The PIE 4 sample's TYPE keeps its team colour bit; INTERPOLATE 0 comes back as a stepped
+  // animation (and in the PIE data).
   EXPECT_EQ(read(jobs[0].out).pie->global.type, 0x10200u);
+  const Scene stepped = read(jobs.back().out);
+  ASSERT_EQ(stepped.animations.size(), 1u);
+  EXPECT_EQ(stepped.animations[0].interpolation, Interpolation::Step);
+  EXPECT_EQ(scenes.back().animations[0].interpolation, Interpolation::Step);
+  EXPECT_EQ(stepped.pie->global.interpolate, 0);
 }
 
 // IQE and IQM through Blender: the same model (meshport::diff at 5e-3: Blender gives normals
