@@ -218,7 +218,7 @@ TEST(GltfAttachments, NodesAndExtras) {
   EXPECT_FALSE(nodes[7].contains("translation") || nodes[7].contains("rotation") || nodes[7].contains("scale"));
   EXPECT_EQ(doc["scenes"][0]["nodes"], json::parse("[1, 2, 3, 0, 6]"));
 
-  const json& pie = doc["extras"]["meshport"]["pie"];
+  const json& pie = doc["scenes"][0]["extras"]["meshport"]["pie"];
   EXPECT_EQ(pie["version"], 4);
   ASSERT_EQ(pie["levels"].size(), 4u);
   EXPECT_EQ(pie["levels"][0]["mesh"], 0);
@@ -238,7 +238,7 @@ TEST(GltfAttachments, NoPieKeyWithoutPieData) {
   Scene s = attachment_scene();
   s.pie = {};
   const json doc = json_of(gltf::write(s, {}, false, "", "", d)[0].bytes);
-  EXPECT_FALSE(doc["extras"]["meshport"].contains("pie"));
+  EXPECT_FALSE(doc["scenes"][0]["extras"]["meshport"].contains("pie"));
   Scene r = read_back(gltf::write(s, {}, true, "", "", d)[0].bytes, d);
   EXPECT_FALSE(r.pie.has_value());
   EXPECT_EQ(r.attachments, s.attachments);
@@ -253,7 +253,7 @@ TEST(GltfAttachments, SkippedMeshes) {
   auto out = gltf::write(s, {}, false, "", "", d);
   const json doc = json_of(out[0].bytes);
   ASSERT_EQ(doc["meshes"].size(), 2u);
-  const json& levels = doc["extras"]["meshport"]["pie"]["levels"];
+  const json& levels = doc["scenes"][0]["extras"]["meshport"]["pie"]["levels"];
   EXPECT_EQ(levels[0]["mesh"], -1);
   EXPECT_EQ(levels[1]["mesh"], 0);
   EXPECT_EQ(levels[3]["mesh"], 1);
@@ -282,7 +282,7 @@ TEST(GltfAttachments, EmptyLeavesWithoutExtras) {
   json doc = json_of(gltf::write(s, {}, false, "", "", d)[0].bytes);
   for (json& n : doc["nodes"])
     if (n.contains("extras")) n.erase("extras");
-  doc["extras"]["meshport"].erase("pie");
+  doc["scenes"][0]["extras"]["meshport"].erase("pie");
   const std::string text = doc.dump();
   Scene r = read_back(std::vector<uint8_t>(text.begin(), text.end()), d);
   ASSERT_EQ(r.attachments.size(), s.attachments.size());
@@ -375,7 +375,7 @@ TEST(GltfAttachments, EmptyUnderJointIsJointRelative) {
   s.joints.push_back({"hand", 0, trs({1, 0, 0}, {0, 0, kH, kH})});
   Diagnostics d;
   json doc = json_of(gltf::write(s, {}, false, "", "", d)[0].bytes);
-  doc.erase("extras");
+  doc["scenes"][0].erase("extras");
   doc["nodes"].push_back({{"name", "grip"}, {"translation", {0.25, 0.5, 0}}});
   doc["nodes"][1]["children"] = json::array({3});
   const std::string text = doc.dump();
@@ -390,7 +390,7 @@ TEST(GltfAttachments, MalformedPieExtrasAreIgnored) {
   Diagnostics d;
   const Scene s = attachment_scene();
   json doc = json_of(gltf::write(s, {}, false, "", "", d)[0].bytes);
-  doc["extras"]["meshport"]["pie"]["levels"][0]["mesh"] = 7;
+  doc["scenes"][0]["extras"]["meshport"]["pie"]["levels"][0]["mesh"] = 7;
   const std::string text = doc.dump();
   Diagnostics r_d;
   Scene r = read_back(std::vector<uint8_t>(text.begin(), text.end()), r_d);
@@ -402,18 +402,18 @@ TEST(GltfAttachments, MalformedPieExtrasAreIgnored) {
       << r_d.items.back().message;
   // Other malformed values: each message names the JSON path.
   const std::vector<std::pair<std::function<void(json&)>, std::string>> cases = {
-      {[](json& p) { p = 5; }, "extras.meshport.pie: is number, not an object"},
+      {[](json& p) { p = 5; }, "scenes[0].extras.meshport.pie: is number, not an object"},
       {[](json& p) { p["levels"][0]["polygons"][0] = {1, 2}; }, "levels[0].polygons[0]: has 2 entries, not 1 or 5"},
       {[](json& p) { p["levels"][0]["points"][1][2] = "x"; }, "levels[0].points[1][2]: \"x\" is not a number"},
       {[](json& p) { p["levels"][1]["joint"] = 1; }, "levels[1].joint: joint 1 does not exist (there are 1)"},
       {[](json& p) { p["global"]["textures"][0]["kind"] = "bump"; }, "global.textures[0].kind: 'bump' is not"},
       {[](json& p) { p["levels"][0]["vertex_point"][0] = -1; }, "levels[0].vertex_point[0]: -1 is not an integer"},
       {[](json& p) { p["levels"][1]["comment"] = {{"base64", "!!"}}; }, "levels[1].comment: is not a string"},
-      {[](json& p) { p["events"] = json::object(); }, "extras.meshport.pie.events: is object, not an array"},
+      {[](json& p) { p["events"] = json::object(); }, "scenes[0].extras.meshport.pie.events: is object, not an array"},
   };
   for (const auto& [mutate, expected] : cases) {
     json m = json_of(gltf::write(s, {}, false, "", "", d)[0].bytes);
-    mutate(m["extras"]["meshport"]["pie"]);
+    mutate(m["scenes"][0]["extras"]["meshport"]["pie"]);
     const std::string t = m.dump();
     Diagnostics w;
     Scene x = read_back(std::vector<uint8_t>(t.begin(), t.end()), w);

@@ -1511,23 +1511,23 @@ TEST(GltfRead, MalformedOrMismatchedMeshportExtrasAreIgnored) {
   Diagnostics w3;
   read_text(d.dump(), &w3);
   EXPECT_TRUE(has_warning(w3, "polygon_sizes: the polygons hold 3 triangles, but the primitive has 2"));
-  // Root extras naming joints the skins do not use: read as any glTF.
+  // Extras naming joints the skins do not use: the skeleton is read as any glTF's (meshport_static,
+  // known by its node extras, is not a joint); the rest of the extras still count.
   d = original;
-  d["extras"]["meshport"]["joint_nodes"] = 1;
+  d["scenes"][0]["extras"]["meshport"]["joint_nodes"] = 1;
   Diagnostics w4;
   Scene c = read_text(d.dump(), &w4);
   EXPECT_TRUE(has_warning(w4, "extras.meshport: the skins use nodes"));
-  EXPECT_EQ(c.joints.size(), 4u);  // the skin's joints, meshport_static included
-  EXPECT_TRUE(c.comment.empty());
+  EXPECT_EQ(c.joints.size(), 3u);
   // An unknown version of the extras.
   d = original;
-  d["extras"]["meshport"]["version"] = 7;
+  d["scenes"][0]["extras"]["meshport"]["version"] = 7;
   Diagnostics w5;
   read_text(d.dump(), &w5);
   EXPECT_TRUE(has_warning(w5, "not a known version"));
   // A broken comment_base64 keeps the rest of the file.
   d = original;
-  d["extras"]["meshport"]["comment_base64"] = "***";
+  d["scenes"][0]["extras"]["meshport"]["comment_base64"] = "***";
   Diagnostics w6;
   Scene e = read_text(d.dump(), &w6);
   EXPECT_TRUE(has_warning(w6, "comment_base64"));

@@ -311,9 +311,12 @@ TEST(GltfWrite, EmptySceneIsAssetOnly) {
   EXPECT_TRUE(has_warning(d, "mesh 0 ('nothing') has 0 vertices and 0 triangles: not written"));
   EXPECT_FALSE(g.j.contains("meshes"));
   EXPECT_FALSE(g.j.contains("buffers"));
-  EXPECT_FALSE(g.j.contains("scenes"));
+  // scenes[0] holds only the document-level extras (where Blender keeps them).
+  ASSERT_EQ(g.j["scenes"].size(), 1u);
+  EXPECT_FALSE(g.j["scenes"][0].contains("nodes"));
   EXPECT_TRUE(g.bin.empty());
-  EXPECT_EQ(g.j["extras"]["meshport"]["version"], 1);
+  EXPECT_EQ(g.j["scenes"][0]["extras"]["meshport"]["version"], 1);
+  EXPECT_FALSE(g.j.contains("extras"));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -509,8 +512,8 @@ TEST(GltfWrite, SkeletonNodesAndInverseBindMatrices) {
     EXPECT_EQ(inv[15], 1.0);
     expect_identity(mul(inv, world_matrix(nodes, j)), fmt::format("joint {}", j));
   }
-  EXPECT_EQ(g.j["extras"]["meshport"]["joint_nodes"], 3);
-  EXPECT_FALSE(g.j["extras"]["meshport"].contains("static_node"));
+  EXPECT_EQ(g.j["scenes"][0]["extras"]["meshport"]["joint_nodes"], 3);
+  EXPECT_FALSE(g.j["scenes"][0]["extras"]["meshport"].contains("static_node"));
 }
 
 TEST(GltfWrite, InfluencesJointsAndWeights) {
@@ -588,7 +591,7 @@ TEST(GltfWrite, UnweightedVerticesBindToAStaticRootJoint) {
   EXPECT_FALSE(nodes[3].contains("rotation"));
   EXPECT_FALSE(nodes[3].contains("scale"));
   EXPECT_EQ(nodes[3]["extras"]["meshport"]["static"], true);
-  EXPECT_EQ(g.j["extras"]["meshport"]["static_node"], 3);
+  EXPECT_EQ(g.j["scenes"][0]["extras"]["meshport"]["static_node"], 3);
   EXPECT_EQ(g.j["scenes"][0]["nodes"], json::parse("[4, 3]"));
   const json& skin = g.j["skins"][0];
   EXPECT_EQ(skin["joints"], json::parse("[0, 1, 2, 3]"));
@@ -758,8 +761,8 @@ TEST(GltfWrite, AnimationOnlySceneGetsPoseNodes) {
   ASSERT_EQ(g.j["nodes"].size(), 2u);
   EXPECT_EQ(g.j["nodes"][0]["name"], "pose 0");
   EXPECT_EQ(g.j["nodes"][0]["children"], json::parse("[1]"));
-  EXPECT_EQ(g.j["extras"]["meshport"]["animation_only"], true);
-  EXPECT_EQ(g.j["extras"]["meshport"]["iqm_pose_parents"], json::parse("[-1, 0]"));
+  EXPECT_EQ(g.j["scenes"][0]["extras"]["meshport"]["animation_only"], true);
+  EXPECT_EQ(g.j["scenes"][0]["extras"]["meshport"]["iqm_pose_parents"], json::parse("[-1, 0]"));
   EXPECT_EQ(g.j["scenes"][0]["nodes"], json::parse("[0]"));
   const json& an = g.j["animations"][0];
   ASSERT_EQ(an["channels"].size(), 2u);
@@ -853,9 +856,10 @@ TEST(GltfWrite, ExtrasSchema) {
   m.smoothing.corner_edge = {1, 0, 1, 1};
   s.meshes.push_back(std::move(m));
   Gltf g = write_glb(s);
-  EXPECT_EQ(g.j["extras"]["meshport"], json::parse(R"({"version": 1, "joint_nodes": 0,
-      "comment": "made by hand\nline 2", "iqm_extensions": [{"name": "FOO", "data": "AAEC+g=="}],
+  EXPECT_EQ(g.j["scenes"][0]["extras"]["meshport"], json::parse(R"({"version": 1, "joint_nodes": 0, "joints": [],
+      "meshes": ["quad"], "comment": "made by hand\nline 2", "iqm_extensions": [{"name": "FOO", "data": "AAEC+g=="}],
       "iqm_pose_parents": [-1]})"));
+  EXPECT_FALSE(g.j.contains("extras"));
   const json& e = g.prim()["extras"]["meshport"];
   EXPECT_EQ(e["streams"], json::parse(R"([
       {"attribute": "position", "gltf": "POSITION", "format": "half", "source_size": 4, "components": 3},
@@ -868,8 +872,8 @@ TEST(GltfWrite, ExtrasSchema) {
   // A comment that is not UTF-8 is kept byte for byte as base64.
   s.comment = std::string("caf\xE9", 4);
   g = write_glb(s);
-  EXPECT_FALSE(g.j["extras"]["meshport"].contains("comment"));
-  EXPECT_EQ(g.j["extras"]["meshport"]["comment_base64"], "Y2Fm6Q==");
+  EXPECT_FALSE(g.j["scenes"][0]["extras"]["meshport"].contains("comment"));
+  EXPECT_EQ(g.j["scenes"][0]["extras"]["meshport"]["comment_base64"], "Y2Fm6Q==");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -892,8 +896,8 @@ TEST(GltfWrite, Mrfixit) {
   const json& skin = g.j["skins"][0];
   EXPECT_EQ(skin["joints"].size(), 75u);
   EXPECT_EQ(g.j["nodes"].size(), 78u);
-  EXPECT_EQ(g.j["extras"]["meshport"]["joint_nodes"], 75);
-  EXPECT_EQ(g.j["extras"]["meshport"]["static_node"], 75);
+  EXPECT_EQ(g.j["scenes"][0]["extras"]["meshport"]["joint_nodes"], 75);
+  EXPECT_EQ(g.j["scenes"][0]["extras"]["meshport"]["static_node"], 75);
   EXPECT_EQ(g.j["nodes"][75]["children"], json::parse("[0, 73, 74]"));
   EXPECT_EQ(skin["skeleton"], 75);
   EXPECT_EQ(g.j["scenes"][0]["nodes"], json::parse("[76, 77, 75]"));

@@ -103,7 +103,7 @@ TEST(PieGltf, GltfWithoutPieExtrasStillGivesLevelsAndConnectors) {
     Scene a = read(path, {}, &d);
     std::vector<uint8_t> bytes = write_memory(a, Format::Gltf, {}, &d);
     auto json = nlohmann::json::parse(bytes.begin(), bytes.end());
-    json["extras"]["meshport"].erase("pie");
+    json["scenes"][0]["extras"]["meshport"].erase("pie");
     if (json.contains("nodes"))
       for (auto& n : json["nodes"])
         if (n.contains("extras")) n.erase("extras");  // attachments become plain empty nodes

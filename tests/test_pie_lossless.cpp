@@ -153,8 +153,8 @@ TEST(PieLossless, OlderGltfSchemaIsStillRead) {
                                         : json::array({p.flags}));
   json points = json::array();
   for (float f : pie::point_stream(src.meshes[0])->data) points.push_back(uint32_t(f));
-  doc["extras"]["meshport"]["pie"]["levels"][0]["polygons"] = polygons;
-  doc["extras"]["meshport"]["pie"]["levels"][0]["vertex_point"] = points;
+  doc["scenes"][0]["extras"]["meshport"]["pie"]["levels"][0]["polygons"] = polygons;
+  doc["scenes"][0]["extras"]["meshport"]["pie"]["levels"][0]["vertex_point"] = points;
   const std::string text = doc.dump();
   Diagnostics d;
   Scene back = read_memory(bytes_of(text), Format::Gltf, "old.gltf", &d);

@@ -55,7 +55,7 @@ json jsettings(const PieSettings& s) {
   json textures = json::array();
   for (const PieTexture& t : s.textures) textures.push_back(jtexture(t));
   return {{"has_type", s.has_type},
-          {"type", s.type},
+          {"type", s.type <= uint32_t(INT32_MAX) ? json(s.type) : json(int32_t(s.type))},
           {"has_interpolate", s.has_interpolate},
           {"interpolate", s.interpolate},
           {"textures", std::move(textures)}};
@@ -116,8 +116,15 @@ const json& array(const json& v, const std::string& path, size_t size = 0) {
   return v;
 }
 
-// An integer within [lo, hi].
+// An integer within [lo, hi]; a float with an integral value counts (Blender writes the integers
+// of a list that also holds floats as floats).
 int64_t integer(const json& v, const std::string& path, int64_t lo, int64_t hi) {
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    if (!(d == std::floor(d) && d >= double(lo) && d <= double(hi)))
+      bad(path, fmt::format("{} is not an integer in {}..{}", v.dump(), lo, hi));
+    return int64_t(d);
+  }
   bool ok = v.is_number_integer();
   if (ok && v.is_number_unsigned()) ok = v.get<uint64_t>() <= uint64_t(hi);
   if (ok && !v.is_number_unsigned()) ok = v.get<int64_t>() >= lo && v.get<int64_t>() <= hi;
@@ -130,6 +137,11 @@ int32_t int32(const json& v, const std::string& path) {
 }
 uint32_t uint32(const json& v, const std::string& path) {
   return uint32_t(integer(v, path, 0, std::numeric_limits<uint32_t>::max()));
+}
+// A bit set (TYPE, polygon flags): also -2^31..-1 for the uint32 of the same bits, since Blender
+// keeps only 32-bit signed integers and the writer gives words from 2^31 up that way.
+uint32_t word(const json& v, const std::string& path) {
+  return uint32_t(integer(v, path, std::numeric_limits<int32_t>::min(), std::numeric_limits<uint32_t>::max()));
 }
 
 float to_float(const json& v, const std::string& path) {
@@ -161,9 +173,11 @@ void get(const json& o, const char* key, const std::string& path, T& out, Conver
   if (const json* v = field(o, key)) out = convert(*v, sub(path, key));
 }
 
+// true / false, or 0 / 1 as Blender writes booleans back (its custom properties have none).
 bool to_bool(const json& v, const std::string& path) {
-  if (!v.is_boolean()) bad(path, fmt::format("{} is not a boolean", v.dump()));
-  return v.get<bool>();
+  if (v.is_boolean()) return v.get<bool>();
+  if (v.is_number() && (v.get<double>() == 0 || v.get<double>() == 1)) return v.get<double>() == 1;
+  bad(path, fmt::format("{} is not a boolean", v.dump()));
 }
 
 template <class T, class Convert>
@@ -210,7 +224,7 @@ PieSettings to_settings(const json& v, const std::string& path) {
   object(v, path);
   PieSettings s;
   get(v, "has_type", path, s.has_type, to_bool);
-  get(v, "type", path, s.type, uint32);
+  get(v, "type", path, s.type, word);
   get(v, "has_interpolate", path, s.has_interpolate, to_bool);
   get(v, "interpolate", path, s.interpolate, int32);
   if (const json* t = field(v, "textures")) s.textures = to_vector<PieTexture>(*t, sub(path, "textures"), to_texture);
@@ -229,7 +243,7 @@ PiePolygon to_polygon(const json& v, const std::string& path) {
   array(v, path);
   if (v.size() != 1 && v.size() != 5) bad(path, fmt::format("has {} entries, not 1 or 5", v.size()));
   PiePolygon p;
-  p.flags = uint32(v[0], sub(path, 0));
+  p.flags = word(v[0], sub(path, 0));
   if (v.size() == 1) return p;
   p.anim_frames = uint32(v[1], sub(path, 1));
   p.anim_rate = uint32(v[2], sub(path, 2));

@@ -1,5 +1,6 @@
-// Scene::pie (PieData, Warzone 2100 PIE-only data) as JSON, kept by the glTF writer in the root
-// extras.meshport.pie so that PIE -> glTF -> PIE loses nothing (docs/pie.md).
+// Scene::pie (PieData, Warzone 2100 PIE-only data) as JSON, kept by the glTF writer in
+// scenes[0].extras.meshport.pie (where Blender keeps it; older files: the root extras) so that
+// PIE -> glTF -> PIE loses nothing, also through Blender (docs/pie.md, docs/gltf-obj.md).
 //
 // ===== Schema =====
 // Every key is always written; a reader takes the default of the C++ field for an absent key.
@@ -12,6 +13,10 @@
 //   float:  the float's exact value as a JSON number; "NaN", "Infinity" or "-Infinity" when it
 //           is not finite (JSON has no such numbers)
 //   string: a JSON string, or {"base64": the bytes} when they are not valid UTF-8
+//   bool:   true / false; readers also take 0 / 1 (Blender writes booleans back so)
+//   int:    readers also take a float with an integral value
+//   TYPE and polygon flags: a uint32, or from 2^31 up the int32 of the same bits (Blender keeps
+//           32-bit signed integers only); readers take -2^31..2^32-1 modulo 2^32
 //
 //   pie = {"version": int,                       PieData::version (2, 3 or 4)
 //          "global": settings,                   PieData::global

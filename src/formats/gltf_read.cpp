@@ -65,14 +65,17 @@
 //   -1.
 // - external buffers are relative paths only (percent-decoded, loaded through the SideFileLoader);
 //   absolute paths and URIs with a scheme are an error.
-// - the writer's `extras` (schema at the top of gltf_write.cpp) restore what glTF cannot express:
-//   the joints are nodes 0 .. joint_nodes-1 in order (meshport_static is dropped and influences
-//   on it are none), animation-only files, stream declarations, polygons, smoothing rules,
-//   material strings, framerate / loop / channel count, comment, IQM extensions, pose parents,
-//   Scene::pie (extras.meshport.pie, gltf_pie.h; its glTF mesh indices mapped to Scene meshes),
-//   Scene::modedef (scenes[0] and mesh extras.meshport.modedef, gltf_modedef.h, read even
-//   without the root extras, which Blender drops).
-//   Malformed extras are ignored with a warning, never fatal.
+// - the writer's `extras` (schema at the top of gltf_write.cpp; the document-level ones in
+//   scenes[0].extras.meshport, else the root extras.meshport of older files) restore what glTF
+//   cannot express: the joints are nodes 0 .. joint_nodes-1 in order, or the nodes of the names
+//   "joints" lists where a tool reordered them (meshport_static, known by its node extras, is
+//   dropped and influences on it are none), animation-only files, stream declarations, polygons,
+//   smoothing rules, material strings, framerate / loop / channel count (from the animation's
+//   extras, else the scene copy of the same name, with frame count, key times and STEP), comment,
+//   IQM extensions, pose parents, Scene::pie (gltf_pie.h; its glTF mesh indices mapped to Scene
+//   meshes through the names "meshes" lists), Scene::modedef (gltf_modedef.h), and the joints'
+//   rests ("joint_rests": a tool's re-orientation of the bones is undone, rebase_joints).
+//   Booleans may be 0 / 1 (Blender). Malformed extras are ignored with a warning, never fatal.
 #include "formats/gltf.h"
 
 #include "formats/gltf_modedef.h"
@@ -448,6 +451,7 @@ struct Node {
   bool camera = false, light = false;  // has a camera / a KHR_lights_punctual light
   bool attachment = false;             // extras.meshport.attachment
   std::optional<uint32_t> attachment_mesh;  // extras.meshport.mesh: a glTF mesh
+  bool is_static = false;              // extras.meshport.static: the writer's meshport_static
   int32_t scene_mesh = -1;             // the Scene mesh of its first primitive, when it has a mesh
 };
 
@@ -492,12 +496,18 @@ class Reader {
   std::vector<std::vector<Primitive>> meshes_;
   std::vector<int32_t> mesh_scene_;  // per glTF mesh: the Scene mesh of its first instance's first primitive
   std::vector<Skin> skins_;
-  // The writer's root extras (gltf_write.cpp): which nodes are the Scene's joints.
+  // The writer's document-level extras (gltf_write.cpp): scenes[0].extras.meshport, or the root
+  // extras.meshport of older files.
   struct MeshportRoot {
     bool present = false;
-    uint32_t joint_nodes = 0;
+    const json* extras = nullptr;  // the object, when present
+    std::string path;              // its JSON path
+    bool mapped = false;           // `nodes` are the Scene's joints (or an animation-only file's poses)
+    std::vector<uint32_t> nodes;   // per Scene joint (pose): its node
+    std::vector<int32_t> pose_of;  // per node: its index in `nodes`, -1
     std::optional<uint32_t> static_node;
     bool animation_only = false;
+    std::vector<int32_t> written_mesh;  // per glTF mesh index the writer used: the glTF mesh now
   } mp_;
 
   // ---- diagnostics
@@ -555,6 +565,13 @@ class Reader {
     if (!v) return def;
     if (!v->is_boolean()) error(fmt::format("{}.{}", path, key), fmt::format("{} is not a boolean", describe(*v)));
     return v->get<bool>();
+  }
+  // A boolean of meshport's extras: true / false, or 1 / 0 as Blender writes booleans back.
+  bool get_flag(const json& o, const char* key, const std::string& path, bool def) const {
+    const json* v = member(o, key);
+    if (!v) return def;
+    if (v->is_number() && (v->get<double>() == 0 || v->get<double>() == 1)) return v->get<double>() == 1;
+    return get_bool(o, key, path, def);
   }
   std::string get_string(const json& o, const char* key, const std::string& path, bool required = false) const {
     const json* v = member(o, key);
@@ -627,6 +644,10 @@ class Reader {
   void read_animations();
   void read_animation(uint32_t a);
   void read_root_extras();
+  void map_extras_nodes(const json& mp, uint64_t count);
+  void map_extras_meshes(const json& mp);
+  const json* kept_animation_extras(uint32_t ai, const std::string& name);
+  void rebase_joints();
   void restore_primitive(Mesh& m, const std::vector<std::string>& keys, const json& mp, const std::string& path);
   void restore_format_data(Mesh& m, const json& mp, const std::string& path);
   void restore_extras();
@@ -1277,11 +1298,20 @@ void Reader::read_node_extras(Node& node, const json& o, const std::string& path
   const std::string xp = path + ".extras.meshport";
   try {
     if (!mp->is_object()) error(xp, "is not an object");
-    node.attachment = get_bool(*mp, "attachment", xp, false);
+    node.attachment = get_flag(*mp, "attachment", xp, false);
+    node.is_static = get_flag(*mp, "static", xp, false);
     node.attachment_mesh = opt_index(*mp, "mesh", xp, "meshes");
+    // The writer's glTF mesh index, where another tool moved that mesh.
+    if (node.attachment_mesh && *node.attachment_mesh < mp_.written_mesh.size()) {
+      const int32_t now = mp_.written_mesh[*node.attachment_mesh];
+      if (now < 0)
+        node.attachment_mesh.reset();
+      else
+        node.attachment_mesh = uint32_t(now);
+    }
   } catch (const Error& e) {
     warn(fmt::format("{}; ignored", e.diagnostic().message));
-    node.attachment = false;
+    node.attachment = node.is_static = false;
     node.attachment_mesh.reset();
   }
 }
@@ -1310,23 +1340,32 @@ void Reader::read_skeleton() {
   }
   // A meshport file names its joints: nodes 0 .. joint_nodes - 1, in Scene order. Its skins use
   // only those (and meshport_static); a file edited since, where they do not, is read as any other.
-  if (mp_.present) {
+  // The writer's meshport_static, also where another tool (Blender) kept only its node extras.
+  if (!mp_.static_node)
+    for (uint32_t n = 0; n < nn; ++n)
+      if (nodes_[n].is_static) {
+        mp_.static_node = n;
+        break;
+      }
+  if (mp_.mapped) {
     const bool fits = std::all_of(skin_nodes.begin(), skin_nodes.end(), [&](const std::vector<uint32_t>& list) {
       return std::all_of(list.begin(), list.end(), [&](uint32_t n) {
-        return (!mp_.animation_only && n < mp_.joint_nodes) || (mp_.static_node && n == *mp_.static_node);
+        return (!mp_.animation_only && mp_.pose_of[n] >= 0) || (mp_.static_node && n == *mp_.static_node);
       });
     });
     if (!fits) {
-      warn("extras.meshport: the skins use nodes that are not the joint nodes it names; it is ignored");
-      mp_ = {};
+      warn(mp_.path + ": the skins use nodes that are not the joint nodes it names; the joints are read from the skins");
+      mp_.mapped = false, mp_.animation_only = false;
+      mp_.nodes.clear();
+      mp_.pose_of.assign(nn, -1);
     }
   }
-  if (mp_.present && !mp_.animation_only) {
-    for (uint32_t n = 0; n < mp_.joint_nodes; ++n) is_joint[n] = true, order.push_back(n);
-  } else if (!mp_.present) {
+  if (mp_.mapped && !mp_.animation_only) {
+    for (uint32_t n : mp_.nodes) is_joint[n] = true, order.push_back(n);
+  } else if (!mp_.mapped) {
     for (const auto& list : skin_nodes)
       for (uint32_t n : list)
-        if (!is_joint[n]) is_joint[n] = true, order.push_back(n);
+        if (!is_joint[n] && !(mp_.static_node && n == *mp_.static_node)) is_joint[n] = true, order.push_back(n);
   }
   // Non-joint nodes between a joint and a joint ancestor become joints.
   std::vector<int32_t> joint_above(nn, -1);  // nearest joint ancestor
@@ -1361,7 +1400,7 @@ void Reader::read_skeleton() {
       Node& node = nodes_[x];
       node.joint = int32_t(scene_.joints.size());
       Joint joint;
-      joint.name = node.name.empty() && !mp_.present ? fmt::format("node{}", x) : node.name;
+      joint.name = node.name.empty() && !mp_.mapped ? fmt::format("node{}", x) : node.name;
       const int32_t p = node.parent;
       joint.parent = p >= 0 && is_joint[p] ? nodes_[p].joint : -1;
       bool exact = node.trs_exact;
@@ -1913,7 +1952,7 @@ void Reader::instance_meshes() {
 bool Reader::is_attachment(uint32_t n) const {
   const Node& node = nodes_[n];
   if (!node.active || node.joint >= 0 || (mp_.static_node && *mp_.static_node == n)) return false;
-  if (mp_.animation_only && n < mp_.joint_nodes) return false;
+  if (mp_.animation_only && mp_.pose_of[n] >= 0) return false;
   if (node.attachment) return true;
   return !node.mesh && !node.skin && !node.camera && !node.light && node.children.empty();
 }
@@ -1964,13 +2003,17 @@ void Reader::read_animation(uint32_t ai) {
   const json& o = element("animations", ai);
   const json& channels = get_array(o, "channels", path);
   const json& samplers = get_array(o, "samplers", path);
-  const json* mp = meshport_extras(o);
   std::string anim_name = get_string(o, "name", path);
+  // The writer's animation extras; where another tool dropped them (Blender), the copy in the
+  // document-level extras of the animation of the same name.
+  const json* mp = meshport_extras(o);
+  const bool resampled = !mp;
+  if (!mp) mp = kept_animation_extras(ai, anim_name);
   if (anim_name.empty() && !mp) anim_name = fmt::format("animation{}", ai);  // meshport omits only empty names
   // What a node's channels animate: a Scene joint, or in an animation-only file a pose.
-  const bool poses_only = mp_.present && mp_.animation_only;
+  const bool poses_only = mp_.mapped && mp_.animation_only;
   auto channel_of = [&](uint32_t node) -> int32_t {
-    if (poses_only) return node < mp_.joint_nodes ? int32_t(node) : -1;
+    if (poses_only) return mp_.pose_of[node];
     return nodes_[node].joint;
   };
   std::vector<Channel> used;
@@ -2153,7 +2196,10 @@ void Reader::read_animation(uint32_t ai) {
   float stored_rate = 0;
   bool has_stored_rate = false;
   uint64_t stored_channels = UINT64_MAX;  // a value, not an optional: the same GCC 12 warning
+  bool kept_step = false;  // the document-level copy says Interpolation::Step
   bool own_times = false;
+  std::vector<float> kept_times;  // the document-level copy's key times
+  uint64_t kept_frames = 0;       // ... and frame count (0: from the keys)
   if (mp) {
     const std::string xp = path + ".extras.meshport";
     try {
@@ -2161,12 +2207,32 @@ void Reader::read_animation(uint32_t ai) {
       double rate = get_number(*mp, "framerate", xp, 0);
       if (member(*mp, "framerate")) stored_rate = narrow(rate), has_stored_rate = true;
       fps = key_rate > 0 && std::isfinite(key_rate) ? key_rate : rate > 0 && std::isfinite(rate) ? rate : 0;
-      anim.loop = get_bool(*mp, "loop", xp, false);
+      anim.loop = get_flag(*mp, "loop", xp, false);
       if (member(*mp, "channels")) stored_channels = get_uint(*mp, "channels", xp, 0);
-      own_times = get_bool(*mp, "times", xp, false);
+      const json* times = member(*mp, "times");
+      if (times && times->is_array()) {
+        // Another tool resampled the keys: the frames are at the writer's times again.
+        for (size_t k = 0; k < times->size(); ++k) {
+          const json& t = (*times)[k];
+          if (!t.is_number() || !std::isfinite(t.get<double>()) || t.get<double>() < 0 ||
+              (k && narrow(t.get<double>()) <= kept_times.back()))
+            error(fmt::format("{}.times[{}]", xp, k), fmt::format("{} is not a time after the one before", describe(t)));
+          kept_times.push_back(narrow(t.get<double>()));
+        }
+        if (!resampled) own_times = !kept_times.empty(), kept_times.clear();
+      } else {
+        own_times = get_flag(*mp, "times", xp, false);
+      }
+      if (resampled) {
+        kept_frames = get_uint(*mp, "frames", xp, 0);
+        if (kept_frames > (uint64_t(1) << 24)) error(xp + ".frames", fmt::format("{} frames are too many", kept_frames));
+        const std::string interp = get_string(*mp, "interpolation", xp);
+        if (interp == "step") kept_step = true;
+      }
     } catch (const Error& e) {
       warn(fmt::format("{}; ignored", e.diagnostic().message));
       fps = 0, has_stored_rate = false, stored_channels = UINT64_MAX, anim.loop = false, own_times = false;
+      kept_times.clear(), kept_frames = 0, kept_step = false;
     }
   }
   // The key times that set the frames: the joint channels', else the morph weight tracks'.
@@ -2204,17 +2270,21 @@ void Reader::read_animation(uint32_t ai) {
   if (!used.empty() &&
       std::all_of(used.begin(), used.end(), [](const Channel& c) { return c.interp == Interp::Step; }))
     anim.interpolation = Interpolation::Step;
+  if (kept_step && !used.empty()) anim.interpolation = Interpolation::Step;  // Blender samples STEP bones as LINEAR
   anim.morph_weights = std::move(tracks);
   if (used.empty()) {  // morph weights only: no frames
     scene_.animations.push_back(std::move(anim));
     return;
   }
   // The writer's Animation::times: frame f is key f.
-  const std::vector<float>* key_times = own_times ? used[0].times.get() : nullptr;
+  const std::vector<float>* key_times =
+      own_times ? used[0].times.get() : !kept_times.empty() ? &kept_times : nullptr;
   std::vector<bool> on_keys(used.size(), false);
-  for (size_t ci = 0; key_times && ci < used.size(); ++ci) on_keys[ci] = *used[ci].times == *key_times;
-  const double frames_d = key_times ? double(key_times->size()) : std::round(max_time * fps) + 1;
-  size_t nj = poses_only ? mp_.joint_nodes : scene_.joints.size();
+  for (size_t ci = 0; own_times && ci < used.size(); ++ci) on_keys[ci] = *used[ci].times == *key_times;
+  const double frames_d = key_times    ? double(key_times->size())
+                          : kept_frames ? double(kept_frames)
+                                        : std::round(max_time * fps) + 1;
+  size_t nj = poses_only ? mp_.nodes.size() : scene_.joints.size();
   if (!(frames_d <= double(UINT32_MAX)))
     error(path, fmt::format("{} frames ({} s at {} fps) are too many", frames_d, max_time, fps));
   const size_t frames = size_t(frames_d);
@@ -2226,7 +2296,7 @@ void Reader::read_animation(uint32_t ai) {
   std::vector<Transform> local(nj), rest(nj);
   std::vector<const Mat3x4*> parent_world(nj, nullptr);
   if (poses_only) {
-    for (size_t j = 0; j < nj; ++j) local[j] = rest[j] = nodes_[j].trs;
+    for (size_t j = 0; j < nj; ++j) local[j] = rest[j] = nodes_[mp_.nodes[j]].trs;
   } else {
     for (size_t j = 0; j < nj; ++j) rest[j] = scene_.joints[j].rest;
     for (const Node& node : nodes_)
@@ -2320,10 +2390,21 @@ void Reader::read_animation(uint32_t ai) {
 
 // ---- Extras ----------------------------------------------------------------------------------
 
+// The document-level extras: scenes[scene].extras.meshport (where Blender keeps them), else the
+// root extras.meshport of files written before (which Blender drops).
 void Reader::read_root_extras() {
+  mp_.pose_of.assign(top("nodes").size(), -1);
   const json* mp = meshport_extras(doc_);
-  if (!mp) return;
-  const std::string path = "extras.meshport";
+  std::string path = "extras.meshport";
+  if (!mp) {
+    uint64_t si = 0;
+    if (const json* sc = member(doc_, "scene"); sc && as_uint(*sc)) si = *as_uint(*sc);
+    const json& scenes = top("scenes");
+    const json* x = si < scenes.size() ? meshport_extras(scenes[si]) : nullptr;
+    if (!x || !member(*x, "version")) return;  // none, or ModeDef data only (files written before)
+    mp = x;
+    path = fmt::format("scenes[{}].extras.meshport", si);
+  }
   try {
     if (!mp->is_object()) error(path, "is not an object");
     uint64_t version = get_uint(*mp, "version", path, 1);
@@ -2335,14 +2416,123 @@ void Reader::read_root_extras() {
     uint64_t j = get_uint(*mp, "joint_nodes", path, 0);
     if (j > top("nodes").size())
       error(path + ".joint_nodes", fmt::format("{} joint nodes, but the file has {} nodes", j, top("nodes").size()));
-    mp_.joint_nodes = uint32_t(j);
+    mp_.animation_only = get_flag(*mp, "animation_only", path, false);
     mp_.static_node = opt_index(*mp, "static_node", path, "nodes");
-    mp_.animation_only = get_bool(*mp, "animation_only", path, false);
     mp_.present = true;
+    mp_.extras = mp;
+    mp_.path = path;
   } catch (const Error& e) {
     warn(fmt::format("{}; the meshport extras are ignored", e.diagnostic().message));
     mp_ = {};
+    mp_.pose_of.assign(top("nodes").size(), -1);
+    return;
   }
+  map_extras_nodes(*mp, get_uint(*mp, "joint_nodes", path, 0));
+  map_extras_meshes(*mp);
+}
+
+// The Scene's joints: nodes 0 .. count-1 as the writer wrote them, or, where another tool
+// reordered the nodes (Blender), the nodes of the names the extras list (the one of that name
+// that has no mesh, preferring skin joints). Unmatched: the joints are read from the skins.
+void Reader::map_extras_nodes(const json& mp, uint64_t count) {
+  const json& nodes = top("nodes");
+  auto name_of = [&](size_t n) -> std::string {
+    const json* v = nodes[n].is_object() ? member(nodes[n], "name") : nullptr;
+    return v && v->is_string() ? v->get<std::string>() : std::string();
+  };
+  const json* names = member(mp, "joints");
+  auto listed = [&](size_t k) -> const json* {
+    return names && names->is_array() && k < names->size() && (*names)[k].is_string() ? &(*names)[k] : nullptr;
+  };
+  bool in_place = true;
+  for (size_t k = 0; k < count && names; ++k) in_place = listed(k) && listed(k)->get<std::string>() == name_of(k);
+  if (mp_.static_node && names && name_of(*mp_.static_node) != "meshport_static") mp_.static_node.reset();
+  std::vector<uint32_t> found;
+  if (in_place) {
+    for (uint32_t n = 0; n < count; ++n) found.push_back(n);
+  } else {
+    mp_.static_node.reset();  // the node extras say which it is (read_skeleton)
+    std::unordered_set<uint64_t> skin_joint;
+    const json& skins = top("skins");
+    for (const json& s : skins)
+      if (const json* js = s.is_object() ? member(s, "joints") : nullptr; js && js->is_array())
+        for (const json& x : *js)
+          if (auto u = as_uint(x)) skin_joint.insert(*u);
+    std::unordered_map<std::string, std::vector<uint32_t>> by_name;
+    for (uint32_t n = 0; n < nodes.size(); ++n)
+      if (nodes[n].is_object() && !member(nodes[n], "mesh")) by_name[name_of(n)].push_back(n);
+    std::unordered_set<uint32_t> taken;
+    for (size_t k = 0; k < count; ++k) {
+      const json* name = listed(k);
+      auto it = name ? by_name.find(name->get<std::string>()) : by_name.end();
+      std::vector<uint32_t> c;
+      if (it != by_name.end()) {
+        for (uint32_t n : it->second)
+          if (skin_joint.count(n)) c.push_back(n);
+        if (c.empty()) c = it->second;
+      }
+      if (c.size() != 1 || !taken.insert(c[0]).second) {
+        warn(fmt::format("{}.joints[{}]: no single node of that name; the joints are read from the skins", mp_.path, k));
+        mp_.animation_only = false;
+        return;
+      }
+      found.push_back(c[0]);
+    }
+  }
+  mp_.nodes = std::move(found);
+  for (size_t k = 0; k < mp_.nodes.size(); ++k) mp_.pose_of[mp_.nodes[k]] = int32_t(k);
+  mp_.mapped = true;
+}
+
+// The writer's glTF mesh indices (PIE levels, attachments) to the glTF meshes now: the same
+// index while the names the extras list still match, else the one mesh of that name, else none.
+void Reader::map_extras_meshes(const json& mp) {
+  const json* names = member(mp, "meshes");
+  const json& meshes = top("meshes");
+  auto name_of = [&](size_t g) -> std::string {
+    const json* v = meshes[g].is_object() ? member(meshes[g], "name") : nullptr;
+    return v && v->is_string() ? v->get<std::string>() : std::string();
+  };
+  mp_.written_mesh.clear();
+  if (!names || !names->is_array()) {  // files written before: the indices as they are
+    for (size_t g = 0; g < meshes.size(); ++g) mp_.written_mesh.push_back(int32_t(g));
+    return;
+  }
+  bool in_place = names->size() == meshes.size();
+  for (size_t g = 0; g < names->size() && in_place; ++g)
+    in_place = (*names)[g].is_string() && (*names)[g].get<std::string>() == name_of(g);
+  std::unordered_map<std::string, int32_t> by_name;  // -2: several
+  for (size_t g = 0; g < meshes.size(); ++g) {
+    auto [it, fresh] = by_name.emplace(name_of(g), int32_t(g));
+    if (!fresh) it->second = -2;
+  }
+  for (size_t g = 0; g < names->size(); ++g) {
+    if (in_place) {
+      mp_.written_mesh.push_back(int32_t(g));
+      continue;
+    }
+    auto it = (*names)[g].is_string() ? by_name.find((*names)[g].get<std::string>()) : by_name.end();
+    mp_.written_mesh.push_back(it == by_name.end() || it->second < 0 ? -1 : it->second);
+  }
+}
+
+// The document-level copy of animation `ai`'s extras: the k-th entry named `name` for the k-th
+// animation of that name, or null.
+const json* Reader::kept_animation_extras(uint32_t ai, const std::string& name) {
+  if (!mp_.present) return nullptr;
+  const json* list = member(*mp_.extras, "animations");
+  if (!list || !list->is_array()) return nullptr;
+  size_t before = 0;  // animations named `name` before this one
+  const json& anims = top("animations");
+  for (uint32_t a = 0; a < ai; ++a) {
+    const json* n = anims[a].is_object() ? member(anims[a], "name") : nullptr;
+    before += n && n->is_string() && n->get<std::string>() == name;
+  }
+  for (const json& e : *list) {
+    const json* n = e.is_object() ? member(e, "name") : nullptr;
+    if (n && n->is_string() && n->get<std::string>() == name && before-- == 0) return &e;
+  }
+  return nullptr;
 }
 
 void Reader::restore_primitive(Mesh& m, const std::vector<std::string>& keys, const json& mp,
@@ -2478,9 +2668,16 @@ void Reader::restore_format_data(Mesh& m, const json& mp, const std::string& pat
       const uint64_t components = get_uint(e, "components", ep, std::nullopt);
       if (components < 1 || components > 64) error(ep + ".components", fmt::format("{} is not 1..64", components));
       const json& data = get_array(e, "data", ep);
-      if (data.size() != count * components)
-        error(ep + ".data", fmt::format("has {} values, but {} {} of {} need {}", data.size(), count,
-                                        key[0] == 'f' ? "triangles" : "vertices", components, count * components));
+      if (data.size() != count * components) {
+        const std::string msg = fmt::format("{}.data: has {} values, but {} {} of {} need {}", ep, data.size(), count,
+                                            key[0] == 'f' ? "triangles" : "vertices", components, count * components);
+        // A tool that split or merged vertices (Blender) leaves the face channels usable.
+        if (key[0] != 'f') {
+          warn(fmt::format("{}; the format stream is ignored", msg));
+          continue;
+        }
+        error(ep + ".data", msg.substr(ep.size() + 7));
+      }
       spend(u128(data.size()) * 4, ep, "the values");
       value(name, uint32_t(components), data, ep + ".data");
     }
@@ -2490,8 +2687,12 @@ void Reader::restore_format_data(Mesh& m, const json& mp, const std::string& pat
     FaceChannel c{name, n, {}};
     c.data.reserve(data.size());
     for (size_t i = 0; i < data.size(); ++i) {
-      auto u = as_uint(data[i]);
-      if (!u || *u > UINT32_MAX) error(fmt::format("{}[{}]", dp, i), fmt::format("{} is not a uint32", describe(data[i])));
+      // -2^31..-1: the uint32 of the same bits (Blender keeps 32-bit signed integers only).
+      const json& x = data[i];
+      const bool negative = x.is_number_integer() && !x.is_number_unsigned() && x.get<int64_t>() < 0 &&
+                            x.get<int64_t>() >= INT32_MIN;
+      auto u = negative ? std::optional<uint64_t>(uint32_t(int32_t(x.get<int64_t>()))) : as_uint(x);
+      if (!u || *u > UINT32_MAX) error(fmt::format("{}[{}]", dp, i), fmt::format("{} is not a uint32", describe(x)));
       c.data.push_back(uint32_t(*u));
     }
     channels.push_back(std::move(c));
@@ -2515,9 +2716,9 @@ void Reader::restore_format_data(Mesh& m, const json& mp, const std::string& pat
 }
 
 void Reader::restore_extras() {
-  const json* mp = meshport_extras(doc_);
+  const json* mp = mp_.extras;
   if (!mp_.present || !mp) return;
-  const std::string path = "extras.meshport";
+  const std::string& path = mp_.path;
   try {
     std::string comment = get_string(*mp, "comment", path);
     if (member(*mp, "comment_base64")) {
@@ -2563,12 +2764,138 @@ void Reader::restore_pie(const json& mp) {
   if (!pie) return;
   try {
     std::vector<PieLegacyLevel> legacy;
-    scene_.pie = pie_from_json(*pie, "extras.meshport.pie", mesh_scene_, scene_.joints.size(), &legacy);
+    // Its levels name the glTF meshes the writer wrote: their Scene meshes now.
+    std::vector<int32_t> scene_mesh;
+    for (int32_t g : mp_.written_mesh) scene_mesh.push_back(g < 0 || size_t(g) >= mesh_scene_.size() ? -1 : mesh_scene_[size_t(g)]);
+    scene_.pie = pie_from_json(*pie, mp_.path + ".pie", scene_mesh, scene_.joints.size(), &legacy);
     apply_pie_legacy(*scene_.pie, legacy, scene_.meshes);
   } catch (const Error& e) {
     warn(fmt::format("{}; the PIE data is ignored", e.diagnostic().message));
     scene_.pie = {};
   }
+}
+
+// A tool that re-oriented the bones (Blender's importer turns each bone's axes towards its child,
+// and its exporter writes those axes back) changed every joint's rest by a rotation C_j of its own
+// frame: world rest W'_j = W_j C_j. The extras' "joint_rests" give W_j back: rests, poses
+// (P_j = P'_j C_j^-1) and joint-relative attachments (C_j T) are re-expressed in the writer's
+// frames, which leaves every skinned position as it is. Nothing changes unless every C_j is a
+// rotation (within 1e-4; a skeleton edited since keeps the file's rests); entries of C_j within
+// 1e-5 of 0 or +-1 are snapped, as the tool's turns are quarter turns re-read from floats.
+void Reader::rebase_joints() {
+  if (!mp_.present || !mp_.mapped || mp_.animation_only) return;
+  const json* list = member(*mp_.extras, "joint_rests");
+  const size_t nj = scene_.joints.size();
+  if (!list || !list->is_array() || list->size() != nj || nj == 0) return;
+  std::vector<Transform> kept(nj);
+  for (size_t j = 0; j < nj; ++j) {
+    const json& r = (*list)[j];
+    if (!r.is_array() || r.size() != 10) return;
+    float v[10];
+    for (size_t k = 0; k < 10; ++k) {
+      if (!r[k].is_number()) return;
+      v[k] = narrow(r[k].get<double>());
+      if (!std::isfinite(v[k])) return;
+    }
+    kept[j] = {{v[0], v[1], v[2]}, {v[3], v[4], v[5], v[6]}, {v[7], v[8], v[9]}};
+  }
+  auto world_of = [&](const std::vector<Transform>& local, std::vector<Mat3x4>& world) {
+    world.resize(nj);
+    for (size_t j = 0; j < nj; ++j) {
+      const Mat3x4 m = mat_from_trs(local[j].translation, local[j].rotation, local[j].scale);
+      const int32_t p = scene_.joints[j].parent;
+      world[j] = p >= 0 ? mat_mul(world[size_t(p)], m) : m;
+    }
+  };
+  // Without a skin the joints are plain nodes (Blender: empties), whose transform another tool
+  // may write at its current frame of the animation: the rests are the writer's.
+  if (top("skins").empty()) {
+    for (size_t j = 0; j < nj; ++j) scene_.joints[j].rest = kept[j];
+    return;
+  }
+  std::vector<Transform> now(nj);
+  for (size_t j = 0; j < nj; ++j) now[j] = scene_.joints[j].rest;
+  std::vector<Mat3x4> w_now, w_kept;
+  world_of(now, w_now);
+  world_of(kept, w_kept);
+  std::vector<Mat3x4> fix(nj), unfix(nj);  // C_j and C_j^-1
+  bool same = true;
+  for (size_t j = 0; j < nj; ++j) {
+    Mat3x4 c = mat_mul(mat_inverse(w_kept[j]), w_now[j]);
+    float size = 1;
+    for (int k = 9; k < 12; ++k) size = std::max(size, std::fabs(w_kept[j][k]));
+    for (int k = 9; k < 12; ++k) {
+      if (std::fabs(c[k]) > 1e-4f * size) return;
+      c[k] = 0;
+    }
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b) {
+        float d = c[a * 3] * c[b * 3] + c[a * 3 + 1] * c[b * 3 + 1] + c[a * 3 + 2] * c[b * 3 + 2];
+        if (std::fabs(d - (a == b ? 1.0f : 0.0f)) > 1e-4f) return;
+      }
+    if (det3(c) < 0) return;
+    for (int k = 0; k < 9; ++k)
+      for (float snap : {-1.0f, 0.0f, 1.0f})
+        if (std::fabs(c[k] - snap) <= 1e-5f) c[k] = snap;
+    same = same && c == mat_identity();
+    fix[j] = c;
+    unfix[j] = mat_inverse(c);
+  }
+  if (same) {  // the same frames within float rounding: the rests as written
+    for (size_t j = 0; j < nj; ++j) scene_.joints[j].rest = kept[j];
+    return;
+  }
+  // A scale within float rounding of a 6-digit decimal is that decimal (the tool's float noise:
+  // 1.0000001 for 1).
+  auto tidy = [](float x) {
+    if (!(std::fabs(x) > 0) || !std::isfinite(x)) return x;
+    const double e = std::pow(10.0, 5 - std::floor(std::log10(std::fabs(double(x)))));
+    const float r = float(std::round(double(x) * e) / e);
+    return std::fabs(r - x) <= 4 * std::numeric_limits<float>::epsilon() * std::fabs(x) ? r : x;
+  };
+  // A pose's translation, rotation or scale within float rounding (1e-6) of the rest's is the
+  // rest's (the tool's float noise on what the writer wrote as the rest).
+  auto snap_to_rest = [](Transform& p, const Transform& r) {
+    auto close = [](float a, float b) { return std::fabs(a - b) <= 1e-6f * std::max(1.0f, std::fabs(b)); };
+    bool q = true, nq = true, t = true, sc = true;
+    for (int k = 0; k < 4; ++k) q = q && close(p.rotation[k], r.rotation[k]), nq = nq && close(-p.rotation[k], r.rotation[k]);
+    for (int k = 0; k < 3; ++k) t = t && close(p.translation[k], r.translation[k]), sc = sc && close(p.scale[k], r.scale[k]);
+    if (q || nq) p.rotation = r.rotation;
+    if (t) p.translation = r.translation;
+    if (sc) p.scale = r.scale;
+  };
+  auto local_of = [&](const std::vector<Mat3x4>& world, size_t j) {
+    const int32_t p = scene_.joints[j].parent;
+    bool exact;
+    return decompose(p >= 0 ? mat_mul(mat_inverse(world[size_t(p)]), world[j]) : world[j], exact);
+  };
+  for (Animation& a : scene_.animations) {
+    if (a.channels != nj) continue;
+    for (size_t f = 0; f < a.frame_count(); ++f) {
+      Transform* pose = &a.poses[f * nj];
+      std::vector<Mat3x4> w;
+      world_of(std::vector<Transform>(pose, pose + nj), w);
+      for (size_t j = 0; j < nj; ++j) w[j] = mat_mul(w[j], unfix[j]);
+      for (size_t j = 0; j < nj; ++j) {
+        pose[j] = local_of(w, j);
+        for (float& x : pose[j].scale) x = tidy(x);
+        snap_to_rest(pose[j], kept[j]);
+      }
+    }
+  }
+  for (Attachment& at : scene_.attachments) {
+    if (at.joint < 0 || size_t(at.joint) >= nj) continue;
+    const Transform& t = at.transform;
+    bool exact;
+    Transform r = decompose(mat_mul(fix[size_t(at.joint)], mat_from_trs(t.translation, t.rotation, t.scale)), exact);
+    // What is left of the tool's turn within float rounding: none.
+    for (float& x : r.scale) x = tidy(x);
+    const Quat& q = r.rotation;
+    if (std::fabs(std::fabs(q[3]) - 1) <= 1e-6f && std::fabs(q[0]) + std::fabs(q[1]) + std::fabs(q[2]) <= 1e-6f)
+      r.rotation = {0, 0, 0, 1};
+    at.transform = r;
+  }
+  for (size_t j = 0; j < nj; ++j) scene_.joints[j].rest = kept[j];
 }
 
 // ---- The whole file --------------------------------------------------------------------------
@@ -2601,6 +2928,7 @@ Scene Reader::run() {
   instance_meshes();
   read_attachments();
   read_animations();
+  rebase_joints();
   restore_extras();
   restore_modedef(scene_, doc_, mesh_scene_, name_, diags_);  // scene and mesh extras, kept by Blender
   return std::move(scene_);

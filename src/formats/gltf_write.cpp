@@ -61,24 +61,41 @@
 // Every meshport object lives under the key "meshport" of an `extras` object. Floats are the
 // exact float values (JSON doubles); absent keys take the default in brackets.
 //
-// Root object (the glTF JSON's top level) extras.meshport, always written:
+// scenes[0].extras.meshport, always written (scenes[0] too, even without nodes): the document-
+// level data, where Blender keeps it (it drops the root extras, where files written before
+// issue 16 had it; readers still take those):
 //   "version": 1                      schema version
 //   "joint_nodes": J                  nodes 0..J-1 are Scene::joints in order [0]
+//   "joints": [string]                the names of nodes 0..J-1 as written: a reader finds the
+//                                     joints by name where a tool reordered the nodes
+//   "joint_rests": [[tx ty tz qx qy qz qw sx sy sz]]   per joint its rest as written (not for
+//                                     animation-only files): a reader undoes a tool's
+//                                     re-orientation of the bones (Blender's)
 //   "static_node": n                  index of the meshport_static node, when written; a reader
 //                                     drops it (its children become roots) and treats influences
 //                                     on it as no influence (the vertex is unweighted)
 //   "animation_only": true            nodes 0..J-1 were synthesised for animations of a Scene
 //                                     without joints: Scene::joints stays empty [false]
+//   "meshes": [string]                the glTF meshes' names in order: maps the glTF mesh
+//                                     indices below (PIE levels, attachments) where a tool
+//                                     reordered the meshes
+//   "animations": [object]            per glTF animation its extras.meshport (below) and "name",
+//                                     "frames" (count), "interpolation" ("step" | "linear"), and
+//                                     "times" as the list of key times when the animation has
+//                                     its own: Blender drops animation extras and resamples
 //   "comment": string                 Scene::comment when it is valid UTF-8 [""]
 //   "comment_base64": string          Scene::comment as base64 when it is not valid UTF-8
 //   "iqm_extensions": [{"name": string, "data": base64 string}]   Scene::iqm.extensions [[]]
 //   "iqm_pose_parents": [int]         Scene::iqm.pose_parents [[]]
-//   "pie": object                     Scene::pie when its version is not 0 (a Scene read from
-//                                     PIE), schema in gltf_pie.h; its levels name glTF meshes
-//                                     (-1 for a level without a written mesh), which a reader
-//                                     maps back to its Scene meshes
-// scenes[0].extras.meshport.modedef and meshes[g].extras.meshport.modedef: Scene::modedef, schema
-//   in gltf_modedef.h (where Blender keeps extras). scenes[0] is written for it even without nodes.
+//   "pie": object                     Scene::pie when the Scene came from PIE, schema in
+//                                     gltf_pie.h; its levels name glTF meshes (-1 for a level
+//                                     without a written mesh), which a reader maps back to its
+//                                     Scene meshes
+//   "modedef": object                 Scene::modedef, schema in gltf_modedef.h (with the mesh
+//                                     extras' "modedef")
+// Blender keeps 32-bit signed integers only (a larger one turns the whole object into a
+// string): uint32 words from 2^31 up (face channels, PIE TYPE) are written as the int32 of the
+// same bits.
 // Node meshport_static: extras.meshport = {"static": true}.
 // Attachment nodes: extras.meshport = {"attachment": true, "mesh": the glTF mesh of
 //   Attachment::mesh}; "mesh" is omitted when the attachment has no mesh or its mesh was not
@@ -491,6 +508,8 @@ struct Writer {
   std::vector<int32_t> gltf_mesh;  // per Scene mesh: its glTF mesh, -1: not written
   std::vector<int32_t> mesh_node;  // per Scene mesh: its node, -1: not written
   std::vector<json> modedef_mesh;  // per Scene mesh: its ModeDef source's extras (gltf_modedef.h), or null
+  std::vector<std::string> mesh_names;  // per glTF mesh: its name as written
+  json animation_extras = json::array();  // per glTF animation: its extras.meshport, with its name
 
   std::string text(const std::string& s) {
     if (valid_utf8(s)) return s;
@@ -833,12 +852,20 @@ json smoothing_json(const SmoothingRules& r) {
 }
 
 // Mesh extras.meshport of a mesh's face channels and format streams (schema at the top), or null.
+// A uint32 as Blender can keep it: its custom properties hold 32-bit signed integers, and one
+// value beyond makes it drop the whole extras object; words from 2^31 up are written as the
+// int32 of the same bits (readers take -2^31..2^32-1 modulo 2^32).
+json word(uint32_t v) { return v <= uint32_t(INT32_MAX) ? json(v) : json(int32_t(v)); }
+
 json format_data_json(const Mesh& m) {
   json mp = json::object();
   if (!m.face_channels.empty()) {
     json channels = json::array();
-    for (const FaceChannel& c : m.face_channels)
-      channels.push_back({{"name", c.name}, {"components", c.components}, {"data", c.data}});
+    for (const FaceChannel& c : m.face_channels) {
+      json data = json::array();
+      for (uint32_t v : c.data) data.push_back(word(v));
+      channels.push_back({{"name", c.name}, {"components", c.components}, {"data", std::move(data)}});
+    }
     mp["face_channels"] = std::move(channels);
   }
   json streams = json::array();
@@ -1082,6 +1109,7 @@ void emit_mesh(Writer& w, size_t mi, const Influences* inf_in) {
   mesh["primitives"] = json::array({std::move(prim)});
   Buffer::append(w.meshes, mesh);
   const size_t index = w.mesh_count++;
+  w.mesh_names.push_back(m.name.empty() ? std::string() : w.text(m.name));
 
   json node = json::object();
   if (!m.name.empty()) node["name"] = w.text(m.name);
@@ -1273,19 +1301,49 @@ void emit_animations(Writer& w) {
                {"loop", a.loop},
                {"channels", a.channels}};
     if (own_times) mp["times"] = true;
-    anim["extras"] = {{"meshport", std::move(mp)}};
+    anim["extras"] = {{"meshport", mp}};
+    // Blender drops animation extras: the scene extras keep a copy, matched by name.
+    mp["name"] = a.name.empty() ? std::string() : w.text(a.name);
+    mp["frames"] = frames;
+    mp["interpolation"] = a.interpolation == Interpolation::Step ? "step" : "linear";
+    if (own_times) {
+      json t = json::array();
+      for (float x : times) t.push_back(num(x));
+      mp["times"] = std::move(t);
+    }
+    w.animation_extras.push_back(std::move(mp));
     animations.push_back(std::move(anim));
   }
   if (!animations.empty()) w.root["animations"] = std::move(animations);
 }
 
-// ---- Root extras and assembly --------------------------------------------------------------
+// ---- Scene extras and assembly -------------------------------------------------------------
 
-json root_extras(Writer& w) {
+// scenes[0].extras.meshport: the document-level data (schema at the top).
+json scene_extras(Writer& w) {
   const Scene& s = w.scene;
   json e = {{"version", 1}, {"joint_nodes", w.joint_nodes}};
+  json names = json::array();
+  for (size_t j = 0; j < w.joint_nodes; ++j)
+    names.push_back(w.animation_only ? fmt::format("pose {}", j) : w.text(s.joints[j].name));
+  e["joints"] = std::move(names);
+  if (!w.animation_only && w.joint_nodes) {
+    // The rests as written: a reader undoes a tool's re-orientation of the bones (Blender's).
+    json rests = json::array();
+    for (size_t j = 0; j < w.joint_nodes; ++j) {
+      const Transform& r = w.rests[j];
+      json x = json::array();
+      for (float f : r.translation) x.push_back(num(f));
+      for (float f : unit_quat(r.rotation)) x.push_back(num(f));
+      for (float f : r.scale) x.push_back(num(f));
+      rests.push_back(std::move(x));
+    }
+    e["joint_rests"] = std::move(rests);
+  }
   if (w.static_node) e["static_node"] = *w.static_node;
   if (w.animation_only) e["animation_only"] = true;
+  e["meshes"] = w.mesh_names;
+  if (!w.animation_extras.empty()) e["animations"] = w.animation_extras;
   if (!s.comment.empty()) {
     if (valid_utf8(s.comment))
       e["comment"] = s.comment;
@@ -1300,6 +1358,7 @@ json root_extras(Writer& w) {
   }
   if (!value_or_empty(s.iqm).pose_parents.empty()) e["iqm_pose_parents"] = value_or_empty(s.iqm).pose_parents;
   if (s.pie) e["pie"] = pie_to_json(*s.pie, w.gltf_mesh);
+  if (s.modedef) e["modedef"] = modedef_to_json(*s.modedef);  // gltf_modedef.h
   return e;
 }
 
@@ -1354,10 +1413,9 @@ std::vector<OutputFile> write(const Scene& scene, const WriteOptions& options, b
     w.root["scene"] = 0;
     w.root["scenes"] = json::array({{{"nodes", w.scene_nodes}}});
   }
-  if (scene.modedef) {  // in scenes[0].extras, which Blender keeps (gltf_modedef.h)
-    if (!w.root.contains("scenes")) w.root["scenes"] = json::array({json::object()});
-    w.root["scenes"][0]["extras"]["meshport"]["modedef"] = modedef_to_json(*scene.modedef);
-  }
+  // The document-level extras in scenes[0] (written even without nodes), which Blender keeps.
+  if (!w.root.contains("scenes")) w.root["scenes"] = json::array({json::object()});
+  w.root["scenes"][0]["extras"] = {{"meshport", scene_extras(w)}};
   while (w.buf.bin.size() % 4) w.buf.bin.push_back(0);
   if (!w.buf.bin.empty()) {
     if (w.buf.bin.size() > 0xFFFFFFF0u) wfail(fmt::format("{} bytes of data are more than glTF can hold", w.buf.bin.size()));
@@ -1368,7 +1426,6 @@ std::vector<OutputFile> write(const Scene& scene, const WriteOptions& options, b
                      : uri_encode(bin_name);
     w.root["buffers"] = json::array({std::move(b)});
   }
-  w.root["extras"] = {{"meshport", root_extras(w)}};
 
   std::vector<std::pair<std::string, std::string>> arrays;
   if (w.mesh_count) arrays.emplace_back("meshes", std::exchange(w.meshes, std::string()));
