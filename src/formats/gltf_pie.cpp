@@ -2,7 +2,8 @@
 #include "formats/gltf_pie.h"
 
 #include "formats/gltf.h"
-#include "formats/pie_common.h"
+
+#include <meshport/source/pie_mesh.h>
 
 #include <meshport/diagnostics.h>
 
