@@ -573,3 +573,22 @@ TEST(IqeIssue16, PieWithStaticAndAnimatedLevelsThroughIqe) {
     EXPECT_EQ(r.animations[a].frame_count(), pie.animations[a].frame_count());
   }
 }
+
+// Fuzz finding (fuzz_iqe_roundtrip): a Scene whose own last joint looks like the writer's static
+// joint keeps it through IQE, and a rewrite is stable.
+TEST(IqeIssue16, SceneJointThatLooksStaticIsKept) {
+  Scene s;
+  s.joints.push_back({"root", -1, {}});
+  s.joints.push_back({"meshport_static", -1, {}});
+  Mesh m;
+  m.name = "tri";
+  m.streams.push_back(testutil::float_stream(Attribute::Position, 3, {0, 0, 0, 1, 0, 0, 0, 1, 0}));
+  m.triangles = {0, 1, 2};
+  s.meshes.push_back(m);
+  Diagnostics d;
+  const std::vector<uint8_t> first = write_memory(s, Format::Iqe, {}, &d);
+  const Scene back = read_memory(first, Format::Iqe, "a.iqe", &d);
+  ASSERT_EQ(back.joints.size(), 2u);
+  EXPECT_EQ(back.joints[1].name, "meshport_static");
+  EXPECT_EQ(write_memory(back, Format::Iqe, {}, &d), first);
+}

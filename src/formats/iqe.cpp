@@ -335,6 +335,25 @@ std::string mesh_label(const MeshState& m) {
   return m.implicit ? std::string("the vertices before the first mesh command") : "mesh " + quoted(m.name);
 }
 
+bool is_identity(const Transform& t) {
+  const Transform id;
+  return t.translation == id.translation && t.rotation == id.rotation && t.scale == id.scale;
+}
+
+// The writer's kStaticJoint: the last joint, a root named so, at the identity in its rest pose
+// and in every frame. Anything else is an ordinary joint.
+bool has_static_joint(const Scene& s) {
+  if (s.joints.empty()) return false;
+  const Joint& j = s.joints.back();
+  if (j.name != kStaticJoint || j.parent >= 0 || !is_identity(j.rest)) return false;
+  for (const Animation& a : s.animations) {
+    if (a.channels != s.joints.size()) return false;
+    for (size_t f = 0; f < a.frame_count(); ++f)
+      if (!is_identity(a.poses[f * a.channels + a.channels - 1])) return false;
+  }
+  return true;
+}
+
 class Reader {
  public:
   Reader(std::string_view text, const std::string& file, Diagnostics& diags) : text_(text), file_(file), diags_(diags) {
@@ -1154,25 +1173,6 @@ class Reader {
     return scene;
   }
 
-  static bool is_identity(const Transform& t) {
-    const Transform id;
-    return t.translation == id.translation && t.rotation == id.rotation && t.scale == id.scale;
-  }
-
-  // The writer's kStaticJoint: the last joint, a root named so, at the identity in its rest pose
-  // and in every frame. Anything else is an ordinary joint.
-  static bool has_static_joint(const Scene& s) {
-    if (s.joints.empty()) return false;
-    const Joint& j = s.joints.back();
-    if (j.name != kStaticJoint || j.parent >= 0 || !is_identity(j.rest)) return false;
-    for (const Animation& a : s.animations) {
-      if (a.channels != s.joints.size()) return false;
-      for (size_t f = 0; f < a.frame_count(); ++f)
-        if (!is_identity(a.poses[f * a.channels + a.channels - 1])) return false;
-    }
-    return true;
-  }
-
   // Drops kStaticJoint: its frame channels go, and influences on it become no influence (the
   // vertex's other pairs move forward; a mesh keeps as many pairs as its widest vertex needs).
   static void unbind_static(Scene& s) {
@@ -1670,7 +1670,9 @@ class Writer {
     }
     // Unskinned meshes and unweighted vertices are bound to kStaticJoint (without a skeleton,
     // their vb lines stay empty).
-    if (skinned_ && rigid && !scene.joints.empty()) {
+    // A Scene whose own last joint looks like it (a root of that name, still in every frame)
+    // gets one too, after it, so that reading the file drops the writer's joint, not the Scene's.
+    if (!scene.joints.empty() && ((skinned_ && rigid) || has_static_joint(scene))) {
       static_joint_ = uint32_t(scene.joints.size());
       max_index_ = std::max(max_index_, double(*static_joint_));
     }
