@@ -592,3 +592,25 @@ TEST(IqeIssue16, SceneJointThatLooksStaticIsKept) {
   EXPECT_EQ(back.joints[1].name, "meshport_static");
   EXPECT_EQ(write_memory(back, Format::Iqe, {}, &d), first);
 }
+
+// Fuzz finding (fuzz_iqe_roundtrip): an influence on the index the static joint takes (one past
+// the skeleton) is left out with a warning instead of being read back as unbound.
+TEST(IqeIssue16, InfluenceOnTheStaticJointsIndexIsLeftOut) {
+  Scene s;
+  s.joints.push_back({"root", -1, {}});
+  Mesh m;
+  m.name = "tri";
+  m.streams.push_back(testutil::float_stream(Attribute::Position, 3, {0, 0, 0, 1, 0, 0, 0, 1, 0}));
+  m.streams.push_back(testutil::float_stream(Attribute::BlendIndices, 2, {0, 1, 0, 0, 0, 0}));
+  m.streams.push_back(testutil::float_stream(Attribute::BlendWeights, 2, {0.5f, 0.5f, 1, 0, 0, 0}));
+  m.triangles = {0, 1, 2};
+  s.meshes.push_back(m);  // vertex 2 has no influence: the static joint (index 1) is written
+  Diagnostics d;
+  const std::vector<uint8_t> first = write_memory(s, Format::Iqe, {}, &d);
+  ASSERT_EQ(d.items.size(), 1u);
+  EXPECT_NE(d.items[0].message.find("1 blend influences on joint 1"), std::string::npos) << d.items[0].message;
+  const Scene back = read_memory(first, Format::Iqe, "a.iqe");
+  EXPECT_EQ(back.joints.size(), 1u);
+  EXPECT_EQ(testutil::influences(back.meshes[0], 0), (std::vector<std::pair<int, float>>{{0, 0.5f}}));
+  EXPECT_EQ(write_memory(back, Format::Iqe), first);
+}

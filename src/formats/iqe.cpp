@@ -1535,6 +1535,10 @@ class Writer {
     plan_file(scene);
     joints(scene);
     for (size_t i = 0; i < scene.meshes.size(); ++i) mesh(scene, i);
+    if (aliased_)
+      diags_.add(warning("", fmt::format("{} blend influences on joint {}, which the skeleton does not have, are left "
+                                         "out: that index is the static joint unskinned vertices are bound to",
+                                         aliased_, *static_joint_)));
     for (const Animation& a : scene.animations) animation(scene, a);
     if (!scene.comment.empty()) {
       out_ += "comment\n";
@@ -1556,6 +1560,7 @@ class Writer {
   std::array<const VertexStream*, kKindCount> template_{};  // the first stream of each kind
   bool skinned_ = false;                             // some mesh has blend arrays: every vertex gets vb
   bool any_vs_ = false;                              // some mesh has vs: every vertex gets vs
+  size_t aliased_ = 0;  // influences left out because their index is static_joint_
   std::optional<uint32_t> static_joint_;             // kStaticJoint's index, when written
   double max_index_ = 0;                             // the largest blend index of a joint written
   uint64_t first_vertex_ = 0;                        // file-global number of the mesh's first vertex
@@ -1844,8 +1849,14 @@ class Writer {
     for (uint32_t c = 0; c < pairs; ++c) {
       float w = wt ? wt->get(v, c) : 0.0f;
       if (w == 0) continue;
+      const float j = idx ? idx->get(v, c) : 0.0f;
+      // An index past the skeleton that names the static joint would be read back as unbound.
+      if (static_joint_ && j == float(*static_joint_)) {
+        ++aliased_;
+        continue;
+      }
       any = true;
-      num(idx ? idx->get(v, c) : 0.0f);
+      num(j);
       num(w);
     }
     if (!any && static_joint_) {
