@@ -451,8 +451,17 @@ void compare_materials(const Ctx& c, const Scene& a, const Scene& b) {
     const Material& y = b.materials[j];
     const std::string path = item("materials", x.name, i);
     if (!near(x.base_color, y.base_color, c.tol)) c.add(path + ".base_color", vec(x.base_color), vec(y.base_color));
-    if (x.base_color_texture != y.base_color_texture)
-      c.add(path + ".base_color_texture", quoted(x.base_color_texture), quoted(y.base_color_texture));
+    auto text = [&](const char* field, const std::string& u, const std::string& v) {
+      if (u != v) c.add(path + "." + field, quoted(u), quoted(v));
+    };
+    text("base_color_texture", x.base_color_texture, y.base_color_texture);
+    text("normal_texture", x.normal_texture, y.normal_texture);
+    text("specular_texture", x.specular_texture, y.specular_texture);
+    text("team_colour_texture", x.team_colour_texture, y.team_colour_texture);
+    if (!near(x.emissive, y.emissive, c.tol)) c.add(path + ".emissive", vec(x.emissive), vec(y.emissive));
+    if (!near(std::array<float, 2>{x.metallic, x.roughness}, std::array<float, 2>{y.metallic, y.roughness}, c.tol))
+      c.add(path + ".metallic_roughness", vec(std::array<float, 2>{x.metallic, x.roughness}),
+            vec(std::array<float, 2>{y.metallic, y.roughness}));
   }
 }
 

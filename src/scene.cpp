@@ -119,7 +119,10 @@ struct Hasher {
     add(m.name), add(m.material), add(m.streams), add(m.triangles), add(m.polygon_sizes);
     add(m.smoothing), add(m.morph_targets), add(m.morph_weights), add(m.face_channels);
   }
-  void add(const Material& m) { add(m.name), add(m.base_color_texture), add(m.base_color); }
+  void add(const Material& m) {
+    add(m.name), add(m.base_color_texture), add(m.base_color), add(m.normal_texture), add(m.specular_texture);
+    add(m.team_colour_texture), add(m.emissive), add(m.metallic), add(m.roughness);
+  }
   void add(const Joint& j) { add(j.name), add(j.parent), add(j.rest); }
   void add(const MorphWeightTrack& t) { add(t.mesh), add(t.times), add(t.weights); }
   void add(const Animation& a) {

@@ -25,7 +25,7 @@ Transform translate(float x, float y, float z) {
 // animation of three frames bends the tip joint.
 Scene hinge() {
   Scene s;
-  s.materials.push_back({"skin", "skin.png", {1, 0.5f, 0.25f, 1}});
+  s.materials.push_back(testutil::material("skin", "skin.png", {1, 0.5f, 0.25f, 1}));
   s.joints.push_back({"base", -1, {}});
   s.joints.push_back({"tip", 0, translate(0, 1, 0)});
   Mesh m;

@@ -120,7 +120,7 @@ PieData pie_data() {
 // Meshes 0 (static), 1 (skinned to the joint) and 2 (static); one joint; attachments of every kind.
 Scene attachment_scene() {
   Scene s;
-  s.materials.push_back({"page", "page-7-barbarians-arizona.png"});
+  s.materials.push_back(testutil::material("page", "page-7-barbarians-arizona.png"));
   s.meshes = {triangle("body", 0, false), triangle("turret", 2, true), triangle("barrel", 4, false)};
   s.joints.push_back({"turret", -1, trs({0, 10, 0}, {0, kH, 0, kH})});
   s.attachments = {
@@ -369,7 +369,7 @@ TEST(GltfAttachments, BlenderEmptiesBecomeAttachments) {
 // An empty under a joint of a skinned file without meshport extras: joint-relative, its own TRS.
 TEST(GltfAttachments, EmptyUnderJointIsJointRelative) {
   Scene s;
-  s.materials.push_back({"page", ""});
+  s.materials.push_back(testutil::material("page", ""));
   s.meshes = {triangle("m", 0, true)};
   s.joints.push_back({"root", -1, trs({0, 1, 0})});
   s.joints.push_back({"hand", 0, trs({1, 0, 0}, {0, 0, kH, kH})});

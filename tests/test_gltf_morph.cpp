@@ -43,7 +43,7 @@ Scene fold_scene(bool with_normals = false) {
   }
   m.morph_weights = {0.25f, 0};
   s.meshes.push_back(std::move(m));
-  s.materials.push_back({"paint", "", {0.5f, 0.25f, 1, 0.75f}});
+  s.materials.push_back(testutil::material("paint", "", {0.5f, 0.25f, 1, 0.75f}));
   return s;
 }
 
@@ -142,7 +142,7 @@ TEST(GltfMorph, WeightsBesideJointChannels) {
 
 TEST(GltfMorph, BaseColorFactorOnlyWhenNotWhite) {
   Scene s = fold_scene();
-  s.materials.push_back({"white", "", {1, 1, 1, 1}});
+  s.materials.push_back(testutil::material("white", "", {1, 1, 1, 1}));
   const json j = gltf_json(s);
   EXPECT_EQ(j["materials"][0]["pbrMetallicRoughness"]["baseColorFactor"], json::parse("[0.5, 0.25, 1.0, 0.75]"));
   EXPECT_FALSE(j["materials"][1]["pbrMetallicRoughness"].contains("baseColorFactor"));

@@ -1354,7 +1354,7 @@ Scene rich_scene() {
   Scene s;
   s.comment = "made by hand\nsecond line";
   s.iqm.emplace().extensions = {{"ext.one", {1, 2, 3, 250}}, {"ext.two", {}}};
-  s.materials = {{"skin", "textures/skin.png"}, {"", ""}};
+  s.materials = {testutil::material("skin", "textures/skin.png"), testutil::material("", "")};
   s.joints = {{"root", -1, {{0, 1, 0}, {0, 0, 0, 1}, {1, 1, 1}}},
               {"arm", 0, {{0, 1, 0}, {0, 0, r, r}, {1, 2, 1}}},
               {"hand", 1, {{0.5f, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}}}};

@@ -781,7 +781,7 @@ TEST(GltfWrite, TextureReferencedOnlyWhenAPngOrJpegExists) {
   Scene s;
   const char* textures[] = {"tex/skin.png", "tex/missing.png", "tex/old.tga", "tex/fake.png", "", "tex\\skin.png"};
   for (int i = 0; i < 6; ++i) {
-    s.materials.push_back({fmt::format("m{}", i), textures[i]});
+    s.materials.push_back(testutil::material(fmt::format("m{}", i), textures[i]));
     Mesh m = quad(fmt::format("q{}", i));
     m.streams.push_back(stream(Attribute::Texcoord, 2, {0, 0, 1, 0, 1, 1, 0, 1}));
     m.material = i;
@@ -821,7 +821,7 @@ TEST(GltfWrite, TextureNeedsTexcoordsInEveryMeshUsingIt) {
   testutil::TempDir dir;
   write_bytes(dir / "skin.png", kPng);
   Scene s;
-  s.materials.push_back({"skin", "skin.png"});
+  s.materials.push_back(testutil::material("skin", "skin.png"));
   s.meshes.push_back(quad());
   s.meshes[0].material = 0;
   WriteOptions o;

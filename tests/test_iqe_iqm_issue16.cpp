@@ -333,7 +333,7 @@ TEST(IqeIssue16, NameEndingInBackslashIsEscapedAndReadBack) {
   Mesh m = triangle("name \\", 0);
   m.material = 0;
   s.meshes.push_back(m);
-  s.materials.push_back(Material{"dir\\\\", "", {1, 1, 1, 1}});
+  s.materials.push_back(testutil::material("dir\\\\", "", {1, 1, 1, 1}));
   Animation a;
   a.name = "a\\b\\";
   a.channels = 1;

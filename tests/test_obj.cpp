@@ -25,6 +25,13 @@ using namespace meshport;
 
 namespace {
 
+Material mat(const std::string& name, const std::string& texture) {
+  Material m;
+  m.name = name;
+  m.base_color_texture = texture;
+  return m;
+}
+
 std::string data(const std::string& rel) { return std::string(MESHPORT_TEST_DATA) + "/obj/" + rel; }
 
 SideFileLoader no_files() {
@@ -263,9 +270,9 @@ TEST(ObjMtl, LibrariesThroughATempFolder) {
   Scene s = read(dir / "scene.obj", {}, &d);
   EXPECT_EQ(d.items.size(), 0u) << messages(d);
   ASSERT_EQ(s.materials.size(), 3u);
-  EXPECT_EQ(s.materials[0], (Material{"wood", "tex/wood grain.png"}));  // options skipped, spaces kept
-  EXPECT_EQ(s.materials[1], (Material{"metal", "mats/metal.png"}));     // relative to the OBJ's folder
-  EXPECT_EQ(s.materials[2], (Material{"unused", ""}));
+  EXPECT_EQ(s.materials[0], mat("wood", "tex/wood grain.png"));  // options skipped, spaces kept
+  EXPECT_EQ(s.materials[1], mat("metal", "mats/metal.png"));     // relative to the OBJ's folder
+  EXPECT_EQ(s.materials[2], mat("unused", ""));
 
   // The meshes of scene.obj.
   ASSERT_EQ(s.meshes.size(), 3u);
@@ -310,7 +317,7 @@ TEST(ObjMtl, MissingLibraryIsAWarning) {
   EXPECT_NE(d.items[0].message.find("material library \"nowhere.mtl\" not loaded: cannot open"), std::string::npos)
       << messages(d);
   ASSERT_EQ(s.materials.size(), 1u);
-  EXPECT_EQ(s.materials[0], (Material{"red", ""}));
+  EXPECT_EQ(s.materials[0], mat("red", ""));
   EXPECT_EQ(s.meshes.at(0).material, 0);
 }
 
@@ -332,10 +339,10 @@ TEST(ObjMtl, SeveralLibrariesOptionsAndUndefinedMaterials) {
             load);
   // "a.mtl b c.mtl": not every word ends in .mtl, so it is one name (and not found).
   ASSERT_EQ(s.materials.size(), 4u) << messages(d);
-  EXPECT_EQ(s.materials[0], (Material{"one", "one.png"}));
-  EXPECT_EQ(s.materials[1], (Material{"three", "three.png"}));
-  EXPECT_EQ(s.materials[2], (Material{"two", ""}));
-  EXPECT_EQ(s.materials[3], (Material{"ghost", ""}));
+  EXPECT_EQ(s.materials[0], mat("one", "one.png"));
+  EXPECT_EQ(s.materials[1], mat("three", "three.png"));
+  EXPECT_EQ(s.materials[2], mat("two", ""));
+  EXPECT_EQ(s.materials[3], mat("ghost", ""));
   EXPECT_TRUE(has_warning(d, "t.obj:1:8: warning: material library \"a.mtl b c.mtl\" not loaded")) << messages(d);
   EXPECT_TRUE(has_warning(d, "d.mtl:1:1: warning: map_Kd before the first newmtl ignored")) << messages(d);
   EXPECT_TRUE(has_warning(d, "d.mtl:3:1: warning: map_Kd without a file name ignored")) << messages(d);
@@ -348,7 +355,7 @@ TEST(ObjMtl, SeveralLibrariesOptionsAndUndefinedMaterials) {
   Scene s2 = parse("mtllib x.mtl y.MTL x.mtl\n" + kSquare + "usemtl two\nf 1 2 3\n", &d2,
                    files({{"x.mtl", "newmtl two\nmap_Kd two.png\n"}, {"y.MTL", "newmtl two\nmap_Kd other.png\n"}}));
   ASSERT_EQ(s2.materials.size(), 1u);
-  EXPECT_EQ(s2.materials[0], (Material{"two", "two.png"}));
+  EXPECT_EQ(s2.materials[0], mat("two", "two.png"));
   ASSERT_EQ(d2.items.size(), 1u) << messages(d2);
   EXPECT_EQ(d2.items[0].to_string(),
             "y.MTL:1:1: warning: material \"two\" is defined again: this definition is ignored");
@@ -711,7 +718,7 @@ TEST(ObjRoundTrip, WriteMemoryHasNoLibraryButKeepsMaterialNames) {
   Scene b = read_memory(bytes, Format::Obj, "mem.obj", &d);
   EXPECT_EQ(d.items.size(), 0u) << messages(d);
   ASSERT_EQ(b.materials.size(), 2u);  // used ones only, without textures
-  EXPECT_EQ(b.materials[0], (Material{"wood", ""}));
+  EXPECT_EQ(b.materials[0], mat("wood", ""));
   EXPECT_TRUE(b.meshes == a.meshes);
 }
 
@@ -776,7 +783,7 @@ TEST(ObjWrite, WhatObjCannotHoldIsAWarning) {
 TEST(ObjWrite, NamesAreMadeReadable) {
   Scene s = parse(kSquare + "f 1 2 3\n");
   s.meshes[0].name = " a\nb #c\\";
-  s.materials = {Material{"m", ""}, Material{"m", ""}, Material{"", "x.png"}};
+  s.materials = {testutil::material("m", ""), testutil::material("m", ""), testutil::material("", "x.png")};
   s.meshes[0].material = 1;
   Diagnostics d;
   std::string text = obj_text(s, &d);
@@ -803,7 +810,7 @@ TEST(ObjWrite, TexturePathsRelativeToTheOutputWhenFound) {
   std::filesystem::create_directories(dir.path / "out" / "deep");
   { std::ofstream(dir.path / "in" / "tex" / "a.png") << "png"; }
   Scene s = parse(kSquare + "f 1 2 3\n");
-  s.materials = {Material{"found", "tex/a.png"}, Material{"missing", "tex/b.png"}};
+  s.materials = {testutil::material("found", "tex/a.png"), testutil::material("missing", "tex/b.png")};
   s.meshes[0].material = 0;
   WriteOptions o;
   o.texture_dir = (dir.path / "in").string();

@@ -92,7 +92,7 @@ Scene bar_scene() {
   };
   make("bar.group0", {0, 3, 1, 4, 2, 5}, 0, {0, 1, 2, 2, 1, 3, 2, 3, 4, 4, 3, 5}, 0);
   make("bar.group1", {6, 1, 4}, 1, {0, 1, 2}, 1);
-  s.materials = {{"material0", "", {0.8f, 0.2f, 0.2f, 1}}, {"material1", "", {0.2f, 0.2f, 0.8f, 1}}};
+  s.materials = {testutil::material("material0", "", {0.8f, 0.2f, 0.2f, 1}), testutil::material("material1", "", {0.2f, 0.2f, 0.8f, 1})};
   return s;
 }
 

@@ -45,7 +45,7 @@ Scene pie_scene(int version) {
   t.has_size = true;
   t.width = t.height = 256;
   s.pie->global.textures.push_back(t);
-  s.materials.push_back({"page-1", "page-1.png"});
+  s.materials.push_back(testutil::material("page-1", "page-1.png"));
   return s;
 }
 
@@ -433,7 +433,7 @@ TEST(PieWrite, ConnectorsFromAttachments) {
 
 TEST(PieWrite, ConnectorsOfNoLevelRotatedOrJointRelative) {
   Scene s;
-  s.materials.push_back({"m", "page-9.png"});
+  s.materials.push_back(testutil::material("m", "page-9.png"));
   s.meshes.push_back(plain_mesh("a", {0, 0, 0, 1, 0, 0, 0, 1, 0}, {0, 0, 1, 0, 0, 1}, {0, 1, 2}, 0));
   s.joints.push_back({"root", -1, {{0, 10, 0}, {0, 0, 0, 1}, {1, 1, 1}}});
   s.joints.push_back({"child", 0, {{1, 0, 0}, {0, 0, 0, 1}, {2, 2, 2}}});
@@ -523,7 +523,7 @@ TEST(PieWrite, AnimObjectOfAnEmptyLevelIsKept) {
 // A mesh of another format rigidly bound to joint 1 ("arm", rest T(0, 1, 0) under a root).
 Scene rigid_arm(float framerate, bool loop) {
   Scene s;
-  s.materials.push_back({"skin", "textures/page-5.png"});
+  s.materials.push_back(testutil::material("skin", "textures/page-5.png"));
   s.meshes.push_back(plain_mesh("arm", {0, 0, 0, 1, 0, 0, 0, 1, 0}, {0, 0, 1, 0, 0, 1}, {0, 1, 2}, 0));
   s.meshes[0].streams.push_back(float_stream(Attribute::BlendIndices, 2, {1, 0, 1, 0, 1, 0}));
   s.meshes[0].streams.push_back(float_stream(Attribute::BlendWeights, 2, {1, 0, 1, 0, 1, 0}));
@@ -574,7 +574,7 @@ TEST(PieWrite, SkinningToSeveralJointsIsDropped) {
 
 Scene two_pages() {
   Scene s;
-  s.materials = {{"a", "tex/a.png"}, {"b", "C:\\art\\b.png"}, {"a2", "a.png"}, {"plain", ""}};
+  s.materials = {testutil::material("a", "tex/a.png"), testutil::material("b", "C:\\art\\b.png"), testutil::material("a2", "a.png"), testutil::material("plain", "")};
   for (int32_t mat : {3, 0, 1, 2})
     s.meshes.push_back(plain_mesh(fmt::format("m{}", mat), {0, 0, 0, 1, 0, 0, 0, 1, 0}, {0, 0, 1, 0, 0, 1}, {0, 1, 2}, mat));
   s.meshes.push_back(plain_mesh("no triangles", {0, 0, 0}, {0, 0}, {}, 1));
@@ -627,7 +627,7 @@ TEST(PieWrite, ErrorsForWhatPieCannotHold) {
   EXPECT_EQ(write_error(s), "");
   // Non-PIE Scenes: the page of a material.
   Scene o;
-  o.materials.push_back({"m", "textures/skin.jpg"});
+  o.materials.push_back(testutil::material("m", "textures/skin.jpg"));
   o.meshes.push_back(plain_mesh("m", {0, 0, 0, 1, 0, 0, 0, 1, 0}, {0, 0, 1, 0, 0, 1}, {0, 1, 2}, 0));
   EXPECT_EQ(write_error(o), "texture page \"skin.jpg\" is not a .png file: PIE pages must be PNG");
 }

@@ -622,7 +622,7 @@ void expect_round_trip(const Scene& original) {
 // A three-joint chain with rotated, translated rests, a skinned quad pair and a 3-frame animation.
 Scene synthetic() {
   Scene s;
-  s.materials.push_back({"Skin", ""});
+  s.materials.push_back(testutil::material("Skin", ""));
   Mesh m;
   m.name = "Body";
   m.material = 0;

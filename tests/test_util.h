@@ -35,6 +35,16 @@ inline meshport::VertexStream float_stream(meshport::Attribute a, uint32_t compo
 }
 
 // A transform from translation, rotation (x y z w) and scale.
+// A material with a name, a colour map reference and a base colour factor (other slots empty).
+inline meshport::Material material(std::string name, std::string texture = {},
+                                   std::array<float, 4> color = {1, 1, 1, 1}) {
+  meshport::Material m;
+  m.name = std::move(name);
+  m.base_color_texture = std::move(texture);
+  m.base_color = color;
+  return m;
+}
+
 inline meshport::Transform trs(std::array<float, 3> t, std::array<float, 4> r = {0, 0, 0, 1},
                                std::array<float, 3> s = {1, 1, 1}) {
   meshport::Transform x;

@@ -129,11 +129,31 @@ struct Mesh {
   bool operator==(const Mesh&) const = default;
 };
 
+// A material's texture slots each hold a reference as the source file gave it: a path relative
+// to the model's folder ("page-7-barbarians-arizona.png", "textures/body.tga"), a bare stem or
+// material name the texture finder resolves (ops/textures.h, docs/textures.md), or the `path` of
+// one of Scene::images (images carried in the Scene itself, e.g. read from a GLB). Empty: none.
 struct Material {
   std::string name;
-  std::string base_color_texture;  // relative path or URI; empty when unknown
+  std::string base_color_texture;  // colour map (PIE TEXTURE, IQM/IQE material, glTF baseColorTexture)
   std::array<float, 4> base_color{1, 1, 1, 1};  // linear RGBA factor (glTF baseColorFactor)
+  std::string normal_texture;       // tangent-space normal map (PIE NORMALMAP, glTF normalTexture)
+  std::string specular_texture;     // specular map (PIE SPECULARMAP, glTF KHR_materials_specular)
+  std::string team_colour_texture;  // team colour mask (PIE TCMASK; glTF extras)
+  std::array<float, 3> emissive{0, 0, 0};  // linear RGB (glTF emissiveFactor)
+  float metallic = 0;   // glTF metallicFactor (game formats: 0, not metal)
+  float roughness = 1;  // glTF roughnessFactor
   bool operator==(const Material&) const = default;
+};
+
+// An image held in the Scene (read from a glTF/GLB, embedded or by data URI): the bytes as stored,
+// PNG or JPEG. A material slot whose reference equals `path` uses it; writers of formats that
+// reference files write it as a file beside their output.
+struct Image {
+  std::string path;       // unique in the Scene: the file name it takes when written out
+  std::string mime_type;  // "image/png" or "image/jpeg"
+  std::vector<uint8_t> data;
+  bool operator==(const Image&) const = default;
 };
 
 struct Transform {
@@ -209,6 +229,7 @@ const T& value_or_empty(const std::optional<T>& data) {
 struct Scene {
   std::vector<Mesh> meshes;
   std::vector<Material> materials;
+  std::vector<Image> images;
   std::vector<Joint> joints;
   std::vector<Animation> animations;
   std::vector<Attachment> attachments;

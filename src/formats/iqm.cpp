@@ -361,7 +361,12 @@ void match_blend_widths(Mesh& m) {
 int32_t material_index(Scene& s, std::unordered_map<std::string, int32_t>& known, const std::string& name) {
   if (name.empty()) return -1;
   auto [it, added] = known.try_emplace(name, int32_t(s.materials.size()));
-  if (added) s.materials.push_back({name, has_image_extension(name) ? name : std::string()});
+  if (added) {
+    Material m;
+    m.name = name;
+    if (has_image_extension(name)) m.base_color_texture = name;
+    s.materials.push_back(std::move(m));
+  }
   return it->second;
 }
 

@@ -307,7 +307,7 @@ struct MaterialTable {
     auto it = index.find(std::string(name));
     if (it != index.end()) return it->second;
     int32_t i = int32_t(list.size());
-    list.push_back(Material{std::string(name), {}});
+    list.emplace_back().name = std::string(name);
     defined.push_back(0);
     first_use.push_back({0, 0});
     index.emplace(std::string(name), i);

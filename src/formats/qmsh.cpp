@@ -654,7 +654,7 @@ void warn_layout(const In& in, const Header& h, const std::vector<Submesh>& subs
 int32_t material_index(Scene& s, std::unordered_map<std::string, int32_t>& known, const std::string& name) {
   if (name.empty()) return -1;
   auto [it, added] = known.try_emplace(name, int32_t(s.materials.size()));
-  if (added) s.materials.push_back({name, {}});
+  if (added) s.materials.emplace_back().name = name;
   return it->second;
 }
 

@@ -371,7 +371,11 @@ using MaterialIndex = std::unordered_map<std::string, int32_t>;
 int32_t scene_material(Scene& scene, MaterialIndex& index, const std::string& name) {
   if (name.empty()) return -1;
   auto [it, added] = index.try_emplace(name, int32_t(scene.materials.size()));
-  if (added) scene.materials.push_back(Material{name, ""});
+  if (added) {
+    Material m;
+    m.name = name;
+    scene.materials.push_back(std::move(m));
+  }
   return it->second;
 }
 
