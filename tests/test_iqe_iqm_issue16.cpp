@@ -614,3 +614,38 @@ TEST(IqeIssue16, InfluenceOnTheStaticJointsIndexIsLeftOut) {
   EXPECT_EQ(testutil::influences(back.meshes[0], 0), (std::vector<std::pair<int, float>>{{0, 0.5f}}));
   EXPECT_EQ(write_memory(back, Format::Iqe), first);
 }
+
+// Fuzz finding (fuzz_iqe_roundtrip): a mesh whose vertices carry only a format stream (here a
+// custom array the file named "obj.wind", a reserved name) got filled-in vp lines; reading those
+// back dropped them and the vertex with them, so the second write differed. Such a mesh is now
+// written without vertices, with a warning, and the reader warns about the reserved name.
+TEST(IqeIssue16, MeshWithOnlyFormatStreamsIsWrittenWithoutVertices) {
+  const std::string text =
+      "# Inter-Quake Export\n"
+      "vertexarray custom2 short 3 \"obj.wind\"\n"
+      "mesh \"wind\"\n"
+      "v2 1 2 3\n"
+      "mesh \"tri\"\n"
+      "vp 0 0 0\nvp 1 0 0\nvp 0 1 0\n"
+      "fm 0 1 2\n";
+  Diagnostics rd;
+  const Scene s = read_iqe(text, &rd);
+  ASSERT_EQ(s.meshes.size(), 2u);
+  EXPECT_EQ(s.meshes[0].vertex_count(), 1u);
+  ASSERT_EQ(rd.items.size(), 1u);
+  EXPECT_EQ(rd.items[0].message,
+            "custom array name \"obj.wind\" is reserved for another format's data (scene.h is_format_stream): "
+            "writers leave it out");
+  Diagnostics wd;
+  const std::vector<uint8_t> first = write_memory(s, Format::Iqe, {}, &wd);
+  ASSERT_EQ(wd.items.size(), 1u);
+  EXPECT_EQ(wd.items[0].message,
+            "mesh \"wind\": its 1 vertices hold only data IQE does not (format streams, scene.h): written "
+            "without vertices or faces");
+  const Scene back = read_memory(first, Format::Iqe, "a.iqe");
+  ASSERT_EQ(back.meshes.size(), 2u);
+  EXPECT_EQ(back.meshes[0].vertex_count(), 0u);
+  EXPECT_EQ(back.meshes[1].vertex_count(), 3u);
+  EXPECT_EQ(back.meshes[1].triangles, s.meshes[1].triangles);
+  EXPECT_EQ(write_memory(back, Format::Iqe), first);
+}

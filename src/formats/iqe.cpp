@@ -895,6 +895,12 @@ class Reader {
     d.format = ComponentType(kf - kFormatNames.begin());
     d.size = size;
     d.name = name.empty() ? std::string(type) : std::string(name);
+    VertexStream probe;
+    probe.attribute = Attribute::Custom;
+    probe.name = d.name;
+    if (is_custom(k) && is_format_stream(probe))
+      warn(tok_, "custom array name " + quoted(d.name) +
+                     " is reserved for another format's data (scene.h is_format_stream): writers leave it out");
     d.line = line_;
     d.used = false;
     d.after_data = seen_[size_t(k)];
@@ -1647,11 +1653,23 @@ class Writer {
     return true;
   }
 
+  // The vertices a mesh gets in the file: none when IQE holds none of its streams (a mesh whose
+  // vertices carry only other formats' data, scene.h is_format_stream), else all of them.
+  static size_t written_count(const Mesh& m, const Picks& by) {
+    for (const VertexStream* s : by)
+      if (s) return m.vertex_count();
+    return 0;
+  }
+
   void plan_file(const Scene& scene) {
     bool rigid = false;  // some vertex of a skinned file has no influence
     for (const Mesh& m : scene.meshes) {
       Picks by = pick_streams(m);
-      size_t count = m.vertex_count();
+      size_t count = written_count(m, by);
+      if (count == 0 && m.vertex_count() > 0)
+        diags_.add(warning("", fmt::format("mesh {}: its {} vertices hold only data IQE does not (format streams, "
+                                           "scene.h): written without vertices or faces",
+                                           quoted(m.name), m.vertex_count())));
       for (int k = 0; k < kKindCount; ++k)
         if (by[size_t(k)] && by[size_t(k)]->vertex_count() != count)
           fail("", "mesh " + quoted(m.name) + ": its vertex streams have different lengths");
@@ -1870,9 +1888,10 @@ class Writer {
   void mesh(const Scene& scene, size_t i) {
     const Mesh& m = scene.meshes[i];
     Picks by = picks_[i];
-    size_t count = m.vertex_count();
+    const size_t count = written_count(m, by);
+    const bool dropped = count == 0 && m.vertex_count() > 0;  // plan_file warned
     for (uint32_t t : m.triangles)
-      if (t >= count) fail("", "mesh " + quoted(m.name) + ": triangle index " + std::to_string(t) + " out of range");
+      if (!dropped && t >= count) fail("", "mesh " + quoted(m.name) + ": triangle index " + std::to_string(t) + " out of range");
     if (m.triangles.size() % 3) fail("", "mesh " + quoted(m.name) + ": triangle list is not a multiple of 3");
     // Kinds other meshes have and this one lacks: filled in, and named in kFilledMarker.
     std::vector<VertexStream> fill;
@@ -1912,7 +1931,7 @@ class Writer {
       diags_.add(warning("", "mesh " + quoted(m.name) + ": material index out of range: left out"));
     }
     vertices(m, by, count, keys);
-    faces(m);
+    if (!dropped) faces(m);
     first_vertex_ += count;
   }
 
