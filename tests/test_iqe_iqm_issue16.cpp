@@ -649,3 +649,34 @@ TEST(IqeIssue16, MeshWithOnlyFormatStreamsIsWrittenWithoutVertices) {
   EXPECT_EQ(back.meshes[1].triangles, s.meshes[1].triangles);
   EXPECT_EQ(write_memory(back, Format::Iqe), first);
 }
+
+// A custom array whose name is reserved for format data (scene.h is_format_stream) is read with
+// a warning naming its record's offset; writers leave it out, so a rewrite has positions only.
+TEST(IqmIssue16, ReservedCustomArrayNameWarns) {
+  Scene s;
+  Mesh m;
+  m.name = "tri";
+  m.streams.push_back(testutil::float_stream(Attribute::Position, 3, {0, 0, 0, 1, 0, 0, 0, 1, 0}));
+  VertexStream wind = testutil::float_stream(Attribute::Custom, 1, {1, 2, 3});
+  wind.name = "wind";
+  m.streams.push_back(wind);
+  m.triangles = {0, 1, 2};
+  s.meshes.push_back(m);
+  std::vector<uint8_t> bytes = write_memory(s, Format::Iqm);
+  const std::string text(bytes.begin(), bytes.end());
+  const size_t at = text.find(std::string("wind\0", 5));
+  ASSERT_NE(at, std::string::npos);
+  std::memcpy(bytes.data() + at, "obj.", 4);
+  Diagnostics d;
+  const Scene back = read_memory(bytes, Format::Iqm, "a.iqm", &d);
+  ASSERT_EQ(d.items.size(), 1u);
+  EXPECT_NE(d.items[0].message.find("vertex array 1: custom name 'obj.' is reserved for another format's data"),
+            std::string::npos)
+      << d.items[0].message;
+  ASSERT_EQ(back.meshes.size(), 1u);
+  ASSERT_EQ(back.meshes[0].streams.size(), 2u);
+  EXPECT_EQ(back.meshes[0].streams[1].name, "obj.");
+  const Scene again = read_memory(write_memory(back, Format::Iqm), Format::Iqm, "b.iqm");
+  ASSERT_EQ(again.meshes[0].streams.size(), 1u);
+  EXPECT_EQ(again.meshes[0].streams[0].attribute, Attribute::Position);
+}

@@ -249,8 +249,16 @@ Array read_array(In& in, const Header& h, uint32_t i) {
     in.fail(a.record + 12, fmt::format("vertex array {}: size {} is not between 1 and 4", i, a.size));
   a.format = ComponentType(format);
   a.attribute = type_attribute(a.type);
-  if (a.attribute == Attribute::Custom)
+  if (a.attribute == Attribute::Custom) {
     a.name = text(in, h, a.type - kCustom, a.record, fmt::format("vertex array {}: custom type name", i));
+    VertexStream probe;
+    probe.attribute = Attribute::Custom;
+    probe.name = a.name;
+    if (is_format_stream(probe))
+      in.warn(a.record, fmt::format("vertex array {}: custom name '{}' is reserved for another format's data "
+                                    "(scene.h is_format_stream): writers leave it out",
+                                    i, text::clip(a.name)));
+  }
   if (h.num_vertexes == 0) return a;
   if (a.offset < kHeaderSize)
     in.fail(a.record + 16, fmt::format("{}: data offset {} points into the header", array_label(a), a.offset));
