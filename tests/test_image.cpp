@@ -403,3 +403,21 @@ TEST(ImageSeeds, CommittedSeedsDecode) {
   }
   EXPECT_GE(count, 15u);
 }
+
+// The fuzz findings in tests/hostile/fuzz/image are refused with a message.
+TEST(ImageHostile, FuzzRegressionFiles) {
+  const std::filesystem::path dir = std::filesystem::path(MESHPORT_TEST_DATA).parent_path() / "hostile" / "fuzz" / "image";
+  size_t count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::ifstream in(entry.path(), std::ios::binary);
+    const Bytes b((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string name = entry.path().filename().string();
+    EXPECT_NE(decode_image(b, name, kLimits).error, "") << name;
+    EXPECT_NE(to_gltf_image(b, name, kLimits).error, "") << name;
+    if (name == "jpeg-huffman-counts-over-256.jpg") {
+      EXPECT_EQ(decode_image(b, name, kLimits).error, "JPEG Huffman table at byte 221 has 525 codes (256 at most)");
+    }
+    ++count;
+  }
+  EXPECT_GE(count, 1u);
+}

@@ -55,6 +55,40 @@ std::string psd_matte_error(Bytes b, size_t start, uint32_t w, uint32_t h, uint3
   return "";
 }
 
+// Debian's stb_image (2.27) builds a Huffman table from its 16 code counts without checking
+// that they add up to 256 at most, and writes past its arrays when they do not. So every
+// Huffman table stb can reach is checked first: each DHT segment of the header (read as stb
+// reads it: tables while the segment's length lasts, possibly past its end), and from the first
+// scan on (entropy-coded data, where a valid file has no FF C4, and the segments between
+// progressive scans) every FF C4.
+std::string jpeg_dht_error(Bytes b, uint64_t marker) {  // `marker`: the FF of FF C4
+  auto at = [&](uint64_t i) -> uint32_t { return i < b.size() ? b[size_t(i)] : 0; };  // stb reads 0 past the end
+  int64_t left = int64_t(at(marker + 2) << 8 | at(marker + 3)) - 2;
+  uint64_t pos = marker + 4;
+  while (left > 0 && pos <= b.size()) {
+    uint32_t n = 0;
+    for (uint64_t i = 1; i <= 16; ++i) n += at(pos + i);
+    if (n > 256) return fmt::format("JPEG Huffman table at byte {} has {} codes (256 at most)", pos, n);
+    pos += 17 + n;
+    left -= 17 + int64_t(n);
+  }
+  return "";
+}
+
+std::string jpeg_scan_dht_error(Bytes b, size_t from) {
+  for (size_t i = from; i + 1 < b.size(); ++i) {
+    if (b[i] != 0xFF) continue;
+    size_t j = i + 1;
+    while (j < b.size() && b[j] == 0xFF) ++j;  // fill bytes
+    if (j < b.size() && b[j] == 0xC4) {
+      std::string e = jpeg_dht_error(b, j - 1);
+      if (!e.empty()) return e;
+    }
+    i = j - 1;
+  }
+  return "";
+}
+
 bool is_sof(uint8_t m) { return m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC; }
 
 }  // namespace
@@ -99,11 +133,16 @@ ImageInfo jpeg_info(Bytes b) {
     if (m == 0xD9) return fail(f, fmt::format("JPEG ends (EOI at byte {}) before any scan", pos - 2));
     if (m == 0xDA) {
       if (!have_frame) return fail(f, fmt::format("JPEG scan at byte {} comes before any frame header (SOFn)", pos - 2));
-      return info;
+      const std::string dht = jpeg_scan_dht_error(b, pos);
+      return dht.empty() ? info : fail(f, dht);
     }
     if (pos + 2 > b.size()) return fail(f, header_truncated(f, b.size(), pos + 2));
     const uint32_t len = be16(b, pos);
     if (len < 2) return fail(f, fmt::format("JPEG segment at byte {} has length {}", pos - 2, len));
+    if (m == 0xC4) {
+      const std::string dht = jpeg_dht_error(b, pos - 2);
+      if (!dht.empty()) return fail(f, dht);
+    }
     if (is_sof(m) && !have_frame) {
       if (len < 8 || pos + 7 > b.size()) return fail(f, header_truncated(f, b.size(), pos + 7));
       info = ok(f, be16(b, pos + 5), be16(b, pos + 3));
