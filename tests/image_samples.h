@@ -34,7 +34,9 @@ inline void put32be(Bytes& b, uint32_t v) {
   put16be(b, v >> 16);
   put16be(b, v & 0xFFFF);
 }
-inline void put(Bytes& b, std::string_view s) { b.insert(b.end(), s.begin(), s.end()); }
+inline void put(Bytes& b, std::string_view s) {
+  for (char c : s) b.push_back(uint8_t(c));  // (insert of a range trips GCC 12's -Wstringop-overflow at -O2)
+}
 
 // A w x h picture with distinct pixels: red by x, green by y, blue and alpha varying.
 inline Pixels picture(uint32_t w, uint32_t h, bool alpha = true) {
