@@ -25,6 +25,9 @@ if [ ! -d "$seeds/iqe" ]; then
     -o -name '*.pie' -o -name '*.qmsh.tmp' -o -name '*.qmsh' -o -name '*.model' -o -name '*.prop' -o -name '*.state' \
     -o -name '*.path' -o -name '*.gltf' -o -name '*.glb' \) | sort)
   (cd "$repo" && "$bins/make_seeds" "$seeds" "${files[@]}") >/dev/null
+  # Image seeds (fuzz_image): small images of every format, made by fuzz/make_image_seeds.cpp.
+  mkdir -p "$seeds/image"
+  cp "$repo"/tests/data/images/* "$seeds/image/"
   # Crash files found by fuzzing, kept in the repository as regression inputs.
   for d in "$repo"/tests/hostile/fuzz/*/; do
     [ -d "$d" ] && cp "$d"* "$seeds/$(basename "$d")/" 2>/dev/null || true
