@@ -126,13 +126,6 @@ std::string describe(const json& v) {
   return s;
 }
 
-// A JSON number as float: beyond the float range it becomes an infinity (no undefined cast).
-float narrow(double d) {
-  if (d > double(std::numeric_limits<float>::max())) return std::numeric_limits<float>::infinity();
-  if (d < -double(std::numeric_limits<float>::max())) return -std::numeric_limits<float>::infinity();
-  return float(d);
-}
-
 std::optional<uint64_t> as_uint(const json& v) {
   if (v.is_number_unsigned()) return v.get<uint64_t>();
   if (v.is_number_integer()) {
@@ -425,7 +418,7 @@ void parse_json(Reader& rd, std::span<const uint8_t> all, int64_t file_offset) {
 }
 
 void check_asset(Reader& rd) {
-  const json* asset = member(rd.doc, "asset");
+  const json* asset = field(rd.doc, "asset");
   if (!asset) {
     rd.warn("the required 'asset' object is missing; read as glTF 2.0");
   } else {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "formats/gltf.h"
+#include "formats/gltf_json.h"
 #include "text.h"
 #include "ops/math.h"
 
@@ -24,6 +25,8 @@
 namespace meshport::gltf::read_impl {
 
 using json = nlohmann::json;
+using json_util::field;   // the member of an object, or null (gltf_json.h)
+using json_util::narrow;  // a JSON number as float: beyond the float range an infinity (gltf_json.h)
 using u128 = unsigned __int128;
 
 constexpr uint32_t kGlbMagic = 0x46546C67;  // "glTF"
@@ -45,8 +48,6 @@ inline uint32_t le32(const uint8_t* p) {
 
 // A short description of a JSON value for messages.
 std::string describe(const json& v);
-// A JSON number as float: beyond the float range it becomes an infinity (no undefined cast).
-float narrow(double d);
 std::optional<uint64_t> as_uint(const json& v);
 
 // ---- Small math (gltf_read_nodes.cpp) -------------------------------------------------------
@@ -154,14 +155,9 @@ struct MeshportRoot {
 
 // ---- JSON access ----------------------------------------------------------------------------
 
-inline const json* member(const json& o, const char* key) {
-  if (!o.is_object()) return nullptr;
-  auto it = o.find(key);
-  return it == o.end() ? nullptr : &*it;
-}
 inline const json* meshport_extras(const json& o) {
-  const json* e = member(o, "extras");
-  return e ? member(*e, "meshport") : nullptr;
+  const json* e = field(o, "extras");
+  return e ? field(*e, "meshport") : nullptr;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -211,7 +207,7 @@ struct Reader {
   // ---- JSON access
   const json& top(const char* key) const {
     static const json empty = json::array();
-    const json* v = member(doc, key);
+    const json* v = field(doc, key);
     if (!v) return empty;
     if (!v->is_array()) error(key, fmt::format("is {}, not an array", v->type_name()));
     return *v;
@@ -225,7 +221,7 @@ struct Reader {
     return object_at(top(array), i, fmt::format("{}[{}]", array, i));
   }
   uint64_t get_uint(const json& o, const char* key, const std::string& path, std::optional<uint64_t> def) const {
-    const json* v = member(o, key);
+    const json* v = field(o, key);
     if (!v) {
       if (def) return *def;
       error(path, fmt::format("the required property '{}' is missing", key));
@@ -235,26 +231,26 @@ struct Reader {
     return *u;
   }
   double get_number(const json& o, const char* key, const std::string& path, double def) const {
-    const json* v = member(o, key);
+    const json* v = field(o, key);
     if (!v) return def;
     if (!v->is_number()) error(fmt::format("{}.{}", path, key), fmt::format("{} is not a number", describe(*v)));
     return v->get<double>();
   }
   bool get_bool(const json& o, const char* key, const std::string& path, bool def) const {
-    const json* v = member(o, key);
+    const json* v = field(o, key);
     if (!v) return def;
     if (!v->is_boolean()) error(fmt::format("{}.{}", path, key), fmt::format("{} is not a boolean", describe(*v)));
     return v->get<bool>();
   }
   // A boolean of meshport's extras: true / false, or 1 / 0 as Blender writes booleans back.
   bool get_flag(const json& o, const char* key, const std::string& path, bool def) const {
-    const json* v = member(o, key);
+    const json* v = field(o, key);
     if (!v) return def;
     if (v->is_number() && (v->get<double>() == 0 || v->get<double>() == 1)) return v->get<double>() == 1;
     return get_bool(o, key, path, def);
   }
   std::string get_string(const json& o, const char* key, const std::string& path, bool required = false) const {
-    const json* v = member(o, key);
+    const json* v = field(o, key);
     if (!v) {
       if (required) error(path, fmt::format("the required property '{}' is missing", key));
       return {};
@@ -271,12 +267,12 @@ struct Reader {
     return check_index(get_uint(o, key, path, std::nullopt), fmt::format("{}.{}", path, key), array);
   }
   std::optional<uint32_t> opt_index(const json& o, const char* key, const std::string& path, const char* array) const {
-    if (!member(o, key)) return std::nullopt;
+    if (!field(o, key)) return std::nullopt;
     return get_index(o, key, path, array);
   }
   // A fixed-size array of numbers.
   bool get_floats(const json& o, const char* key, const std::string& path, float* out, size_t n) const {
-    const json* v = member(o, key);
+    const json* v = field(o, key);
     if (!v) return false;
     std::string p = fmt::format("{}.{}", path, key);
     if (!v->is_array() || v->size() != n) error(p, fmt::format("is not an array of {} numbers", n));
@@ -288,7 +284,7 @@ struct Reader {
   }
   const json& get_array(const json& o, const char* key, const std::string& path) const {
     static const json empty = json::array();
-    const json* v = member(o, key);
+    const json* v = field(o, key);
     if (!v) return empty;
     if (!v->is_array()) error(fmt::format("{}.{}", path, key), fmt::format("is {}, not an array", v->type_name()));
     return *v;

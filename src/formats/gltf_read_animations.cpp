@@ -103,7 +103,7 @@ void read_animation(Reader& rd, uint32_t ai) {
     uint64_t s = rd.get_uint(ch, "sampler", cp, std::nullopt);
     if (s >= samplers.size())
       rd.error(cp + ".sampler", fmt::format("samplers[{}] does not exist (the animation has {})", s, samplers.size()));
-    const json* target = member(ch, "target");
+    const json* target = field(ch, "target");
     if (!target || !target->is_object()) rd.error(cp, "has no 'target' object");
     const std::string tp = cp + ".target";
     std::optional<uint32_t> node = rd.opt_index(*target, "node", tp, "nodes");
@@ -250,11 +250,11 @@ void read_animation(Reader& rd, uint32_t ai) {
     try {
       double key_rate = rd.get_number(*mp, "keyframe_rate", xp, 0);
       double rate = rd.get_number(*mp, "framerate", xp, 0);
-      if (member(*mp, "framerate")) stored_rate = narrow(rate), has_stored_rate = true;
+      if (field(*mp, "framerate")) stored_rate = narrow(rate), has_stored_rate = true;
       fps = key_rate > 0 && std::isfinite(key_rate) ? key_rate : rate > 0 && std::isfinite(rate) ? rate : 0;
       anim.loop = rd.get_flag(*mp, "loop", xp, false);
-      if (member(*mp, "channels")) stored_channels = rd.get_uint(*mp, "channels", xp, 0);
-      const json* times = member(*mp, "times");
+      if (field(*mp, "channels")) stored_channels = rd.get_uint(*mp, "channels", xp, 0);
+      const json* times = field(*mp, "times");
       if (times && times->is_array()) {
         // Another tool resampled the keys: the frames are at the writer's times again.
         for (size_t k = 0; k < times->size(); ++k) {

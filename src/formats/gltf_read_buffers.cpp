@@ -116,7 +116,7 @@ std::span<const uint8_t> buffer(Reader& rd, uint32_t i) {
   const std::string path = fmt::format("buffers[{}]", i);
   const json& b = rd.element("buffers", i);
   uint64_t len = rd.get_uint(b, "byteLength", path, std::nullopt);
-  const json* uri = member(b, "uri");
+  const json* uri = field(b, "uri");
   if (!uri) {
     if (i != 0 || !rd.glb)
       rd.error(path, "has no uri (only buffer 0 of a .glb may omit it, to refer to the BIN chunk)");
@@ -166,7 +166,7 @@ const View& view(Reader& rd, uint32_t i) {
   uint64_t off = rd.get_uint(v, "byteOffset", path, 0);
   uint64_t len = rd.get_uint(v, "byteLength", path, std::nullopt);
   uint64_t stride = rd.get_uint(v, "byteStride", path, 0);
-  if (member(v, "byteStride") && (stride < 4 || stride > 252 || stride % 4))
+  if (field(v, "byteStride") && (stride < 4 || stride > 252 || stride % 4))
     rd.error(path + ".byteStride", fmt::format("{} is not a multiple of 4 from 4 to 252", stride));
   std::span<const uint8_t> bytes = buffer(rd, b);
   if (u128(off) + len > bytes.size())
@@ -226,15 +226,15 @@ const Accessor& accessor(Reader& rd, uint32_t i) {
   } else if (offset) {
     rd.error(path + ".byteOffset", "is set but the accessor has no bufferView");
   }
-  if (const json* sp = member(o, "sparse")) {
+  if (const json* sp = field(o, "sparse")) {
     const std::string sparse_path = path + ".sparse";
     Accessor::Sparse s;
     s.count = rd.get_uint(*sp, "count", sparse_path, std::nullopt);
     if (s.count == 0 || s.count > a->count)
       rd.error(sparse_path + ".count",
                fmt::format("{} is not between 1 and the accessor's count ({})", s.count, a->count));
-    const json* idx = member(*sp, "indices");
-    const json* val = member(*sp, "values");
+    const json* idx = field(*sp, "indices");
+    const json* val = field(*sp, "values");
     if (!idx || !idx->is_object()) rd.error(sparse_path, "has no 'indices' object");
     if (!val || !val->is_object()) rd.error(sparse_path, "has no 'values' object");
     const std::string ip = sparse_path + ".indices", vp = sparse_path + ".values";

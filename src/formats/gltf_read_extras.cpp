@@ -24,10 +24,10 @@ void read_root_extras(Reader& rd) {
   std::string path = "extras.meshport";
   if (!mp) {
     uint64_t si = 0;
-    if (const json* sc = member(rd.doc, "scene"); sc && as_uint(*sc)) si = *as_uint(*sc);
+    if (const json* sc = field(rd.doc, "scene"); sc && as_uint(*sc)) si = *as_uint(*sc);
     const json& scenes = rd.top("scenes");
     const json* x = si < scenes.size() ? meshport_extras(scenes[si]) : nullptr;
-    if (!x || !member(*x, "version")) return;  // none, or ModeDef data only (files written before)
+    if (!x || !field(*x, "version")) return;  // none, or ModeDef data only (files written before)
     mp = x;
     path = fmt::format("scenes[{}].extras.meshport", si);
   }
@@ -64,10 +64,10 @@ void read_root_extras(Reader& rd) {
 void map_extras_nodes(Reader& rd, const json& mp, uint64_t count) {
   const json& nodes = rd.top("nodes");
   auto name_of = [&](size_t n) -> std::string {
-    const json* v = nodes[n].is_object() ? member(nodes[n], "name") : nullptr;
+    const json* v = nodes[n].is_object() ? field(nodes[n], "name") : nullptr;
     return v && v->is_string() ? v->get<std::string>() : std::string();
   };
-  const json* names = member(mp, "joints");
+  const json* names = field(mp, "joints");
   auto listed = [&](size_t k) -> const json* {
     return names && names->is_array() && k < names->size() && (*names)[k].is_string() ? &(*names)[k] : nullptr;
   };
@@ -82,12 +82,12 @@ void map_extras_nodes(Reader& rd, const json& mp, uint64_t count) {
     std::unordered_set<uint64_t> skin_joint;
     const json& skins = rd.top("skins");
     for (const json& s : skins)
-      if (const json* js = s.is_object() ? member(s, "joints") : nullptr; js && js->is_array())
+      if (const json* js = s.is_object() ? field(s, "joints") : nullptr; js && js->is_array())
         for (const json& x : *js)
           if (auto u = as_uint(x)) skin_joint.insert(*u);
     std::unordered_map<std::string, std::vector<uint32_t>> by_name;
     for (uint32_t n = 0; n < nodes.size(); ++n)
-      if (nodes[n].is_object() && !member(nodes[n], "mesh")) by_name[name_of(n)].push_back(n);
+      if (nodes[n].is_object() && !field(nodes[n], "mesh")) by_name[name_of(n)].push_back(n);
     std::unordered_set<uint32_t> taken;
     for (size_t k = 0; k < count; ++k) {
       const json* name = listed(k);
@@ -115,10 +115,10 @@ void map_extras_nodes(Reader& rd, const json& mp, uint64_t count) {
 // The writer's glTF mesh indices (PIE levels, attachments) to the glTF meshes now: the same
 // index while the names the extras list still match, else the one mesh of that name, else none.
 void map_extras_meshes(Reader& rd, const json& mp) {
-  const json* names = member(mp, "meshes");
+  const json* names = field(mp, "meshes");
   const json& meshes = rd.top("meshes");
   auto name_of = [&](size_t g) -> std::string {
-    const json* v = meshes[g].is_object() ? member(meshes[g], "name") : nullptr;
+    const json* v = meshes[g].is_object() ? field(meshes[g], "name") : nullptr;
     return v && v->is_string() ? v->get<std::string>() : std::string();
   };
   rd.mp.written_mesh.clear();
@@ -148,16 +148,16 @@ void map_extras_meshes(Reader& rd, const json& mp) {
 // animation of that name, or null.
 const json* kept_animation_extras(Reader& rd, uint32_t ai, const std::string& name) {
   if (!rd.mp.present) return nullptr;
-  const json* list = member(*rd.mp.extras, "animations");
+  const json* list = field(*rd.mp.extras, "animations");
   if (!list || !list->is_array()) return nullptr;
   size_t before = 0;  // animations named `name` before this one
   const json& anims = rd.top("animations");
   for (uint32_t a = 0; a < ai; ++a) {
-    const json* n = anims[a].is_object() ? member(anims[a], "name") : nullptr;
+    const json* n = anims[a].is_object() ? field(anims[a], "name") : nullptr;
     before += n && n->is_string() && n->get<std::string>() == name;
   }
   for (const json& e : *list) {
-    const json* n = e.is_object() ? member(e, "name") : nullptr;
+    const json* n = e.is_object() ? field(e, "name") : nullptr;
     if (n && n->is_string() && n->get<std::string>() == name && before-- == 0) return &e;
   }
   return nullptr;
@@ -168,7 +168,7 @@ void restore_primitive(Reader& rd, Mesh& m, const std::vector<std::string>& keys
   const std::string xp = path + ".extras.meshport";
   if (!mp.is_object()) rd.error(xp, "is not an object");
   const size_t nv = m.vertex_count();
-  if (const json* st = member(mp, "streams")) {
+  if (const json* st = field(mp, "streams")) {
     if (!st->is_array()) rd.error(xp + ".streams", "is not an array");
     static const char* labels[] = {"position",     "texcoord",     "normal", "tangent",
                                    "blendindexes", "blendweights", "color",  "custom"};
@@ -204,7 +204,7 @@ void restore_primitive(Reader& rd, Mesh& m, const std::vector<std::string>& keys
       s.source_size = uint32_t(source_size);
       s.name = s.attribute == Attribute::Custom ? rd.get_string(e, "name", ep) : std::string();
       s.custom_slot = -1;
-      if (const json* slot = member(e, "custom_slot")) {
+      if (const json* slot = field(e, "custom_slot")) {
         if (!slot->is_number_integer() || slot->get<int64_t>() < -1 || slot->get<int64_t>() > INT32_MAX)
           rd.error(ep + ".custom_slot", fmt::format("{} is not a slot number", describe(*slot)));
         s.custom_slot = int(slot->get<int64_t>());
@@ -236,7 +236,7 @@ void restore_primitive(Reader& rd, Mesh& m, const std::vector<std::string>& keys
       rd.error(xp + ".streams", "the declared streams do not match the primitive's attributes");
   }
   const size_t tris = m.triangles.size() / 3;
-  if (const json* ps = member(mp, "polygon_sizes")) {
+  if (const json* ps = field(mp, "polygon_sizes")) {
     const std::string pp = xp + ".polygon_sizes";
     if (!ps->is_array()) rd.error(pp, "is not an array");
     std::vector<uint32_t> sizes;
@@ -252,7 +252,7 @@ void restore_primitive(Reader& rd, Mesh& m, const std::vector<std::string>& keys
                                tris));
     m.polygon_sizes = std::move(sizes);
   }
-  if (const json* sm = member(mp, "smoothing")) {
+  if (const json* sm = field(mp, "smoothing")) {
     const std::string sp = xp + ".smoothing";
     if (!sm->is_object()) rd.error(sp, "is not an object");
     const size_t faces = m.polygon_sizes.empty() ? tris : m.polygon_sizes.size();
@@ -352,7 +352,7 @@ void restore_extras(Reader& rd) {
   const std::string& path = rd.mp.path;
   try {
     std::string comment = rd.get_string(*mp, "comment", path);
-    if (member(*mp, "comment_base64")) {
+    if (field(*mp, "comment_base64")) {
       std::vector<uint8_t> raw;
       if (base64_decode(rd.get_string(*mp, "comment_base64", path), raw) != std::string_view::npos)
         rd.error(path + ".comment_base64", "is not base64");
@@ -391,7 +391,7 @@ void restore_extras(Reader& rd) {
 
 // extras.meshport.pie (gltf_pie.h): its levels name glTF meshes, mapped to the Scene's.
 void restore_pie(Reader& rd, const json& mp) {
-  const json* pie = member(mp, "pie");
+  const json* pie = field(mp, "pie");
   if (!pie) return;
   try {
     std::vector<PieLegacyLevel> legacy;
@@ -416,7 +416,7 @@ void restore_pie(Reader& rd, const json& mp) {
 // 1e-5 of 0 or +-1 are snapped, as the tool's turns are quarter turns re-read from floats.
 void rebase_joints(Reader& rd) {
   if (!rd.mp.present || !rd.mp.mapped || rd.mp.animation_only) return;
-  const json* list = member(*rd.mp.extras, "joint_rests");
+  const json* list = field(*rd.mp.extras, "joint_rests");
   const size_t nj = rd.scene.joints.size();
   if (!list || !list->is_array() || list->size() != nj || nj == 0) return;
   std::vector<Transform> kept(nj);

@@ -11,9 +11,9 @@ std::string texture_name(Reader& rd, uint32_t t) {
   rd.opt_index(tex, "sampler", tp, "samplers");
   std::optional<uint32_t> src = rd.opt_index(tex, "source", tp, "images");
   if (!src)
-    if (const json* ext = member(tex, "extensions"); ext && ext->is_object())
+    if (const json* ext = field(tex, "extensions"); ext && ext->is_object())
       for (auto& [k, v] : ext->items())
-        if (member(v, "source")) {
+        if (field(v, "source")) {
           src = rd.get_index(v, "source", fmt::format("{}.extensions.{}", tp, k), "images");
           break;
         }
@@ -33,8 +33,8 @@ void read_materials(Reader& rd) {
     const json& m = rd.object_at(mats, i, path);
     Material mat;
     mat.name = rd.get_string(m, "name", path);
-    if (const json* pbr = member(m, "pbrMetallicRoughness")) {
-      if (const json* bct = member(*pbr, "baseColorTexture")) {
+    if (const json* pbr = field(m, "pbrMetallicRoughness")) {
+      if (const json* bct = field(*pbr, "baseColorTexture")) {
         std::string bp = path + ".pbrMetallicRoughness.baseColorTexture";
         mat.base_color_texture = texture_name(rd, rd.get_index(*bct, "index", bp, "textures"));
       }

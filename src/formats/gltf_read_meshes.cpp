@@ -36,10 +36,10 @@ Primitive read_primitive(Reader& rd, uint32_t m, uint32_t p, const json& mesh, c
     rd.error(path + ".mode",
              fmt::format("{} ({}) cannot be read: only triangles, triangle strips and triangle fans are", modes[mode],
                          mode));
-  const json* attrs = member(prim, "attributes");
+  const json* attrs = field(prim, "attributes");
   if (!attrs || !attrs->is_object()) rd.error(path, "has no 'attributes' object");
   const std::string ap = path + ".attributes";
-  if (!member(*attrs, "POSITION")) rd.error(ap, "has no POSITION");
+  if (!field(*attrs, "POSITION")) rd.error(ap, "has no POSITION");
   const Accessor& pos = accessor_at(rd, *attrs, "POSITION", ap);
   const uint64_t nv = pos.count;
   mm.material = -1;
@@ -182,7 +182,7 @@ Primitive read_primitive(Reader& rd, uint32_t m, uint32_t p, const json& mesh, c
 
   // Triangles.
   std::vector<uint32_t> list;
-  if (member(prim, "indices")) {
+  if (field(prim, "indices")) {
     const Accessor& a = accessor_at(rd, prim, "indices", path);
     list = indices(rd, a, path + ".indices");
     for (size_t i = 0; i < list.size(); ++i)
@@ -217,8 +217,8 @@ Primitive read_primitive(Reader& rd, uint32_t m, uint32_t p, const json& mesh, c
 
   // Morph targets.
   const json& targets = rd.get_array(prim, "targets", path);
-  const json* extras = member(mesh, "extras");
-  const json* names = extras ? member(*extras, "targetNames") : nullptr;
+  const json* extras = field(mesh, "extras");
+  const json* names = extras ? field(*extras, "targetNames") : nullptr;
   bool dropped_tangents = false;
   for (size_t t = 0; t < targets.size(); ++t) {
     const std::string tp = fmt::format("{}.targets[{}]", path, t);
@@ -237,17 +237,17 @@ Primitive read_primitive(Reader& rd, uint32_t m, uint32_t p, const json& mesh, c
         for (uint32_t c = 0; c < std::min(a.comps, 3u); ++c) d[i * 3 + c] = v[i * a.comps + c];
       return d;
     };
-    if (member(tgt, "POSITION"))
+    if (field(tgt, "POSITION"))
       mt.positions = delta("POSITION");
     else
       mt.positions.assign(size_t(nv) * 3, 0.0f);
-    if (member(tgt, "NORMAL")) mt.normals = delta("NORMAL");
-    if (member(tgt, "TANGENT")) dropped_tangents = true;
+    if (field(tgt, "NORMAL")) mt.normals = delta("NORMAL");
+    if (field(tgt, "TANGENT")) dropped_tangents = true;
     mm.morph_targets.push_back(std::move(mt));
   }
   if (dropped_tangents) rd.warn(fmt::format("{}: morph target tangent displacements are not kept", path));
   if (!targets.empty())
-    if (const json* w = member(mesh, "weights")) {
+    if (const json* w = field(mesh, "weights")) {
       if (!w->is_array() || w->size() != targets.size() ||
           !std::all_of(w->begin(), w->end(), [](const json& x) { return x.is_number(); }))
         rd.warn(fmt::format("meshes[{}].weights: not {} numbers, one per morph target; ignored", m, targets.size()));
@@ -322,8 +322,8 @@ void read_meshes(Reader& rd) {
     const json& prims = rd.get_array(mesh, "primitives", path);
     if (prims.empty()) rd.error(path + ".primitives", "is missing or empty");
     for (size_t p = 0; p < prims.size(); ++p) {
-      const json* attrs = member(prims[p], "attributes");
-      const json* pos = attrs ? member(*attrs, "POSITION") : nullptr;
+      const json* attrs = field(prims[p], "attributes");
+      const json* pos = attrs ? field(*attrs, "POSITION") : nullptr;
       if (pos)
         if (auto i = as_uint(*pos)) ++position_users[*i];
     }
@@ -335,8 +335,8 @@ void read_meshes(Reader& rd) {
     for (size_t p = 0; p < prims.size(); ++p) {
       const std::string pp = fmt::format("meshes[{}].primitives[{}]", m, p);
       const json& prim = rd.object_at(prims, p, pp);
-      const json* attrs = member(prim, "attributes");
-      const json* pos = attrs ? member(*attrs, "POSITION") : nullptr;
+      const json* attrs = field(prim, "attributes");
+      const json* pos = attrs ? field(*attrs, "POSITION") : nullptr;
       auto pi = pos ? as_uint(*pos) : std::nullopt;
       bool shared = pi && position_users[*pi] > 1;
       rd.meshes[m].push_back(read_primitive(rd, uint32_t(m), uint32_t(p), mesh, prim, shared));

@@ -125,9 +125,9 @@ void read_nodes(Reader& rd) {
     node.name = rd.get_string(o, "name", path);
     node.mesh = rd.opt_index(o, "mesh", path, "meshes");
     node.skin = rd.opt_index(o, "skin", path, "skins");
-    node.camera = member(o, "camera") != nullptr;
-    const json* ext = member(o, "extensions");
-    node.light = ext && member(*ext, "KHR_lights_punctual");
+    node.camera = field(o, "camera") != nullptr;
+    const json* ext = field(o, "extensions");
+    node.light = ext && field(*ext, "KHR_lights_punctual");
     read_node_extras(rd, node, o, path);
     const json& ch = rd.get_array(o, "children", path);
     for (size_t k = 0; k < ch.size(); ++k) {
@@ -148,7 +148,7 @@ void read_nodes(Reader& rd) {
       node.local = affine_from_mat4(m);
       if (m[3] != 0 || m[7] != 0 || m[11] != 0 || m[15] != 1)
         rd.warn(fmt::format("{}.matrix: the bottom row is not (0, 0, 0, 1); the projective part is ignored", path));
-      if (member(o, "translation") || member(o, "rotation") || member(o, "scale"))
+      if (field(o, "translation") || field(o, "rotation") || field(o, "scale"))
         rd.warn(fmt::format("{}: has both a matrix and translation/rotation/scale; the matrix is used", path));
       node.trs = decompose(node.local, node.trs_exact);
     } else {
@@ -190,7 +190,7 @@ void read_nodes(Reader& rd) {
     return;
   }
   uint32_t s = 0;
-  if (const json* sc = member(rd.doc, "scene")) {
+  if (const json* sc = field(rd.doc, "scene")) {
     auto v = as_uint(*sc);
     if (!v) rd.error("scene", fmt::format("{} is not a scene index", describe(*sc)));
     s = rd.check_index(*v, "scene", "scenes");
@@ -351,7 +351,7 @@ void read_skeleton(Reader& rd) {
     const json& o = skins[s];
     Skin& skin = rd.skins[s];
     for (uint32_t node : skin_nodes[s]) skin.joints.push_back(rd.nodes[node].joint);  // -1: meshport_static
-    if (!member(o, "inverseBindMatrices")) {
+    if (!field(o, "inverseBindMatrices")) {
       // Identity inverse bind matrices: the rest pose is the bind pose only if every joint's
       // rest world matrix is the identity.
       bool all_identity = std::all_of(skin_nodes[s].begin(), skin_nodes[s].end(),
