@@ -25,11 +25,11 @@ Scene read(std::span<const uint8_t> data, const std::string& name, const SideFil
 std::vector<OutputFile> write(const Scene& scene, const WriteOptions& options, bool binary,
                               const std::string& bin_name, const std::string& output_dir, Diagnostics& diags);
 
-// Text helpers shared by the writer, the reader and gltf_pie.cpp.
+// Text helpers shared by the writer, the reader and the extras (gltf_json.cpp).
 bool valid_utf8(std::string_view s);                    // gltf_write.cpp
 std::string base64_encode(const uint8_t* p, size_t n);  // gltf_write.cpp; with '=' padding
 // Decodes base64 (padding optional, '-' and '_' accepted). Returns the position of the first
 // invalid character, or std::string_view::npos when the text is valid.
-size_t base64_decode(std::string_view s, std::vector<uint8_t>& out);  // gltf_read.cpp
+size_t base64_decode(std::string_view s, std::vector<uint8_t>& out);  // gltf_read_buffers.cpp
 
 }  // namespace meshport::gltf

@@ -2,6 +2,7 @@
 #include "formats/gltf_modedef.h"
 
 #include "formats/gltf.h"
+#include "formats/gltf_json.h"
 
 #include <fmt/format.h>
 
@@ -18,20 +19,22 @@ namespace meshport::gltf {
 namespace {
 
 using json = nlohmann::json;
+using json_util::array;
+using json_util::bad;
+using json_util::field;
+using json_util::get;
+using json_util::int32;
+using json_util::integer;
+using json_util::jstring;
+using json_util::nearest_float;
+using json_util::object;
+using json_util::sub;
+using json_util::to_bool;
+using json_util::to_float_nearest;
+using json_util::to_string;
 
 constexpr const char* kKinds[] = {"model", "prop", "state", "path"};
 constexpr int64_t kVersion = 1;
-
-// A double as the nearest float (IEEE round to nearest even): beyond the largest float by half a
-// step or more, infinite (a plain conversion of a double outside the float range is undefined).
-float nearest_float(double d) {
-  constexpr double kMax = std::numeric_limits<float>::max();
-  constexpr double kOverflow = 0x1p128 - 0x1p103;  // halfway between the largest float and 2^128
-  if (std::fabs(d) <= kMax) return float(d);
-  const float inf = std::numeric_limits<float>::infinity();
-  if (std::fabs(d) >= kOverflow) return d > 0 ? inf : -inf;
-  return d > 0 ? std::numeric_limits<float>::max() : -std::numeric_limits<float>::max();
-}
 
 // ---- Writing ---------------------------------------------------------------------------------
 
@@ -46,11 +49,6 @@ json jfloat(float f) {
   const auto p = std::from_chars(buf, r.ptr, d);
   if (p.ec == std::errc() && std::bit_cast<uint32_t>(nearest_float(d)) == std::bit_cast<uint32_t>(f)) return d;
   return double(f);
-}
-
-json jstring(const std::string& s) {
-  if (valid_utf8(s)) return s;
-  return {{"base64", base64_encode(reinterpret_cast<const uint8_t*>(s.data()), s.size())}};
 }
 
 template <class Range>
@@ -169,80 +167,12 @@ json jstate(const ModeDefState& s) {
 
 // ---- Reading ---------------------------------------------------------------------------------
 
-[[noreturn]] void bad(const std::string& path, std::string_view msg) { fail("", fmt::format("{}: {}", path, msg)); }
-
-std::string sub(const std::string& path, std::string_view key) { return fmt::format("{}.{}", path, key); }
-std::string sub(const std::string& path, size_t i) { return fmt::format("{}[{}]", path, i); }
-
-const json* field(const json& o, const char* key) {
-  if (!o.is_object()) return nullptr;
-  auto it = o.find(key);
-  return it == o.end() ? nullptr : &*it;
-}
-
-const json& object(const json& v, const std::string& path) {
-  if (!v.is_object()) bad(path, fmt::format("is {}, not an object", v.type_name()));
-  return v;
-}
-
-const json& array(const json& v, const std::string& path) {
-  if (!v.is_array()) bad(path, fmt::format("is {}, not an array", v.type_name()));
-  return v;
-}
-
-// An integer within [lo, hi]; a floating-point number with an integral value counts.
-int64_t integer(const json& v, const std::string& path, int64_t lo, int64_t hi) {
-  if (v.is_number_unsigned() && v.get<uint64_t>() <= uint64_t(hi) && int64_t(v.get<uint64_t>()) >= lo)
-    return int64_t(v.get<uint64_t>());
-  if (v.is_number_integer() && !v.is_number_unsigned() && v.get<int64_t>() >= lo && v.get<int64_t>() <= hi)
-    return v.get<int64_t>();
-  if (v.is_number_float()) {
-    const double d = v.get<double>();
-    if (d == std::floor(d) && d >= double(lo) && d <= double(hi)) return int64_t(d);
-  }
-  bad(path, fmt::format("{} is not an integer in {}..{}", v.dump(), lo, hi));
-}
-
-int32_t int32(const json& v, const std::string& path) {
-  return int32_t(integer(v, path, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()));
-}
-
-float to_float(const json& v, const std::string& path) {
-  if (v.is_number()) return nearest_float(v.get<double>());  // values written from floats read back exactly
-  if (v == "NaN") return std::numeric_limits<float>::quiet_NaN();
-  if (v == "Infinity") return std::numeric_limits<float>::infinity();
-  if (v == "-Infinity") return -std::numeric_limits<float>::infinity();
-  bad(path, fmt::format("{} is not a number", v.dump()));
-}
-
-// true / false, or 0 / 1 as Blender writes booleans back.
-bool to_bool(const json& v, const std::string& path) {
-  if (v.is_boolean()) return v.get<bool>();
-  if (v.is_number() && (v.get<double>() == 0 || v.get<double>() == 1)) return v.get<double>() == 1;
-  bad(path, fmt::format("{} is not a boolean", v.dump()));
-}
-
-std::string to_string(const json& v, const std::string& path) {
-  if (v.is_string()) return v.get<std::string>();
-  const json* b = field(v, "base64");
-  std::vector<uint8_t> bytes;
-  if (!b || !b->is_string() || base64_decode(b->get<std::string>(), bytes) != std::string_view::npos)
-    bad(path, "is not a string or {\"base64\": string}");
-  return std::string(bytes.begin(), bytes.end());
-}
-
-// An absent key leaves `out` alone (the default).
-template <class T, class Convert>
-void get(const json& o, const char* key, const std::string& path, T& out, Convert&& convert) {
-  if (const json* v = field(o, key)) out = convert(*v, sub(path, key));
-}
-
 template <size_t N>
 std::array<float, N> to_floats(const json& v, const std::string& path) {
   array(v, path);
   if (v.size() != N) bad(path, fmt::format("has {} entries, not {}", v.size(), N));
   std::array<float, N> r{};
-  for (size_t i = 0; i < N; ++i) r[i] = to_float(v[i], sub(path, i));
+  for (size_t i = 0; i < N; ++i) r[i] = to_float_nearest(v[i], sub(path, i));
   return r;
 }
 
@@ -253,7 +183,7 @@ std::vector<float> float_list(const json& o, const char* key, const std::string&
   const std::string p = sub(path, key);
   array(*v, p);
   r.reserve(v->size());
-  for (size_t i = 0; i < v->size(); ++i) r.push_back(to_float((*v)[i], sub(p, i)));
+  for (size_t i = 0; i < v->size(); ++i) r.push_back(to_float_nearest((*v)[i], sub(p, i)));
   return r;
 }
 
@@ -412,18 +342,18 @@ ModeDefPropFile to_prop(const json& v, const std::string& path, size_t models) {
   get(v, "model_file", path, p.model_file, to_string);
   get(v, "rigid_body", path, p.rigid_body, int32);
   get(v, "deform", path, p.deform, int32);
-  get(v, "mass", path, p.mass, to_float);
+  get(v, "mass", path, p.mass, to_float_nearest);
   get(v, "center_of_mass", path, p.center_of_mass, to_floats<3>);
   get(v, "inertia", path, p.inertia, to_floats<9>);
-  get(v, "unused1", path, p.unused1, to_float);
-  get(v, "lame", path, p.lame, to_float);
-  get(v, "damping1", path, p.damping1, to_float);
-  get(v, "damping2", path, p.damping2, to_float);
-  get(v, "scale", path, p.scale, to_float);
-  get(v, "unused2", path, p.unused2, to_float);
-  get(v, "kp", path, p.kp, to_float);
-  get(v, "kv", path, p.kv, to_float);
-  get(v, "kb", path, p.kb, to_float);
+  get(v, "unused1", path, p.unused1, to_float_nearest);
+  get(v, "lame", path, p.lame, to_float_nearest);
+  get(v, "damping1", path, p.damping1, to_float_nearest);
+  get(v, "damping2", path, p.damping2, to_float_nearest);
+  get(v, "scale", path, p.scale, to_float_nearest);
+  get(v, "unused2", path, p.unused2, to_float_nearest);
+  get(v, "kp", path, p.kp, to_float_nearest);
+  get(v, "kv", path, p.kv, to_float_nearest);
+  get(v, "kb", path, p.kb, to_float_nearest);
   return file;
 }
 
@@ -457,8 +387,8 @@ ModeDefObject to_object(const json& v, const std::string& path) {
   get(v, "rotation", path, o.rotation, to_floats<4>);
   get(v, "velocity", path, o.velocity, to_floats<3>);
   get(v, "angular_velocity", path, o.angular_velocity, to_floats<3>);
-  get(v, "birth", path, o.birth, to_float);
-  get(v, "death", path, o.death, to_float);
+  get(v, "birth", path, o.birth, to_float_nearest);
+  get(v, "death", path, o.death, to_float_nearest);
   get(v, "path_file", path, o.path_file, to_string);
   // As the .state parser: the rotation must be a quaternion that can be normalised.
   if (o.rotation == std::array<float, 4>{0, 0, 0, 0}) bad(sub(path, "rotation"), "is a zero quaternion");
@@ -471,10 +401,10 @@ ModeDefState to_state(const json& v, const std::string& path) {
   get(v, "fps", path, s.fps, int32);
   get(v, "use_penalty", path, s.use_penalty, int32);
   get(v, "gravity", path, s.gravity, to_floats<3>);
-  get(v, "friction", path, s.friction, to_float);
-  get(v, "max_penetration", path, s.max_penetration, to_float);
-  get(v, "cluster_factor", path, s.cluster_factor, to_float);
-  get(v, "cluster_radius", path, s.cluster_radius, to_float);
+  get(v, "friction", path, s.friction, to_float_nearest);
+  get(v, "max_penetration", path, s.max_penetration, to_float_nearest);
+  get(v, "cluster_factor", path, s.cluster_factor, to_float_nearest);
+  get(v, "cluster_radius", path, s.cluster_radius, to_float_nearest);
   if (const json* objects = field(v, "objects")) {
     const std::string op = sub(path, "objects");
     array(*objects, op);

@@ -2,6 +2,7 @@
 #include "formats/gltf_pie.h"
 
 #include "formats/gltf.h"
+#include "formats/gltf_json.h"
 
 #include <meshport/source/pie_mesh.h>
 
@@ -18,6 +19,18 @@ namespace meshport::gltf {
 namespace {
 
 using json = nlohmann::json;
+using json_util::array;
+using json_util::bad;
+using json_util::field;
+using json_util::get;
+using json_util::int32;
+using json_util::integer;
+using json_util::jstring;
+using json_util::object;
+using json_util::sub;
+using json_util::to_bool;
+using json_util::to_float_narrow;
+using json_util::to_string;
 
 constexpr const char* kKinds[] = {"texture", "tcmask", "normalmap", "specularmap"};
 
@@ -27,11 +40,6 @@ json jfloat(float f) {
   if (std::isnan(f)) return "NaN";
   if (std::isinf(f)) return f > 0 ? "Infinity" : "-Infinity";
   return static_cast<double>(f);  // the float's exact value
-}
-
-json jstring(const std::string& s) {
-  if (valid_utf8(s)) return s;
-  return {{"base64", base64_encode(reinterpret_cast<const uint8_t*>(s.data()), s.size())}};
 }
 
 json jstrings(const std::vector<std::string>& v) {
@@ -96,46 +104,6 @@ json jlevel(const PieLevel& l, const std::vector<int32_t>& gltf_mesh) {
 
 // ---- Reading ---------------------------------------------------------------------------------
 
-[[noreturn]] void bad(const std::string& path, std::string_view msg) { fail("", fmt::format("{}: {}", path, msg)); }
-
-std::string sub(const std::string& path, std::string_view key) { return fmt::format("{}.{}", path, key); }
-std::string sub(const std::string& path, size_t i) { return fmt::format("{}[{}]", path, i); }
-
-const json* field(const json& o, const char* key) {
-  auto it = o.find(key);
-  return it == o.end() ? nullptr : &*it;
-}
-
-const json& object(const json& v, const std::string& path) {
-  if (!v.is_object()) bad(path, fmt::format("is {}, not an object", v.type_name()));
-  return v;
-}
-
-const json& array(const json& v, const std::string& path, size_t size = 0) {
-  if (!v.is_array()) bad(path, fmt::format("is {}, not an array", v.type_name()));
-  if (size && v.size() != size) bad(path, fmt::format("has {} entries, not {}", v.size(), size));
-  return v;
-}
-
-// An integer within [lo, hi]; a float with an integral value counts (Blender writes the integers
-// of a list that also holds floats as floats).
-int64_t integer(const json& v, const std::string& path, int64_t lo, int64_t hi) {
-  if (v.is_number_float()) {
-    const double d = v.get<double>();
-    if (!(d == std::floor(d) && d >= double(lo) && d <= double(hi)))
-      bad(path, fmt::format("{} is not an integer in {}..{}", v.dump(), lo, hi));
-    return int64_t(d);
-  }
-  bool ok = v.is_number_integer();
-  if (ok && v.is_number_unsigned()) ok = v.get<uint64_t>() <= uint64_t(hi);
-  if (ok && !v.is_number_unsigned()) ok = v.get<int64_t>() >= lo && v.get<int64_t>() <= hi;
-  if (!ok) bad(path, fmt::format("{} is not an integer in {}..{}", v.dump(), lo, hi));
-  return v.is_number_unsigned() ? int64_t(v.get<uint64_t>()) : v.get<int64_t>();
-}
-
-int32_t int32(const json& v, const std::string& path) {
-  return int32_t(integer(v, path, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()));
-}
 uint32_t uint32(const json& v, const std::string& path) {
   return uint32_t(integer(v, path, 0, std::numeric_limits<uint32_t>::max()));
 }
@@ -143,42 +111,6 @@ uint32_t uint32(const json& v, const std::string& path) {
 // keeps only 32-bit signed integers and the writer gives words from 2^31 up that way.
 uint32_t word(const json& v, const std::string& path) {
   return uint32_t(integer(v, path, std::numeric_limits<int32_t>::min(), std::numeric_limits<uint32_t>::max()));
-}
-
-float to_float(const json& v, const std::string& path) {
-  if (v.is_number()) {  // values written from floats are exact; beyond the float range: infinite
-    const double d = v.get<double>();
-    const double limit = std::numeric_limits<float>::max();
-    const float inf = std::numeric_limits<float>::infinity();
-    if (d > limit || d < -limit) return d > 0 ? inf : -inf;
-    return float(d);
-  }
-  if (v == "NaN") return std::numeric_limits<float>::quiet_NaN();
-  if (v == "Infinity") return std::numeric_limits<float>::infinity();
-  if (v == "-Infinity") return -std::numeric_limits<float>::infinity();
-  bad(path, fmt::format("{} is not a number", v.dump()));
-}
-
-std::string to_string(const json& v, const std::string& path) {
-  if (v.is_string()) return v.get<std::string>();
-  const json* b = v.is_object() ? field(v, "base64") : nullptr;
-  std::vector<uint8_t> bytes;
-  if (!b || !b->is_string() || base64_decode(b->get<std::string>(), bytes) != std::string_view::npos)
-    bad(path, "is not a string or {\"base64\": string}");
-  return std::string(bytes.begin(), bytes.end());
-}
-
-// Field readers: an absent key leaves `out` alone (the default).
-template <class Convert, class T>
-void get(const json& o, const char* key, const std::string& path, T& out, Convert&& convert) {
-  if (const json* v = field(o, key)) out = convert(*v, sub(path, key));
-}
-
-// true / false, or 0 / 1 as Blender writes booleans back (its custom properties have none).
-bool to_bool(const json& v, const std::string& path) {
-  if (v.is_boolean()) return v.get<bool>();
-  if (v.is_number() && (v.get<double>() == 0 || v.get<double>() == 1)) return v.get<double>() == 1;
-  bad(path, fmt::format("{} is not a boolean", v.dump()));
 }
 
 template <class T, class Convert>
@@ -198,7 +130,9 @@ std::array<T, N> to_array(const json& v, const std::string& path, Convert&& conv
   return r;
 }
 
-std::array<float, 3> to_point(const json& v, const std::string& path) { return to_array<float, 3>(v, path, to_float); }
+std::array<float, 3> to_point(const json& v, const std::string& path) {
+  return to_array<float, 3>(v, path, to_float_narrow);
+}
 std::array<int32_t, 3> to_int3(const json& v, const std::string& path) { return to_array<int32_t, 3>(v, path, int32); }
 std::array<uint32_t, 3> to_uint3(const json& v, const std::string& path) {
   return to_array<uint32_t, 3>(v, path, uint32);
@@ -248,8 +182,8 @@ PiePolygon to_polygon(const json& v, const std::string& path) {
   if (v.size() == 1) return p;
   p.anim_frames = uint32(v[1], sub(path, 1));
   p.anim_rate = uint32(v[2], sub(path, 2));
-  p.anim_width = to_float(v[3], sub(path, 3));
-  p.anim_height = to_float(v[4], sub(path, 4));
+  p.anim_width = to_float_narrow(v[3], sub(path, 3));
+  p.anim_height = to_float_narrow(v[4], sub(path, 4));
   return p;
 }
 

@@ -6,7 +6,7 @@
 // Every key is always written; a reader takes the default of the C++ field for an absent key.
 // The per-triangle polygon flags and texture animation, and each vertex's point, are not here:
 // they are the mesh's face channels and "pie.point" format stream, written with the glTF mesh
-// (gltf_write.cpp, mesh extras), so they stay with their mesh and triangles. Files of the older
+// (gltf_write_extras.cpp, mesh extras), so they stay with their mesh and triangles. Files of the older
 // schema held them per level, "vertex_point": [uint] and "polygons": [[flags] or [flags,
 // anim_frames, anim_rate, anim_width, anim_height]] one per triangle; a reader still takes them
 // (apply_pie_legacy) for a mesh that has none of its own.

@@ -1,0 +1,348 @@
+// Internal header of the glTF reader (gltf_read*.cpp, one file per concern): the reader's state
+// (struct Reader, with its diagnostics and JSON access), the decoded glTF objects, and the
+// functions each file provides. The reader's behaviour and its mapping to the Scene are described
+// at the top of gltf_read.cpp. Not for use outside the reader.
+#pragma once
+
+#include "formats/gltf.h"
+#include "formats/gltf_json.h"
+#include "text.h"
+#include "ops/math.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace meshport::gltf::read_impl {
+
+using json = nlohmann::json;
+using json_util::field;   // the member of an object, or null (gltf_json.h)
+using json_util::narrow;  // a JSON number as float: beyond the float range an infinity (gltf_json.h)
+using u128 = unsigned __int128;
+
+constexpr uint32_t kGlbMagic = 0x46546C67;  // "glTF"
+constexpr uint32_t kChunkJson = 0x4E4F534A;  // "JSON"
+constexpr uint32_t kChunkBin = 0x004E4942;   // "BIN\0"
+// What the Scene (and the JSON document) may grow to: this many bytes per byte of input (the file
+// and the buffers it loads), and a fixed allowance. With the input itself, an input under 10 MB
+// then stays well under the 256 MB the project allows.
+constexpr uint64_t kBudgetFactor = 12;
+constexpr uint64_t kBudgetSlack = uint64_t(32) << 20;
+
+inline uint32_t le32(const uint8_t* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+
+// ---- Small JSON helpers (gltf_read.cpp) -----------------------------------------------------
+
+// A short description of a JSON value for messages.
+std::string describe(const json& v);
+std::optional<uint64_t> as_uint(const json& v);
+
+// ---- Small math (gltf_read_nodes.cpp) -------------------------------------------------------
+
+Vec3 linear(const Mat3x4& m, Vec3 v);
+float det3(const Mat3x4& m);
+// Inverse transpose of the 3x3 part (translation 0): transforms normals.
+Mat3x4 normal_matrix(const Mat3x4& m);
+// A glTF 4x4 column-major matrix as an affine matrix (the bottom row is ignored).
+Mat3x4 affine_from_mat4(const float* m);
+// Translation, rotation and scale of an affine matrix. A mirroring matrix gets a negative x
+// scale. `exact` is false when the matrix has shear (or a zero scale): the rotation is then the
+// Gram-Schmidt orthonormalisation of its basis, a best effort.
+Transform decompose(const Mat3x4& m, bool& exact);
+// Unit quaternion: values within float rounding of unit length are kept bit for bit.
+Quat unit(Quat q);
+
+// ---- URIs (gltf_read_buffers.cpp) -----------------------------------------------------------
+
+std::string percent_decode(std::string_view u);
+
+// ---------------------------------------------------------------------------------------------
+// Decoded glTF objects
+
+struct View {
+  std::span<const uint8_t> bytes;
+  uint32_t stride = 0;  // 0: tightly packed
+};
+
+struct Accessor {
+  std::string path;  // "accessors[3]"
+  uint32_t index = 0;
+  uint32_t gl_component = 0;
+  ComponentType type = ComponentType::Float;
+  bool normalized = false;
+  std::string type_name;  // "VEC3"
+  uint32_t comps = 1;     // values per element
+  uint32_t columns = 1;   // matrices: columns of `rows` values, each padded to 4 bytes
+  uint32_t rows = 1;
+  uint32_t column_stride = 0;
+  uint32_t element_size = 0;
+  uint64_t count = 0;
+  const uint8_t* base = nullptr;  // element i at base + i * stride; null: all zeros
+  uint64_t stride = 0;
+  struct Sparse {
+    uint64_t count = 0;
+    ComponentType index_type = ComponentType::UInt;
+    const uint8_t* indices = nullptr;
+    const uint8_t* values = nullptr;
+  };
+  std::optional<Sparse> sparse;
+};
+
+// One glTF primitive decoded, before instancing.
+struct Primitive {
+  std::string path;  // "meshes[0].primitives[1]"
+  Mesh mesh;
+  bool has_blend = false;
+  std::string joints_path;  // for messages: the JOINTS_0 accessor
+};
+
+struct Node {
+  std::string name;
+  int32_t parent = -1;
+  std::vector<uint32_t> children;
+  Mat3x4 local = mat_identity();
+  Transform trs;
+  bool trs_exact = true;  // false: `matrix` with shear, decomposed best-effort
+  bool has_matrix = false;
+  std::optional<uint32_t> mesh, skin;
+  Mat3x4 world = mat_identity();
+  bool active = false;
+  int32_t joint = -1;  // Scene joint index
+  bool camera = false, light = false;  // has a camera / a KHR_lights_punctual light
+  bool attachment = false;             // extras.meshport.attachment
+  std::optional<uint32_t> attachment_mesh;  // extras.meshport.mesh: a glTF mesh
+  bool is_static = false;              // extras.meshport.static: the writer's meshport_static
+  int32_t scene_mesh = -1;             // the Scene mesh of its first primitive, when it has a mesh
+};
+
+struct Skin {
+  std::vector<int32_t> joints;  // skin-local -> Scene joint; -1: no influence (meshport_static)
+  std::vector<Mat3x4> rebind;    // empty when the bind pose is the rest pose: RestWorld_k * IBM_k
+};
+
+struct BufferSlot {
+  bool loaded = false;
+  std::vector<uint8_t> owned;
+  std::span<const uint8_t> bytes;
+};
+
+// The writer's document-level extras (gltf_write.cpp): scenes[0].extras.meshport, or the root
+// extras.meshport of older files.
+struct MeshportRoot {
+  bool present = false;
+  const json* extras = nullptr;  // the object, when present
+  std::string path;              // its JSON path
+  bool mapped = false;           // `nodes` are the Scene's joints (or an animation-only file's poses)
+  std::vector<uint32_t> nodes;   // per Scene joint (pose): its node
+  std::vector<int32_t> pose_of;  // per node: its index in `nodes`, -1
+  std::optional<uint32_t> static_node;
+  bool animation_only = false;
+  std::vector<int32_t> written_mesh;  // per glTF mesh index the writer used: the glTF mesh now
+};
+
+// ---- JSON access ----------------------------------------------------------------------------
+
+inline const json* meshport_extras(const json& o) {
+  const json* e = field(o, "extras");
+  return e ? field(*e, "meshport") : nullptr;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The reader's state: the input, the document, what has been decoded so far and the Scene being
+// built. Its member functions report errors (with the JSON path) and read JSON values checked.
+
+struct Reader {
+  Reader(std::span<const uint8_t> data, const std::string& name, const SideFileLoader& load, Diagnostics& diags)
+      : data(data), name(name), load(load), diags(diags) {
+    budget = uint64_t(data.size()) * kBudgetFactor + kBudgetSlack;
+  }
+
+  std::span<const uint8_t> data;
+  const std::string& name;
+  const SideFileLoader& load;
+  Diagnostics& diags;
+  uint64_t budget = 0;
+  json doc;
+  bool glb = false;
+  bool has_bin = false;
+  std::span<const uint8_t> bin;
+  Scene scene;
+
+  std::vector<BufferSlot> buffers;
+  std::vector<std::optional<View>> views;
+  std::vector<std::unique_ptr<Accessor>> accessors;
+  std::vector<Node> nodes;
+  std::vector<uint32_t> topo;  // parents before children
+  std::vector<std::vector<Primitive>> meshes;
+  std::vector<int32_t> mesh_scene;  // per glTF mesh: the Scene mesh of its first instance's first primitive
+  std::vector<Skin> skins;
+  MeshportRoot mp;
+
+  // ---- diagnostics
+  [[noreturn]] void error(const std::string& path, const std::string& msg) const {
+    fail(name, fmt::format("{}: {}", path, msg));
+  }
+  void warn(std::string msg) { diags.add(warning(name, std::move(msg))); }
+  void spend(u128 bytes, const std::string& path, std::string_view what) {
+    if (bytes > budget)
+      error(path, fmt::format("{} would need {} bytes of memory, more than the input ({} bytes and its buffers) can "
+                              "justify",
+                              what, text::u128_string(bytes), data.size()));
+    budget -= uint64_t(bytes);
+  }
+
+  // ---- JSON access
+  const json& top(const char* key) const {
+    static const json empty = json::array();
+    const json* v = field(doc, key);
+    if (!v) return empty;
+    if (!v->is_array()) error(key, fmt::format("is {}, not an array", v->type_name()));
+    return *v;
+  }
+  const json& object_at(const json& arr, size_t i, const std::string& path) const {
+    const json& v = arr[i];
+    if (!v.is_object()) error(path, fmt::format("is {}, not an object", v.type_name()));
+    return v;
+  }
+  const json& element(const char* array, size_t i) const {
+    return object_at(top(array), i, fmt::format("{}[{}]", array, i));
+  }
+  uint64_t get_uint(const json& o, const char* key, const std::string& path, std::optional<uint64_t> def) const {
+    const json* v = field(o, key);
+    if (!v) {
+      if (def) return *def;
+      error(path, fmt::format("the required property '{}' is missing", key));
+    }
+    auto u = as_uint(*v);
+    if (!u) error(fmt::format("{}.{}", path, key), fmt::format("{} is not a non-negative integer", describe(*v)));
+    return *u;
+  }
+  double get_number(const json& o, const char* key, const std::string& path, double def) const {
+    const json* v = field(o, key);
+    if (!v) return def;
+    if (!v->is_number()) error(fmt::format("{}.{}", path, key), fmt::format("{} is not a number", describe(*v)));
+    return v->get<double>();
+  }
+  bool get_bool(const json& o, const char* key, const std::string& path, bool def) const {
+    const json* v = field(o, key);
+    if (!v) return def;
+    if (!v->is_boolean()) error(fmt::format("{}.{}", path, key), fmt::format("{} is not a boolean", describe(*v)));
+    return v->get<bool>();
+  }
+  // A boolean of meshport's extras: true / false, or 1 / 0 as Blender writes booleans back.
+  bool get_flag(const json& o, const char* key, const std::string& path, bool def) const {
+    const json* v = field(o, key);
+    if (!v) return def;
+    if (v->is_number() && (v->get<double>() == 0 || v->get<double>() == 1)) return v->get<double>() == 1;
+    return get_bool(o, key, path, def);
+  }
+  std::string get_string(const json& o, const char* key, const std::string& path, bool required = false) const {
+    const json* v = field(o, key);
+    if (!v) {
+      if (required) error(path, fmt::format("the required property '{}' is missing", key));
+      return {};
+    }
+    if (!v->is_string()) error(fmt::format("{}.{}", path, key), fmt::format("{} is not a string", describe(*v)));
+    return v->get<std::string>();
+  }
+  uint32_t check_index(uint64_t v, const std::string& path, const char* array) const {
+    size_t n = top(array).size();
+    if (v >= n) error(path, fmt::format("{}[{}] does not exist (the file has {})", array, v, n));
+    return uint32_t(v);
+  }
+  uint32_t get_index(const json& o, const char* key, const std::string& path, const char* array) const {
+    return check_index(get_uint(o, key, path, std::nullopt), fmt::format("{}.{}", path, key), array);
+  }
+  std::optional<uint32_t> opt_index(const json& o, const char* key, const std::string& path, const char* array) const {
+    if (!field(o, key)) return std::nullopt;
+    return get_index(o, key, path, array);
+  }
+  // A fixed-size array of numbers.
+  bool get_floats(const json& o, const char* key, const std::string& path, float* out, size_t n) const {
+    const json* v = field(o, key);
+    if (!v) return false;
+    std::string p = fmt::format("{}.{}", path, key);
+    if (!v->is_array() || v->size() != n) error(p, fmt::format("is not an array of {} numbers", n));
+    for (size_t i = 0; i < n; ++i) {
+      if (!(*v)[i].is_number()) error(fmt::format("{}[{}]", p, i), fmt::format("{} is not a number", describe((*v)[i])));
+      out[i] = narrow((*v)[i].get<double>());
+    }
+    return true;
+  }
+  const json& get_array(const json& o, const char* key, const std::string& path) const {
+    static const json empty = json::array();
+    const json* v = field(o, key);
+    if (!v) return empty;
+    if (!v->is_array()) error(fmt::format("{}.{}", path, key), fmt::format("is {}, not an array", v->type_name()));
+    return *v;
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// The stages, in the order run() calls them, by the file that defines them
+
+// gltf_read.cpp: GLB framing, JSON, asset; the whole file
+void split_glb(Reader& rd);
+void parse_json(Reader& rd, std::span<const uint8_t> text, int64_t file_offset);
+void check_asset(Reader& rd);
+Scene run(Reader& rd);
+
+// gltf_read_buffers.cpp: buffers, buffer views, accessors (read within the memory budget)
+std::span<const uint8_t> buffer(Reader& rd, uint32_t i);
+const View& view(Reader& rd, uint32_t i);
+const Accessor& accessor(Reader& rd, uint32_t i);
+inline const Accessor& accessor_at(Reader& rd, const json& o, const char* key, const std::string& path) {
+  return accessor(rd, rd.get_index(o, key, path, "accessors"));
+}
+std::vector<float> floats(Reader& rd, const Accessor& a);
+std::vector<uint32_t> indices(Reader& rd, const Accessor& a, const std::string& use);
+
+// gltf_read_materials.cpp
+void read_materials(Reader& rd);
+std::string texture_name(Reader& rd, uint32_t texture);
+
+// gltf_read_nodes.cpp: nodes, skins and the skeleton, attachments
+void read_nodes(Reader& rd);
+void read_node_extras(Reader& rd, Node& node, const json& o, const std::string& path);
+void read_skeleton(Reader& rd);
+bool is_attachment(const Reader& rd, uint32_t n);
+Attachment attachment(Reader& rd, uint32_t n);
+void read_attachments(Reader& rd);
+
+// gltf_read_meshes.cpp: meshes, primitives, morph targets, instancing
+// Scene components: positions and normals at least 3, tangents 4.
+uint32_t scene_components(Attribute a, uint32_t size);
+Primitive read_primitive(Reader& rd, uint32_t m, uint32_t p, const json& mesh, const json& prim, bool compact);
+void read_meshes(Reader& rd);
+void instance_meshes(Reader& rd);
+
+// gltf_read_animations.cpp
+void read_animations(Reader& rd);
+void read_animation(Reader& rd, uint32_t a);
+
+// gltf_read_extras.cpp: the writer's extras.meshport (restore_*), joint rests
+void read_root_extras(Reader& rd);
+void map_extras_nodes(Reader& rd, const json& mp, uint64_t count);
+void map_extras_meshes(Reader& rd, const json& mp);
+const json* kept_animation_extras(Reader& rd, uint32_t ai, const std::string& name);
+void rebase_joints(Reader& rd);
+void restore_primitive(Reader& rd, Mesh& m, const std::vector<std::string>& keys, const json& mp,
+                       const std::string& path);
+void restore_format_data(Reader& rd, Mesh& m, const json& mp, const std::string& path);
+void restore_extras(Reader& rd);
+void restore_pie(Reader& rd, const json& mp);
+
+}  // namespace meshport::gltf::read_impl

@@ -1,0 +1,437 @@
+// glTF reader: animations, sampled at a fixed framerate (joint TRS channels) and morph weight
+// channels.
+#include "formats/gltf_read.h"
+
+#include "ops/components.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+
+namespace meshport::gltf::read_impl {
+
+namespace {
+
+enum class Interp { Step, Linear, Cubic };
+
+// One animated property of one joint.
+struct Channel {
+  uint32_t joint = 0;  // Scene joint
+  int path = 0;        // 0 translation, 1 rotation, 2 scale
+  Interp interp = Interp::Linear;
+  std::shared_ptr<const std::vector<float>> times;
+  std::shared_ptr<const std::vector<float>> values;  // comps per element (x3 for cubic)
+  uint32_t comps = 3;
+
+  const float* value(size_t k) const {
+    return values->data() + (interp == Interp::Cubic ? (3 * k + 1) : k) * comps;
+  }
+};
+
+}  // namespace
+
+// ---- Animations ------------------------------------------------------------------------------
+
+void read_animations(Reader& rd) {
+  const json& anims = rd.top("animations");
+  for (size_t a = 0; a < anims.size(); ++a) read_animation(rd, uint32_t(a));
+}
+
+void read_animation(Reader& rd, uint32_t ai) {
+  const std::string path = fmt::format("animations[{}]", ai);
+  const json& o = rd.element("animations", ai);
+  const json& channels = rd.get_array(o, "channels", path);
+  const json& samplers = rd.get_array(o, "samplers", path);
+  std::string anim_name = rd.get_string(o, "name", path);
+  // The writer's animation extras; where another tool dropped them (Blender), the copy in the
+  // document-level extras of the animation of the same name.
+  const json* mp = meshport_extras(o);
+  const bool resampled = !mp;
+  if (!mp) mp = kept_animation_extras(rd, ai, anim_name);
+  if (anim_name.empty() && !mp) anim_name = fmt::format("animation{}", ai);  // meshport omits only empty names
+  // What a node's channels animate: a Scene joint, or in an animation-only file a pose.
+  const bool poses_only = rd.mp.mapped && rd.mp.animation_only;
+  auto channel_of = [&](uint32_t node) -> int32_t {
+    if (poses_only) return rd.mp.pose_of[node];
+    return rd.nodes[node].joint;
+  };
+  std::vector<Channel> used;
+  std::map<uint32_t, std::pair<std::shared_ptr<const std::vector<float>>, std::shared_ptr<const std::vector<float>>>>
+      sampled;  // sampler -> (times, values)
+  // A sampler's key times (checked: finite, >= 0, not decreasing) and output values, read once.
+  auto load = [&](uint64_t s, const json& smp, const std::string& sp, bool& fresh) {
+    auto it = sampled.find(uint32_t(s));
+    fresh = it == sampled.end();
+    if (!fresh) return it;
+    const Accessor& in = accessor_at(rd, smp, "input", sp);
+    if (in.comps != 1 || in.columns != 1 || in.type != ComponentType::Float)
+      rd.error(sp + ".input",
+               fmt::format("{} is {} {}, not SCALAR float", in.path, in.type_name, ops::component_name(in.type)));
+    auto times = std::make_shared<std::vector<float>>(floats(rd, in));
+    for (size_t k = 0; k < times->size(); ++k) {
+      float t = (*times)[k];
+      if (!std::isfinite(t) || t < 0)
+        rd.error(sp + ".input", fmt::format("key {} of {} is at time {}, not a finite time >= 0", k, in.path, t));
+      if (k && t < (*times)[k - 1])
+        rd.error(sp + ".input",
+                 fmt::format("key times of {} decrease: key {} at {} follows {}", in.path, k, t, (*times)[k - 1]));
+    }
+    const Accessor& outa = accessor_at(rd, smp, "output", sp);
+    auto values = std::make_shared<std::vector<float>>(floats(rd, outa));
+    it = sampled.emplace(uint32_t(s), std::make_pair(std::move(times), std::move(values))).first;
+    if (outa.columns != 1) rd.error(sp + ".output", fmt::format("{} is {}", outa.path, outa.type_name));
+    return it;
+  };
+  auto interpolation = [&](const json& smp, const std::string& sp) {
+    std::string interp = rd.get_string(smp, "interpolation", sp);
+    if (interp.empty() || interp == "LINEAR") return Interp::Linear;
+    if (interp == "STEP") return Interp::Step;
+    if (interp == "CUBICSPLINE") return Interp::Cubic;
+    rd.error(sp + ".interpolation", fmt::format("'{}' is not LINEAR, STEP or CUBICSPLINE", text::clip(interp)));
+  };
+  struct WeightChannel {
+    uint32_t node = 0;
+    uint64_t sampler = 0;
+    std::string path;  // the channel's JSON path
+  };
+  std::vector<WeightChannel> weight_channels;
+  size_t ignored = 0;
+  for (size_t c = 0; c < channels.size(); ++c) {
+    const std::string cp = fmt::format("{}.channels[{}]", path, c);
+    const json& ch = rd.object_at(channels, c, cp);
+    uint64_t s = rd.get_uint(ch, "sampler", cp, std::nullopt);
+    if (s >= samplers.size())
+      rd.error(cp + ".sampler", fmt::format("samplers[{}] does not exist (the animation has {})", s, samplers.size()));
+    const json* target = field(ch, "target");
+    if (!target || !target->is_object()) rd.error(cp, "has no 'target' object");
+    const std::string tp = cp + ".target";
+    std::optional<uint32_t> node = rd.opt_index(*target, "node", tp, "nodes");
+    std::string prop = rd.get_string(*target, "path", tp, true);
+    int which = prop == "translation" ? 0 : prop == "rotation" ? 1 : prop == "scale" ? 2 : -1;
+    if (which < 0 && prop != "weights")
+      rd.error(tp + ".path", fmt::format("'{}' is not an animation path", text::clip(prop)));
+    if (which < 0) {
+      // Morph weights of the Scene meshes of the node's own mesh instance.
+      const bool targets = node && rd.nodes[*node].scene_mesh >= 0 &&
+                           !rd.scene.meshes[size_t(rd.nodes[*node].scene_mesh)].morph_targets.empty();
+      if (targets)
+        weight_channels.push_back({*node, s, cp});
+      else
+        ++ignored;
+      continue;
+    }
+    if (!node || channel_of(*node) < 0) {
+      ++ignored;
+      continue;
+    }
+    const std::string sp = fmt::format("{}.samplers[{}]", path, s);
+    const json& smp = rd.object_at(samplers, s, sp);
+    Channel out;
+    out.joint = uint32_t(channel_of(*node));
+    out.path = which;
+    out.comps = which == 1 ? 4 : 3;
+    out.interp = interpolation(smp, sp);
+    bool fresh = false;
+    auto it = load(s, smp, sp, fresh);
+    if (fresh) {
+      const Accessor& outa = accessor_at(rd, smp, "output", sp);
+      const size_t need = it->second.first->size() * (out.interp == Interp::Cubic ? 3 : 1);
+      if (outa.count != need)
+        rd.error(sp + ".output", fmt::format("{} has {} elements but {} keys need {}", outa.path, outa.count,
+                                             it->second.first->size(), need));
+      if (outa.comps != out.comps)
+        rd.error(sp + ".output",
+                 fmt::format("{} is {}, but {} needs {} values per key", outa.path, outa.type_name, prop, out.comps));
+    } else {
+      // The same sampler for another channel: check it fits this path as well.
+      const size_t per = it->second.second->size() / std::max<size_t>(1, it->second.first->size());
+      const size_t want = size_t(out.comps) * (out.interp == Interp::Cubic ? 3 : 1);
+      if (per != want) rd.error(sp + ".output", fmt::format("does not hold {} values per key as {} needs", want, prop));
+    }
+    out.times = it->second.first;
+    out.values = it->second.second;
+    used.push_back(std::move(out));
+  }
+  // Morph weight tracks: one per Scene mesh of the node's mesh instance (one per primitive).
+  std::vector<MorphWeightTrack> tracks;
+  {
+    std::vector<bool> seen(rd.nodes.size(), false);
+    size_t step = 0, cubic = 0, repeated = 0;
+    for (const WeightChannel& wc : weight_channels) {
+      if (seen[wc.node]) {
+        rd.warn(fmt::format("{}: nodes[{}] already has a weights channel; this one is ignored", wc.path, wc.node));
+        continue;
+      }
+      seen[wc.node] = true;
+      const std::string sp = fmt::format("{}.samplers[{}]", path, wc.sampler);
+      const json& smp = rd.object_at(samplers, wc.sampler, sp);
+      const Interp interp = interpolation(smp, sp);
+      bool fresh = false;
+      auto it = load(wc.sampler, smp, sp, fresh);
+      const std::vector<float>& times = *it->second.first;
+      const std::vector<float>& values = *it->second.second;
+      const Node& node = rd.nodes[wc.node];
+      const size_t first = size_t(node.scene_mesh);
+      const size_t prims = rd.meshes[*node.mesh].size();
+      const size_t targets = rd.scene.meshes[first].morph_targets.size();
+      const size_t per = interp == Interp::Cubic ? 3 : 1;
+      const Accessor& outa = accessor_at(rd, smp, "output", sp);
+      if (outa.comps != 1)
+        rd.error(sp + ".output",
+                 fmt::format("{} is {}, but morph weights need SCALAR values", outa.path, outa.type_name));
+      if (values.size() != times.size() * targets * per)
+        rd.error(sp + ".output", fmt::format("{} has {} elements but {} keys of {} morph targets need {}", outa.path,
+                                             values.size(), times.size(), targets, times.size() * targets * per));
+      if (times.empty()) continue;
+      step += interp == Interp::Step;
+      cubic += interp == Interp::Cubic;
+      MorphWeightTrack t;
+      rd.spend(u128(values.size()) * 8 * prims, sp, "morph weights");
+      for (size_t k = 0; k < times.size(); ++k) {
+        const float* v = values.data() + (k * per + (per == 3 ? 1 : 0)) * targets;
+        if (k && times[k] == times[k - 1]) {  // a key at the same time replaces the one before
+          ++repeated;
+          std::copy_n(v, targets, t.weights.end() - ptrdiff_t(targets));
+          continue;
+        }
+        t.times.push_back(times[k]);
+        t.weights.insert(t.weights.end(), v, v + targets);
+      }
+      for (size_t p = 0; p < prims; ++p) {
+        if (rd.scene.meshes[first + p].morph_targets.size() != targets) continue;
+        t.mesh = int32_t(first + p);
+        tracks.push_back(t);
+      }
+    }
+    if (step)
+      rd.warn(fmt::format("{} ('{}'): {} STEP morph weight channels are read as LINEAR between their keys", path,
+                          text::clip(anim_name), step));
+    if (cubic)
+      rd.warn(
+          fmt::format("{} ('{}'): {} CUBICSPLINE morph weight channels are read as LINEAR between their keys "
+                      "(tangents dropped)",
+                      path, text::clip(anim_name), cubic));
+    if (repeated)
+      rd.warn(fmt::format("{} ('{}'): {} morph weight keys at the time of the key before them replace it", path,
+                          text::clip(anim_name), repeated));
+  }
+
+  // One warning per animation for what is not read.
+  if (used.empty() && tracks.empty()) {
+    if (!channels.empty())
+      rd.warn(
+          fmt::format("{} ('{}') animates no joint (its {} channels animate other nodes or morph weights of meshes "
+                      "without morph targets) and is not read",
+                      path, text::clip(anim_name), channels.size()));
+    return;
+  }
+  if (ignored)
+    rd.warn(
+        fmt::format("{} ('{}'): {} channels animate nodes that are not joints, or morph weights of meshes without "
+                    "morph targets; they are ignored",
+                    path, text::clip(anim_name), ignored));
+
+  // Framerate: the writer's, else the key grid's, else 30.
+  Animation anim;
+  anim.name = anim_name;
+  double fps = 0;
+  // A value and a flag rather than std::optional<float>: GCC 12 -O2 warns (falsely) that the
+  // optional's value may be used uninitialised.
+  float stored_rate = 0;
+  bool has_stored_rate = false;
+  uint64_t stored_channels = UINT64_MAX;  // a value, not an optional: the same GCC 12 warning
+  bool kept_step = false;  // the document-level copy says Interpolation::Step
+  bool own_times = false;
+  std::vector<float> kept_times;  // the document-level copy's key times
+  uint64_t kept_frames = 0;       // ... and frame count (0: from the keys)
+  if (mp) {
+    const std::string xp = path + ".extras.meshport";
+    try {
+      double key_rate = rd.get_number(*mp, "keyframe_rate", xp, 0);
+      double rate = rd.get_number(*mp, "framerate", xp, 0);
+      if (field(*mp, "framerate")) stored_rate = narrow(rate), has_stored_rate = true;
+      fps = key_rate > 0 && std::isfinite(key_rate) ? key_rate : rate > 0 && std::isfinite(rate) ? rate : 0;
+      anim.loop = rd.get_flag(*mp, "loop", xp, false);
+      if (field(*mp, "channels")) stored_channels = rd.get_uint(*mp, "channels", xp, 0);
+      const json* times = field(*mp, "times");
+      if (times && times->is_array()) {
+        // Another tool resampled the keys: the frames are at the writer's times again.
+        for (size_t k = 0; k < times->size(); ++k) {
+          const json& t = (*times)[k];
+          if (!t.is_number() || !std::isfinite(t.get<double>()) || t.get<double>() < 0 ||
+              (k && narrow(t.get<double>()) <= kept_times.back()))
+            rd.error(fmt::format("{}.times[{}]", xp, k),
+                     fmt::format("{} is not a time after the one before", describe(t)));
+          kept_times.push_back(narrow(t.get<double>()));
+        }
+        if (!resampled) own_times = !kept_times.empty(), kept_times.clear();
+      } else {
+        own_times = rd.get_flag(*mp, "times", xp, false);
+      }
+      if (resampled) {
+        kept_frames = rd.get_uint(*mp, "frames", xp, 0);
+        if (kept_frames > (uint64_t(1) << 24))
+          rd.error(xp + ".frames", fmt::format("{} frames are too many", kept_frames));
+        const std::string interp = rd.get_string(*mp, "interpolation", xp);
+        if (interp == "step") kept_step = true;
+      }
+    } catch (const Error& e) {
+      rd.warn(fmt::format("{}; ignored", e.diagnostic().message));
+      fps = 0, has_stored_rate = false, stored_channels = UINT64_MAX, anim.loop = false, own_times = false;
+      kept_times.clear(), kept_frames = 0, kept_step = false;
+    }
+  }
+  // The key times that set the frames: the joint channels', else the morph weight tracks'.
+  std::vector<const std::vector<float>*> timing;
+  for (const Channel& c : used) timing.push_back(c.times.get());
+  if (used.empty())
+    for (const MorphWeightTrack& t : tracks) timing.push_back(&t.times);
+  double max_time = 0;
+  for (const Channel& c : used) max_time = std::max(max_time, double(c.times->back()));
+  if (fps <= 0) {
+    double h = 0;
+    for (const std::vector<float>* times : timing)
+      for (size_t k = 1; k < times->size(); ++k) {
+        double d = double((*times)[k]) - (*times)[k - 1];
+        if (d > 0 && (h == 0 || d < h)) h = d;
+      }
+    bool grid = h > 0;
+    for (size_t ci = 0; grid && ci < timing.size(); ++ci)
+      for (float t : *timing[ci]) {
+        double q = t / h;
+        if (std::fabs(q - std::round(q)) > 1e-3) {
+          grid = false;
+          break;
+        }
+      }
+    fps = 30;
+    if (grid && 1 / h >= 1 - 1e-6 && 1 / h <= 240 + 1e-6) {
+      fps = 1 / h;
+      if (std::fabs(fps - std::round(fps)) <= 1e-4 * fps) fps = std::round(fps);
+    }
+  }
+  anim.framerate = has_stored_rate ? stored_rate : float(fps);
+  // Every joint channel STEP: the frames are held, not blended (PIE's INTERPOLATE 0). Sampled at
+  // the frame times, the keys of evenly spaced STEP channels are the frames themselves.
+  if (!used.empty() &&
+      std::all_of(used.begin(), used.end(), [](const Channel& c) { return c.interp == Interp::Step; }))
+    anim.interpolation = Interpolation::Step;
+  if (kept_step && !used.empty()) anim.interpolation = Interpolation::Step;  // Blender samples STEP bones as LINEAR
+  anim.morph_weights = std::move(tracks);
+  if (used.empty()) {  // morph weights only: no frames
+    rd.scene.animations.push_back(std::move(anim));
+    return;
+  }
+  // The writer's Animation::times: frame f is key f.
+  const std::vector<float>* key_times = own_times ? used[0].times.get() : !kept_times.empty() ? &kept_times : nullptr;
+  std::vector<bool> on_keys(used.size(), false);
+  for (size_t ci = 0; own_times && ci < used.size(); ++ci) on_keys[ci] = *used[ci].times == *key_times;
+  const double frames_d = key_times    ? double(key_times->size())
+                          : kept_frames ? double(kept_frames)
+                                        : std::round(max_time * fps) + 1;
+  size_t nj = poses_only ? rd.mp.nodes.size() : rd.scene.joints.size();
+  if (!(frames_d <= double(UINT32_MAX)))
+    rd.error(path, fmt::format("{} frames ({} s at {} fps) are too many", frames_d, max_time, fps));
+  const size_t frames = size_t(frames_d);
+  rd.spend(u128(frames) * nj * sizeof(Transform), path, fmt::format("{} frames of {} joints", frames, nj));
+  anim.channels = uint32_t(nj);
+
+  // Local rest transforms: joints whose parent is not a joint hold their world transform as
+  // rest; their channels are local to that parent, whose world matrix is composed back in.
+  std::vector<Transform> local(nj), rest(nj);
+  std::vector<const Mat3x4*> parent_world(nj, nullptr);
+  if (poses_only) {
+    for (size_t j = 0; j < nj; ++j) local[j] = rest[j] = rd.nodes[rd.mp.nodes[j]].trs;
+  } else {
+    for (size_t j = 0; j < nj; ++j) rest[j] = rd.scene.joints[j].rest;
+    for (const Node& node : rd.nodes)
+      if (node.joint >= 0) {
+        local[size_t(node.joint)] = node.trs;
+        if (node.parent >= 0 && rd.nodes[node.parent].joint < 0 && rd.nodes[node.parent].world != mat_identity())
+          parent_world[size_t(node.joint)] = &rd.nodes[node.parent].world;
+      }
+  }
+  std::vector<bool> animated(nj);
+  for (const Channel& c : used) animated[c.joint] = true;
+  anim.poses.resize(frames * nj);
+  for (size_t j = 0; j < nj; ++j)
+    for (size_t f = 0; f < frames; ++f) anim.poses[f * nj + j] = rest[j];
+  const double eps = 1e-4 / fps;
+  for (size_t f = 0; f < frames; ++f) {
+    const double t = key_times ? double((*key_times)[f]) : double(f) / fps;
+    Transform* pose = &anim.poses[f * nj];
+    for (size_t j = 0; j < nj; ++j)
+      if (animated[j] && parent_world[j]) pose[j] = local[j];
+    for (const Channel& c : used) {
+      const std::vector<float>& times = *c.times;
+      const size_t n = times.size();
+      float v[4];
+      auto set = [&](const float* x) { std::copy_n(x, c.comps, v); };
+      auto it = std::upper_bound(times.begin(), times.end(), t + eps,
+                                 [](double a, float b) { return a < double(b); });
+      if (on_keys[size_t(&c - used.data())]) {
+        set(c.value(f));
+      } else if (it == times.begin()) {
+        set(c.value(0));
+      } else {
+        size_t k = size_t(it - times.begin()) - 1;
+        double dt = k + 1 < n ? double(times[k + 1]) - times[k] : 0;
+        double u = dt > 0 ? (t - times[k]) / dt : 0;
+        if (k + 1 >= n || c.interp == Interp::Step || u <= 0 || t - times[k] <= eps) {  // on key k
+          set(c.value(k));
+        } else {
+          u = std::min(u, 1.0);
+          const float* a = c.value(k);
+          const float* b = c.value(k + 1);
+          if (c.interp == Interp::Linear) {
+            if (c.path == 1) {
+              Quat q = quat_slerp({a[0], a[1], a[2], a[3]}, {b[0], b[1], b[2], b[3]}, float(u));
+              set(q.data());
+            } else {
+              for (uint32_t i = 0; i < c.comps; ++i) v[i] = float(a[i] + (double(b[i]) - a[i]) * u);
+            }
+          } else {
+            const float* out_tangent = c.values->data() + (3 * k + 2) * c.comps;
+            const float* in_tangent = c.values->data() + (3 * (k + 1)) * c.comps;
+            const double u2 = u * u, u3 = u2 * u;
+            const double h00 = 2 * u3 - 3 * u2 + 1, h10 = u3 - 2 * u2 + u, h01 = -2 * u3 + 3 * u2, h11 = u3 - u2;
+            for (uint32_t i = 0; i < c.comps; ++i)
+              v[i] = float(h00 * a[i] + h10 * dt * out_tangent[i] + h01 * b[i] + h11 * dt * in_tangent[i]);
+            if (c.path == 1) {
+              Quat q = quat_normalize({v[0], v[1], v[2], v[3]});
+              set(q.data());
+            }
+          }
+        }
+      }
+      Transform& p = pose[c.joint];
+      if (c.path == 0)
+        p.translation = {v[0], v[1], v[2]};
+      else if (c.path == 1)
+        p.rotation = unit({v[0], v[1], v[2], v[3]});
+      else
+        p.scale = {v[0], v[1], v[2]};
+    }
+    for (size_t j = 0; j < nj; ++j)
+      if (animated[j] && parent_world[j]) {
+        bool exact;
+        pose[j] = decompose(mat_mul(*parent_world[j], mat_from_trs(pose[j].translation, pose[j].rotation,
+                                                                   pose[j].scale)),
+                            exact);
+      }
+  }
+  // The writer drops channels past the skeleton; fewer channels than joints are restored.
+  if (stored_channels < nj) {
+    const size_t keep = size_t(stored_channels);
+    std::vector<Transform> poses(frames * keep);
+    for (size_t f = 0; f < frames; ++f)
+      std::copy_n(anim.poses.begin() + ptrdiff_t(f * nj), keep, poses.begin() + ptrdiff_t(f * keep));
+    anim.poses = std::move(poses);
+    anim.channels = uint32_t(keep);
+  }
+  if (key_times) anim.times = *key_times;
+  rd.scene.animations.push_back(std::move(anim));
+}
+
+}  // namespace meshport::gltf::read_impl

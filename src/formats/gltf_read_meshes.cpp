@@ -1,0 +1,508 @@
+// glTF reader: meshes and their primitives (attributes, indices, strips and fans, morph targets),
+// and their instancing by the nodes of the scene read (baked to world space or skinned).
+#include "formats/gltf_read.h"
+
+#include "ops/components.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <unordered_map>
+
+namespace meshport::gltf::read_impl {
+
+// Scene components: positions and normals at least 3, tangents 4.
+uint32_t scene_components(Attribute a, uint32_t size) {
+  if (a == Attribute::Position || a == Attribute::Normal) return std::max(size, 3u);
+  if (a == Attribute::Tangent) return 4;
+  return size;
+}
+
+// ---- Meshes ----------------------------------------------------------------------------------
+
+Primitive read_primitive(Reader& rd, uint32_t m, uint32_t p, const json& mesh, const json& prim, bool compact) {
+  Primitive out;
+  out.path = fmt::format("meshes[{}].primitives[{}]", m, p);
+  const std::string& path = out.path;
+  Mesh& mm = out.mesh;
+  const json& prims = mesh["primitives"];
+  std::string base = rd.get_string(mesh, "name", fmt::format("meshes[{}]", m));
+  mm.name = prims.size() > 1 ? fmt::format("{}.{}", base, p) : base;
+  uint64_t mode = rd.get_uint(prim, "mode", path, 4);
+  static const char* modes[] = {"points",    "lines",          "line loop",   "line strip",
+                                "triangles", "triangle strip", "triangle fan"};
+  if (mode > 6) rd.error(path + ".mode", fmt::format("{} is not a primitive mode", mode));
+  if (mode < 4)
+    rd.error(path + ".mode",
+             fmt::format("{} ({}) cannot be read: only triangles, triangle strips and triangle fans are", modes[mode],
+                         mode));
+  const json* attrs = field(prim, "attributes");
+  if (!attrs || !attrs->is_object()) rd.error(path, "has no 'attributes' object");
+  const std::string ap = path + ".attributes";
+  if (!field(*attrs, "POSITION")) rd.error(ap, "has no POSITION");
+  const Accessor& pos = accessor_at(rd, *attrs, "POSITION", ap);
+  const uint64_t nv = pos.count;
+  mm.material = -1;
+  if (auto mat = rd.opt_index(prim, "material", path, "materials")) mm.material = int32_t(*mat);
+
+  struct Set {
+    uint32_t joints = 0, weights = 0;
+    bool has_joints = false, has_weights = false;
+  };
+  std::map<uint32_t, Set> blend;
+  using Keyed = std::pair<std::string, VertexStream>;  // glTF attribute name, stream
+  std::vector<Keyed> standard, customs;
+  auto parse_set = [](const std::string& key, const char* prefix) -> std::optional<uint32_t> {
+    size_t n = std::strlen(prefix);
+    if (key.compare(0, n, prefix) != 0 || key.size() == n || key.size() > n + 6) return std::nullopt;
+    uint32_t v = 0;
+    for (size_t i = n; i < key.size(); ++i) {
+      if (key[i] < '0' || key[i] > '9') return std::nullopt;
+      v = v * 10 + uint32_t(key[i] - '0');
+    }
+    return v;
+  };
+  auto decode_stream = [&](const Accessor& a, Attribute attr, const std::string& name, const std::string& kp) {
+    if (a.columns != 1) rd.error(kp, fmt::format("{} is {}: matrices are not vertex attributes", a.path, a.type_name));
+    VertexStream s;
+    s.attribute = attr;
+    s.name = name;
+    // Integer data that is not normalised holds plain numbers; the Scene reads integer formats as
+    // normalised (except blend indices), so such data is declared as float.
+    s.format = (ops::is_integer(a.type) && !a.normalized && attr != Attribute::BlendIndices) ? ComponentType::Float
+                                                                                             : a.type;
+    s.source_size = a.comps;
+    s.components = scene_components(attr, a.comps);
+    std::vector<float> v = floats(rd, a);
+    if (s.components == a.comps) {
+      s.data = std::move(v);
+    } else {
+      rd.spend(u128(nv) * s.components * 4, kp, "widening");
+      s.data.assign(size_t(nv) * s.components, 0.0f);
+      for (size_t i = 0; i < nv; ++i) {
+        for (uint32_t c = 0; c < a.comps; ++c) s.data[i * s.components + c] = v[i * a.comps + c];
+        if (attr == Attribute::Tangent && a.comps < 4) s.data[i * s.components + 3] = 1.0f;
+      }
+    }
+    return s;
+  };
+
+  for (auto& [key, val] : attrs->items()) {
+    const std::string kp = fmt::format("{}.{}", ap, text::clip(key));
+    auto idx = as_uint(val);
+    if (!idx) rd.error(kp, fmt::format("{} is not an accessor index", describe(val)));
+    const Accessor& a = accessor(rd, rd.check_index(*idx, kp, "accessors"));
+    if (a.count != nv) rd.error(kp, fmt::format("{} has {} elements but POSITION has {}", a.path, a.count, nv));
+    if (auto n = parse_set(key, "JOINTS_")) {
+      blend[*n].joints = uint32_t(*idx), blend[*n].has_joints = true;
+    } else if (auto w = parse_set(key, "WEIGHTS_")) {
+      blend[*w].weights = uint32_t(*idx), blend[*w].has_weights = true;
+    } else if (key == "POSITION") {
+      standard.emplace_back(key, decode_stream(a, Attribute::Position, "", kp));
+    } else if (key == "NORMAL") {
+      standard.emplace_back(key, decode_stream(a, Attribute::Normal, "", kp));
+    } else if (key == "TANGENT") {
+      standard.emplace_back(key, decode_stream(a, Attribute::Tangent, "", kp));
+    } else if (key == "TEXCOORD_0") {
+      standard.emplace_back(key, decode_stream(a, Attribute::Texcoord, "", kp));
+    } else if (key == "COLOR_0") {
+      standard.emplace_back(key, decode_stream(a, Attribute::Color, "", kp));
+    } else if (auto t = parse_set(key, "TEXCOORD_")) {
+      customs.emplace_back(key, decode_stream(a, Attribute::Custom, fmt::format("texcoord{}", *t), kp));
+    } else if (auto c = parse_set(key, "COLOR_")) {
+      customs.emplace_back(key, decode_stream(a, Attribute::Custom, fmt::format("color{}", *c), kp));
+    } else {
+      if (key.empty() || key[0] != '_')
+        rd.warn(
+            fmt::format("{}: '{}' is not a glTF attribute semantic (application-specific ones start with '_'); read "
+                        "as a custom array",
+                        kp, text::clip(key)));
+      customs.emplace_back(key, decode_stream(a, Attribute::Custom, key[0] == '_' ? key.substr(1) : key, kp));
+    }
+  }
+  // Joint and weight sets, merged into one pair of streams of 4 * sets components.
+  std::vector<std::pair<const Accessor*, const Accessor*>> sets;
+  for (auto& [n, s] : blend) {
+    if (s.has_joints != s.has_weights) {
+      rd.warn(fmt::format("{}: {}_{} has no matching {}_{}; it is ignored", ap, s.has_joints ? "JOINTS" : "WEIGHTS", n,
+                          s.has_joints ? "WEIGHTS" : "JOINTS", n));
+      continue;
+    }
+    sets.emplace_back(&accessor(rd, s.joints), &accessor(rd, s.weights));
+  }
+  if (!sets.empty()) {
+    out.has_blend = true;
+    out.joints_path = fmt::format("{}.JOINTS_{}", ap, blend.begin()->first);
+    const uint32_t width = uint32_t(sets.size()) * 4;
+    rd.spend(u128(nv) * width * 8, ap, "joints and weights");
+    VertexStream bi, bw;
+    bi.attribute = Attribute::BlendIndices;
+    bw.attribute = Attribute::BlendWeights;
+    bi.components = bi.source_size = bw.components = bw.source_size = width;
+    bi.data.assign(size_t(nv) * width, 0.0f);
+    bw.data.assign(size_t(nv) * width, 0.0f);
+    bi.format = bw.format = ComponentType::UByte;
+    for (size_t k = 0; k < sets.size(); ++k) {
+      const Accessor* ja = sets[k].first;
+      const Accessor* wa = sets[k].second;
+      for (const Accessor* a : {ja, wa})
+        if (a->columns != 1 || a->comps > 4)
+          rd.error(ap, fmt::format("{} is {}, not a vector of up to 4 values", a->path, a->type_name));
+      if (ja->normalized || ja->type == ComponentType::Float || ja->type == ComponentType::Byte ||
+          ja->type == ComponentType::Short)
+        rd.error(ap, fmt::format("{} (joints) is {}{}, not unsigned byte or short", ja->path,
+                                 ja->normalized ? "normalized " : "", ops::component_name(ja->type)));
+      if (ops::component_size(ja->type) > ops::component_size(bi.format)) bi.format = ja->type;
+      // Weights: normalised integers keep their type (the widest when sets differ), else float.
+      const ComponentType wf = wa->normalized ? wa->type : ComponentType::Float;
+      if (k == 0 || wf == ComponentType::Float || bw.format == ComponentType::Float)
+        bw.format = k == 0 ? wf : ComponentType::Float;
+      else if (ops::component_size(wf) > ops::component_size(bw.format))
+        bw.format = wf;
+      std::vector<float> j = floats(rd, *ja), w = floats(rd, *wa);
+      for (size_t i = 0; i < nv; ++i)
+        for (uint32_t c = 0; c < ja->comps; ++c) {
+          bi.data[i * width + k * 4 + c] = j[i * ja->comps + c];
+          if (c < wa->comps) bw.data[i * width + k * 4 + c] = w[i * wa->comps + c];
+        }
+    }
+    standard.emplace_back("JOINTS_0", std::move(bi));
+    standard.emplace_back("WEIGHTS_0", std::move(bw));
+  }
+  std::stable_sort(standard.begin(), standard.end(),
+                   [](const Keyed& a, const Keyed& b) { return a.second.attribute < b.second.attribute; });
+  std::stable_sort(customs.begin(), customs.end(),
+                   [](const Keyed& a, const Keyed& b) { return a.second.name < b.second.name; });
+  std::vector<std::string> keys;
+  for (auto* list : {&standard, &customs})
+    for (Keyed& k : *list) {
+      keys.push_back(k.first);
+      mm.streams.push_back(std::move(k.second));
+    }
+
+  // Triangles.
+  std::vector<uint32_t> list;
+  if (field(prim, "indices")) {
+    const Accessor& a = accessor_at(rd, prim, "indices", path);
+    list = indices(rd, a, path + ".indices");
+    for (size_t i = 0; i < list.size(); ++i)
+      if (list[i] >= nv)
+        rd.error(path + ".indices",
+                 fmt::format("index {} (element {} of {}) is not below the vertex count ({})", list[i], i, a.path, nv));
+  } else {
+    rd.spend(u128(nv) * 4, path, "vertex list");
+    list.resize(nv);
+    for (size_t i = 0; i < nv; ++i) list[i] = uint32_t(i);
+  }
+  if (mode == 4) {
+    if (list.size() % 3)
+      rd.warn(fmt::format("{}: {} indices are not whole triangles; the last {} are ignored", path, list.size(),
+                          list.size() % 3));
+    list.resize(list.size() / 3 * 3);
+    mm.triangles = std::move(list);
+  } else {
+    const size_t n = list.size() >= 3 ? list.size() - 2 : 0;
+    rd.spend(u128(n) * 12, path, "triangles");
+    mm.triangles.reserve(n * 3);
+    for (size_t i = 0; i < n; ++i) {
+      uint32_t a, b, c;
+      if (mode == 5)
+        a = list[i], b = list[i + 1 + i % 2], c = list[i + 2 - i % 2];
+      else
+        a = list[0], b = list[i + 1], c = list[i + 2];
+      if (a == b || b == c || a == c) continue;  // degenerate: joins strips, draws nothing
+      mm.triangles.insert(mm.triangles.end(), {a, b, c});
+    }
+  }
+
+  // Morph targets.
+  const json& targets = rd.get_array(prim, "targets", path);
+  const json* extras = field(mesh, "extras");
+  const json* names = extras ? field(*extras, "targetNames") : nullptr;
+  bool dropped_tangents = false;
+  for (size_t t = 0; t < targets.size(); ++t) {
+    const std::string tp = fmt::format("{}.targets[{}]", path, t);
+    const json& tgt = rd.object_at(targets, t, tp);
+    MorphTarget mt;
+    if (names && names->is_array() && t < names->size() && (*names)[t].is_string())
+      mt.name = (*names)[t].get<std::string>();
+    auto delta = [&](const char* key) {
+      const Accessor& a = accessor_at(rd, tgt, key, tp);
+      if (a.count != nv || a.columns != 1)
+        rd.error(fmt::format("{}.{}", tp, key), fmt::format("{} has {} elements of {}; the target needs {} of VEC3",
+                                                            a.path, a.count, a.type_name, nv));
+      std::vector<float> v = floats(rd, a);
+      std::vector<float> d(size_t(nv) * 3, 0.0f);
+      for (size_t i = 0; i < nv; ++i)
+        for (uint32_t c = 0; c < std::min(a.comps, 3u); ++c) d[i * 3 + c] = v[i * a.comps + c];
+      return d;
+    };
+    if (field(tgt, "POSITION"))
+      mt.positions = delta("POSITION");
+    else
+      mt.positions.assign(size_t(nv) * 3, 0.0f);
+    if (field(tgt, "NORMAL")) mt.normals = delta("NORMAL");
+    if (field(tgt, "TANGENT")) dropped_tangents = true;
+    mm.morph_targets.push_back(std::move(mt));
+  }
+  if (dropped_tangents) rd.warn(fmt::format("{}: morph target tangent displacements are not kept", path));
+  if (!targets.empty())
+    if (const json* w = field(mesh, "weights")) {
+      if (!w->is_array() || w->size() != targets.size() ||
+          !std::all_of(w->begin(), w->end(), [](const json& x) { return x.is_number(); }))
+        rd.warn(fmt::format("meshes[{}].weights: not {} numbers, one per morph target; ignored", m, targets.size()));
+      else
+        for (const json& x : *w) mm.morph_weights.push_back(narrow(x.get<double>()));
+    }
+
+  // What the writer kept in extras: stream declarations, polygons, smoothing rules.
+  if (const json* mp = meshport_extras(prim)) {
+    Mesh restored = mm;
+    try {
+      restore_primitive(rd, restored, keys, *mp, path);
+      mm = std::move(restored);
+    } catch (const Error& e) {
+      rd.warn(fmt::format("{}; the meshport extras of the primitive are ignored", e.diagnostic().message));
+    }
+  }
+
+  // The mesh's face channels and format streams (mesh extras): they describe its only primitive.
+  if (const json* mp = meshport_extras(mesh); mp && prims.size() == 1) {
+    Mesh restored = mm;
+    try {
+      restore_format_data(rd, restored, *mp, fmt::format("meshes[{}]", m));
+      mm = std::move(restored);
+    } catch (const Error& e) {
+      rd.warn(fmt::format("{}; the mesh's face channels and format streams are ignored", e.diagnostic().message));
+    }
+  }
+
+  out.has_blend = mm.find(Attribute::BlendIndices) && mm.find(Attribute::BlendWeights);
+  if (out.has_blend && out.joints_path.empty()) out.joints_path = ap;
+
+  // A vertex array shared with other primitives: keep only the vertices this one uses.
+  if (compact) {
+    std::vector<uint32_t> remap(nv, UINT32_MAX);
+    uint32_t used = 0;
+    for (uint32_t v : mm.triangles)
+      if (remap[v] == UINT32_MAX) remap[v] = used++;
+    if (used < nv) {
+      std::vector<uint32_t> keep(used);
+      for (size_t v = 0; v < nv; ++v)
+        if (remap[v] != UINT32_MAX) keep[remap[v]] = uint32_t(v);
+      auto pick = [&](std::vector<float>& d, uint32_t k) {
+        std::vector<float> o(size_t(used) * k);
+        for (size_t i = 0; i < used; ++i)
+          std::copy_n(d.begin() + ptrdiff_t(size_t(keep[i]) * k), k, o.begin() + ptrdiff_t(i * k));
+        d = std::move(o);
+      };
+      for (VertexStream& s : mm.streams) pick(s.data, s.components);
+      for (MorphTarget& t : mm.morph_targets) {
+        pick(t.positions, 3);
+        if (!t.normals.empty()) pick(t.normals, 3);
+      }
+      if (!mm.smoothing.vertex_key.empty()) {
+        std::vector<int32_t> k(used);
+        for (size_t i = 0; i < used; ++i) k[i] = mm.smoothing.vertex_key[keep[i]];
+        mm.smoothing.vertex_key = std::move(k);
+      }
+      for (uint32_t& v : mm.triangles) v = remap[v];
+    }
+  }
+  return out;
+}
+
+void read_meshes(Reader& rd) {
+  const json& meshes = rd.top("meshes");
+  // POSITION accessors used by more than one primitive: those primitives keep only their vertices.
+  std::unordered_map<uint64_t, uint32_t> position_users;
+  for (size_t m = 0; m < meshes.size(); ++m) {
+    const std::string path = fmt::format("meshes[{}]", m);
+    const json& mesh = rd.object_at(meshes, m, path);
+    const json& prims = rd.get_array(mesh, "primitives", path);
+    if (prims.empty()) rd.error(path + ".primitives", "is missing or empty");
+    for (size_t p = 0; p < prims.size(); ++p) {
+      const json* attrs = field(prims[p], "attributes");
+      const json* pos = attrs ? field(*attrs, "POSITION") : nullptr;
+      if (pos)
+        if (auto i = as_uint(*pos)) ++position_users[*i];
+    }
+  }
+  rd.meshes.resize(meshes.size());
+  for (size_t m = 0; m < meshes.size(); ++m) {
+    const json& mesh = meshes[m];
+    const json& prims = mesh["primitives"];
+    for (size_t p = 0; p < prims.size(); ++p) {
+      const std::string pp = fmt::format("meshes[{}].primitives[{}]", m, p);
+      const json& prim = rd.object_at(prims, p, pp);
+      const json* attrs = field(prim, "attributes");
+      const json* pos = attrs ? field(*attrs, "POSITION") : nullptr;
+      auto pi = pos ? as_uint(*pos) : std::nullopt;
+      bool shared = pi && position_users[*pi] > 1;
+      rd.meshes[m].push_back(read_primitive(rd, uint32_t(m), uint32_t(p), mesh, prim, shared));
+    }
+  }
+}
+
+void instance_meshes(Reader& rd) {
+  std::vector<bool> used(rd.meshes.size());
+  size_t unskinned_blend = 0, skinless = 0;
+  auto charge = [&](const Mesh& m, const std::string& path) {
+    u128 bytes = u128(m.triangles.size()) * 4;
+    for (const VertexStream& s : m.streams) bytes += u128(s.data.size()) * 4;
+    for (const MorphTarget& t : m.morph_targets) bytes += u128(t.positions.size() + t.normals.size()) * 4;
+    rd.spend(bytes, path, "an instance of the mesh");
+  };
+  auto drop_blend = [](Mesh& m) {
+    std::erase_if(m.streams, [](const VertexStream& s) {
+      return s.attribute == Attribute::BlendIndices || s.attribute == Attribute::BlendWeights;
+    });
+  };
+  rd.mesh_scene.assign(rd.meshes.size(), -1);
+  for (size_t n = 0; n < rd.nodes.size(); ++n) {
+    Node& node = rd.nodes[n];
+    if (!node.mesh) continue;
+    used[*node.mesh] = true;
+    if (!node.active) continue;
+    const std::string np = fmt::format("nodes[{}]", n);
+    node.scene_mesh = int32_t(rd.scene.meshes.size());
+    if (rd.mesh_scene[*node.mesh] < 0) rd.mesh_scene[*node.mesh] = node.scene_mesh;
+    for (const Primitive& prim : rd.meshes[*node.mesh]) {
+      charge(prim.mesh, np);
+      Mesh m = prim.mesh;
+      const Skin* skin = node.skin && prim.has_blend ? &rd.skins[*node.skin] : nullptr;
+      if (skin) {
+        VertexStream* bi = m.find(Attribute::BlendIndices);
+        VertexStream* bw = m.find(Attribute::BlendWeights);
+        const size_t nv = m.vertex_count();
+        const uint32_t k = bi->components;
+        if (!skin->rebind.empty()) {
+          VertexStream* pos = m.find(Attribute::Position);
+          VertexStream* nor = m.find(Attribute::Normal);
+          VertexStream* tan = m.find(Attribute::Tangent);
+          for (size_t v = 0; v < nv; ++v) {
+            Mat3x4 b{};
+            float total = 0;
+            for (uint32_t c = 0; c < k; ++c) {
+              float w = bw->data[v * k + c];
+              float j = bi->data[v * k + c];
+              if (!(w != 0) || !(j >= 0 && j < float(skin->rebind.size())) || skin->joints[size_t(j)] < 0) continue;
+              const Mat3x4& r = skin->rebind[size_t(j)];
+              for (int e = 0; e < 12; ++e) b[e] += w * r[e];
+              total += w;
+            }
+            if (total == 0) continue;
+            float* p = &pos->data[v * pos->components];
+            Vec3 q = mat_apply(b, {p[0], p[1], p[2]});
+            p[0] = q[0], p[1] = q[1], p[2] = q[2];
+            const Mat3x4 nm = normal_matrix(b);
+            if (nor) {
+              float* x = &nor->data[v * nor->components];
+              Vec3 r = normalize(linear(nm, {x[0], x[1], x[2]}));
+              x[0] = r[0], x[1] = r[1], x[2] = r[2];
+            }
+            if (tan) {
+              float* x = &tan->data[v * tan->components];
+              Vec3 r = normalize(linear(b, {x[0], x[1], x[2]}));
+              x[0] = r[0], x[1] = r[1], x[2] = r[2];
+              if (det3(b) < 0) x[3] = -x[3];
+            }
+            for (MorphTarget& t : m.morph_targets) {
+              float* d = &t.positions[v * 3];
+              Vec3 r = linear(b, {d[0], d[1], d[2]});
+              d[0] = r[0], d[1] = r[1], d[2] = r[2];
+              if (!t.normals.empty()) {
+                float* e = &t.normals[v * 3];
+                Vec3 s = linear(nm, {e[0], e[1], e[2]});
+                e[0] = s[0], e[1] = s[1], e[2] = s[2];
+              }
+            }
+          }
+        }
+        // Skin-local joint indices -> Scene joints.
+        for (size_t i = 0; i < bi->data.size(); ++i) {
+          float j = bi->data[i];
+          if (j >= 0 && j < float(skin->joints.size()) && j == std::floor(j)) {
+            int32_t target = skin->joints[size_t(j)];
+            bi->data[i] = float(std::max(target, 0));
+            if (target < 0) bw->data[i] = 0;  // meshport_static: no influence
+          } else if (bw->data[i] != 0) {
+            rd.error(prim.joints_path, fmt::format("vertex {} names joint {}, but skins[{}] has {} joints (instanced "
+                                                   "by {})",
+                                                   i / k, j, *node.skin, skin->joints.size(), np));
+          } else {
+            bi->data[i] = 0;  // unweighted: any valid index
+          }
+        }
+      } else {
+        if (prim.has_blend) {
+          drop_blend(m);
+          ++unskinned_blend;
+        } else if (node.skin) {
+          ++skinless;
+        }
+        if (node.world != mat_identity()) {
+          const Mat3x4& w = node.world;
+          const Mat3x4 nm = normal_matrix(w);
+          const bool mirror = det3(w) < 0;
+          for (VertexStream& s : m.streams) {
+            const size_t nv = s.vertex_count();
+            if (s.attribute == Attribute::Position) {
+              for (size_t v = 0; v < nv; ++v) {
+                float* p = &s.data[v * s.components];
+                Vec3 q = mat_apply(w, {p[0], p[1], p[2]});
+                p[0] = q[0], p[1] = q[1], p[2] = q[2];
+              }
+            } else if (s.attribute == Attribute::Normal || s.attribute == Attribute::Tangent) {
+              const bool normal = s.attribute == Attribute::Normal;
+              for (size_t v = 0; v < nv; ++v) {
+                float* p = &s.data[v * s.components];
+                Vec3 q = normalize(linear(normal ? nm : w, {p[0], p[1], p[2]}));
+                p[0] = q[0], p[1] = q[1], p[2] = q[2];
+                if (!normal && mirror) p[3] = -p[3];
+              }
+            }
+          }
+          for (MorphTarget& t : m.morph_targets) {
+            for (size_t i = 0; i + 3 <= t.positions.size(); i += 3) {
+              Vec3 q = linear(w, {t.positions[i], t.positions[i + 1], t.positions[i + 2]});
+              std::copy(q.begin(), q.end(), t.positions.begin() + ptrdiff_t(i));
+            }
+            for (size_t i = 0; i + 3 <= t.normals.size(); i += 3) {
+              Vec3 q = linear(nm, {t.normals[i], t.normals[i + 1], t.normals[i + 2]});
+              std::copy(q.begin(), q.end(), t.normals.begin() + ptrdiff_t(i));
+            }
+          }
+          if (mirror) {
+            Scene tmp;
+            tmp.meshes.push_back(std::move(m));
+            flip_winding(tmp);
+            m = std::move(tmp.meshes.front());
+          }
+        }
+      }
+      rd.scene.meshes.push_back(std::move(m));
+    }
+  }
+  size_t unused = 0;
+  for (size_t m = 0; m < rd.meshes.size(); ++m) {
+    if (used[m]) continue;
+    ++unused;
+    rd.mesh_scene[m] = int32_t(rd.scene.meshes.size());
+    for (const Primitive& prim : rd.meshes[m]) {
+      charge(prim.mesh, fmt::format("meshes[{}]", m));
+      Mesh mesh = prim.mesh;
+      if (prim.has_blend) drop_blend(mesh), ++unskinned_blend;
+      rd.scene.meshes.push_back(std::move(mesh));
+    }
+  }
+  if (unused) rd.warn(fmt::format("{} meshes are used by no node; they are read untransformed", unused));
+  if (unskinned_blend)
+    rd.warn(fmt::format("{} primitives have joints and weights but no skin to interpret them; they are dropped",
+                        unskinned_blend));
+  if (skinless)
+    rd.warn(fmt::format("{} skinned nodes' primitives have no joints and weights; they are read as static meshes",
+                        skinless));
+}
+
+}  // namespace meshport::gltf::read_impl
