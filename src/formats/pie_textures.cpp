@@ -62,7 +62,7 @@ PageSet pages_in_effect(const PieData& d, int32_t level, const PieTexture* textu
   p.tcmask = map(K::TcMask);
   p.normal = map(K::NormalMap);
   p.specular = map(K::SpecularMap);
-  if (p.tcmask.empty() && d.version < 4) {
+  if (p.tcmask.empty()) {
     uint32_t type = L && L->overrides.has_type ? L->overrides.type : d.global.type;
     if (type & 0x10000) p.tcmask = derived_tcmask(p.base);
   }

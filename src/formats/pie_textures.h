@@ -23,9 +23,9 @@ const PieTexture* find_page(const PieSettings& s, PieTexture::Kind kind, int32_t
 // scope's TEXTURE line the set is for; null: the level's own page by the reader's rule (its
 // tileset 0 page, else the global tileset 0, else the level's lowest tileset, else the global
 // lowest). Each map is the level's line of the page's tileset, else the global one, else the
-// tileset 0 line of the level, then the global, then the lowest tileset given. PIE 2 and 3 models
-// with TYPE flag 10000 and no TCMASK line get the mask the engine derives: "page-NN_tcmask.png"
-// for a page "page-NN-...".
+// tileset 0 line of the level, then the global, then the lowest tileset given. A model with TYPE
+// flag 10000 (the level's TYPE, else the global) and no TCMASK line gets the mask the engine
+// derives: "page-NN_tcmask.png" for a page "page-NN-...".
 PageSet pages_in_effect(const PieData& d, int32_t level, const PieTexture* texture);
 
 // The pages a material names: the file names (no folder) of its slots.

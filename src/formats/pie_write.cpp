@@ -208,14 +208,14 @@ class Writer {
     for (const Level& l : levels_)
       if (l.mesh >= 0) check_mesh(l);
     place_attachments();
-    derive_ = !from_pie_ || !kept_pages_match();
-    if (derive_) global_pages_ = model_pages();
+    derive_maps_ = !from_pie_ || !kept_maps_match();
+    if (derive_maps_) global_pages_ = model_pages();
     out_ = fmt::format("PIE {}\n", version_);
     if (from_pie_)
       pie_header();
     else
       derived_header();
-    if (derive_) derived_textures();
+    derived_textures();
     out_ += fmt::format("LEVELS {}\n", levels_.size());
     for (size_t i = 0; i < levels_.size(); ++i) level(i);
     return std::move(out_);
@@ -229,8 +229,8 @@ class Writer {
   std::string out_;
   std::vector<Level> levels_;
   std::vector<std::vector<size_t>> connectors_;  // per level: indices into scene_.attachments
-  bool derive_ = true;   // texture lines from the materials, not from PieData
-  PageSet global_pages_;  // derive_: the model's (global) pages
+  bool derive_maps_ = true;  // TCMASK, NORMALMAP, SPECULARMAP from the materials, not from PieData
+  PageSet global_pages_;     // derive_maps_: the model's (global) pages
   bool warned_tcmask_ = false, warned_tileset_ = false;
   bool first_field_ = true;
 
@@ -371,8 +371,8 @@ class Writer {
   void settings(const PieSettings& s, bool global) {
     if (s.has_type || global) out_ += fmt::format("TYPE {:x}\n", s.has_type ? s.type : kTextured);
     if (s.has_interpolate) out_ += fmt::format("INTERPOLATE {}\n", s.interpolate);
-    if (!derive_)
-      for (const PieTexture& t : s.textures) texture_line(t);
+    for (const PieTexture& t : s.textures)
+      if (!derive_maps_ || t.kind == PieTexture::Kind::Texture) texture_line(t);
   }
 
   void pie_header() {
@@ -387,24 +387,37 @@ class Writer {
     }
   }
 
-  // A Scene from PIE keeps its texture lines while every level's material still names the pages
-  // the lines put in effect (pie_textures.h). An empty slot does not count as a change: formats
-  // without that map (IQM, OBJ, glTF without the extension) drop it on the way.
-  bool kept_pages_match() {
+  // A Scene from PIE keeps its TCMASK, NORMALMAP and SPECULARMAP lines while every level's
+  // material names maps the kept lines name (any scope or tileset; a TCMASK the engine derives
+  // from TYPE 10000 counts). An empty slot does not count as a change: formats without that map
+  // (IQM, OBJ, glTF without the extension) drop it on the way. TEXTURE lines are always kept.
+  bool kept_maps_match() {
     const PieData& d = value_or_empty(scene_.pie);
+    auto named = [&](PieTexture::Kind kind, const std::string& file) {
+      auto in = [&](const PieSettings& st) {
+        return std::any_of(st.textures.begin(), st.textures.end(),
+                           [&](const PieTexture& t) { return t.kind == kind && t.file == file; });
+      };
+      if (in(d.global)) return true;
+      for (size_t i = 0; i < d.levels.size(); ++i) {
+        if (in(d.levels[i].overrides)) return true;
+        if (kind == PieTexture::Kind::TcMask && pages_in_effect(d, int32_t(i), nullptr).tcmask == file) return true;
+      }
+      return kind == PieTexture::Kind::TcMask && pages_in_effect(d, -1, nullptr).tcmask == file;
+    };
     for (const Level& l : levels_) {
-      if (!l.pie || l.mesh < 0) continue;
-      const PageSet want = pages_in_effect(d, int32_t(l.pie - d.levels.data()), nullptr);
-      const PageSet& have = l.pages;
-      const std::pair<const std::string*, const std::string*> slots[] = {{&have.base, &want.base},
-                                                                          {&have.tcmask, &want.tcmask},
-                                                                          {&have.normal, &want.normal},
-                                                                          {&have.specular, &want.specular}};
-      for (const auto& [h, w] : slots)
-        if (!h->empty() && *h != *w) {
-          diags_.add(warning("", fmt::format("mesh {}: its material names the page {} where the kept PIE texture "
-                                             "lines give {}: texture lines written from the materials",
-                                             quoted(scene_.meshes[size_t(l.mesh)].name), quoted(*h), quoted(*w))));
+      if (l.mesh < 0) continue;
+      const std::tuple<PieTexture::Kind, const std::string*> maps[] = {{PieTexture::Kind::TcMask, &l.pages.tcmask},
+                                                                       {PieTexture::Kind::NormalMap, &l.pages.normal},
+                                                                       {PieTexture::Kind::SpecularMap,
+                                                                        &l.pages.specular}};
+      for (const auto& [kind, file] : maps)
+        if (!file->empty() && !named(kind, *file)) {
+          diags_.add(warning("", fmt::format("mesh {}: its material names the {} page {}, which the kept PIE "
+                                             "texture lines do not: TCMASK, NORMALMAP and SPECULARMAP written from "
+                                             "the materials",
+                                             quoted(scene_.meshes[size_t(l.mesh)].name), texture_keyword(kind),
+                                             quoted(*file))));
           return false;
         }
     }
@@ -423,6 +436,7 @@ class Writer {
 
   // PIE 2 and 3 name the team colour mask by TYPE 10000 when it is the one the engine derives.
   bool tcmask_by_type(const PageSet& p) const {
+    if (from_pie_ && !(value_or_empty(scene_.pie).global.type & 0x10000)) return false;
     return version_ < 4 && !p.tcmask.empty() && p.tcmask == derived_tcmask(p.base);
   }
 
@@ -450,28 +464,31 @@ class Writer {
     texture_line(t);
   }
 
-  // TEXTURE 0, TCMASK 0, NORMALMAP 0, SPECULARMAP 0 of the model's pages.
+  // TEXTURE 0 (Scene not from PIE), TCMASK 0, NORMALMAP 0, SPECULARMAP 0 of the model's pages.
   void derived_textures() {
+    if (!derive_maps_) return;
     const PageSet& g = global_pages_;
-    if (g.base.empty()) {
-      diags_.add(warning("", "no material has a texture: written without a TEXTURE line"));
-      return;
+    if (!from_pie_) {
+      if (g.base.empty()) {
+        diags_.add(warning("", "no material has a texture: written without a TEXTURE line"));
+        return;
+      }
+      PieTexture t;
+      t.file = g.base;
+      texture_line(t);
     }
-    PieTexture t;
-    t.file = g.base;
-    texture_line(t);
     if (!tcmask_by_type(g)) map_line(PieTexture::Kind::TcMask, g.tcmask, "team colour mask");
     map_line(PieTexture::Kind::NormalMap, g.normal, "normal map");
     map_line(PieTexture::Kind::SpecularMap, g.specular, "specular map");
     for (const Level& l : levels_) {
-      if (l.pages.base.empty() || l.pages.base == g.base || version_ == 4) continue;
+      if (from_pie_ || l.pages.base.empty() || l.pages.base == g.base || version_ == 4) continue;
       fail("", fmt::format("mesh {} uses texture page {} but the model's page is {}: PIE {} has one page per model "
                            "(PIE 4 can give each level its own)",
                            quoted(scene_.meshes[size_t(l.mesh)].name), quoted(l.pages.base), quoted(g.base), version_));
     }
   }
 
-  // derive_: a level's own page and maps where they differ from the model's (PIE 4 overrides).
+  // derive_maps_: a level's own page and maps where they differ from the model's (PIE 4 overrides).
   void derived_overrides(size_t i, const Level& l) {
     const PageSet& g = global_pages_;
     const PageSet& p = l.pages;
@@ -489,7 +506,7 @@ class Writer {
                                              quoted(mesh), what, quoted(*own), quoted(*model), version_, i + 1)));
       return;
     }
-    if (p.base != g.base) {
+    if (!from_pie_ && p.base != g.base) {
       PieTexture t;
       t.file = p.base;
       texture_line(t);
@@ -522,7 +539,7 @@ class Writer {
                                            i + 1, version_)));
       settings(o, false);
     }
-    if (derive_) derived_overrides(i, l);
+    if (derive_maps_) derived_overrides(i, l);
     if (pl) {
       for (const std::string& s : pl->materials)
         out_ += "MATERIALS " + one_line(s, fmt::format("a MATERIALS line of level {}", i + 1)) + "\n";
