@@ -166,47 +166,50 @@ struct Entry {
   bool dir = false;
 };
 
+struct Listing {
+  std::vector<Entry> entries;                 // sorted by name
+  std::map<std::string, size_t> by_lower;     // lower-case name -> first entry with it
+};
+
 // Directory listings, each folder read at most once per find_textures() call.
 class Folders {
  public:
-  const std::vector<Entry>* list(const fs::path& dir) {
+  const Listing* list(const fs::path& dir) {
     std::string key = generic(dir.empty() ? fs::path(".") : dir);
     auto it = cache_.find(key);
     if (it != cache_.end()) return it->second ? &*it->second : nullptr;
-    std::optional<std::vector<Entry>> entries;
+    std::optional<Listing> l;
     std::error_code ec;
     fs::directory_iterator d(key, ec);
     if (!ec) {
-      entries.emplace();
-      for (; d != fs::directory_iterator() && entries->size() < kMaxListing; d.increment(ec)) {
+      l.emplace();
+      for (; d != fs::directory_iterator() && l->entries.size() < kMaxListing; d.increment(ec)) {
         if (ec) break;
         std::error_code ec2;
-        entries->push_back({d->path().filename().string(), d->is_directory(ec2)});
+        l->entries.push_back({d->path().filename().string(), d->is_directory(ec2)});
       }
-      std::sort(entries->begin(), entries->end(), [](const Entry& a, const Entry& b) { return a.name < b.name; });
+      std::sort(l->entries.begin(), l->entries.end(), [](const Entry& a, const Entry& b) { return a.name < b.name; });
+      for (size_t i = 0; i < l->entries.size(); ++i) l->by_lower.emplace(lowered(l->entries[i].name), i);
     }
-    auto [pos, inserted] = cache_.emplace(key, std::move(entries));
+    auto [pos, inserted] = cache_.emplace(key, std::move(l));
     return pos->second ? &*pos->second : nullptr;
   }
 
-  // `name` in `dir`: the exact entry, else the first whose name matches ignoring case.
+  // `name` in `dir`: the exact entry, else the first (by name) that matches ignoring case.
   const Entry* find(const fs::path& dir, std::string_view name, bool& case_differs) {
-    const std::vector<Entry>* l = list(dir);
+    const Listing* l = list(dir);
     if (!l) return nullptr;
-    auto exact = std::lower_bound(l->begin(), l->end(), name, [](const Entry& e, std::string_view n) {
-      return e.name < n;
-    });
-    if (exact != l->end() && exact->name == name) return &*exact;
-    for (const Entry& e : *l)
-      if (iequal(e.name, name)) {
-        case_differs = true;
-        return &e;
-      }
-    return nullptr;
+    auto exact = std::lower_bound(l->entries.begin(), l->entries.end(), name,
+                                  [](const Entry& e, std::string_view n) { return e.name < n; });
+    if (exact != l->entries.end() && exact->name == name) return &*exact;
+    auto any = l->by_lower.find(lowered(name));
+    if (any == l->by_lower.end()) return nullptr;
+    case_differs = true;
+    return &l->entries[any->second];
   }
 
  private:
-  std::map<std::string, std::optional<std::vector<Entry>>> cache_;
+  std::map<std::string, std::optional<Listing>> cache_;
 };
 
 std::vector<std::string> split_path(std::string_view p) {
