@@ -346,6 +346,7 @@ Scene convert(const std::vector<std::string>& inputs, const std::string& output,
     std::string dir = std::filesystem::path(inputs[0]).parent_path().string();
     w.texture_dir = dir.empty() ? "." : dir;
   }
+  if (w.texture_model.empty() && inputs[0] != "-") w.texture_model = inputs[0];
   write(scene, output, w, diags);
   return scene;
 }

@@ -216,6 +216,7 @@ json to_json(const Summary& s) {
   if (s.qmsh) j["qmsh"] = qmsh_json(*s.qmsh);
   if (s.qmsh_tmp) j["qmsh_tmp"] = qmsh_tmp_json(*s.qmsh_tmp);
   if (s.modedef) j["modedef"] = modedef_json(*s.modedef);
+  if (s.textures) j["textures"] = textures_json(s);
   return j;
 }
 
@@ -237,6 +238,7 @@ std::string to_text(const Summary& s) {
   if (s.qmsh) qmsh_text(*s.qmsh, out);
   if (s.qmsh_tmp) qmsh_tmp_text(*s.qmsh_tmp, out);
   if (s.modedef) modedef_text(*s.modedef, out);
+  if (s.textures) textures_text(s, out);
   return out;
 }
 

@@ -36,4 +36,8 @@ ModeDefSummary summarize_modedef(const ModeDefData& modedef);
 nlohmann::json modedef_json(const ModeDefSummary& modedef);
 void modedef_text(const ModeDefSummary& modedef, std::string& out);
 
+// summary_textures.cpp: the "textures:" section (Summary::textures).
+nlohmann::json textures_json(const Summary& s);
+void textures_text(const Summary& s, std::string& out);
+
 }  // namespace meshport::summary_parts

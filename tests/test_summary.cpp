@@ -467,8 +467,15 @@ TEST(Summary, EmptyScene) {
 
 TEST(Summary, CliInfoIsTheLibraryReport) {
   const std::string path = data("cli/turret.pie");
-  Summary s = summarize(read(path), Format::Pie);
+  const Scene scene = read(path);
+  Summary s = summarize(scene, Format::Pie);
   s.file = path;
+  // `info` adds where the textures are (none of them is beside the model).
+  TextureSearch search;
+  search.model_path = path;
+  s.textures = find_textures(scene, search);
+  ASSERT_EQ(s.textures->size(), 1u);
+  EXPECT_FALSE(s.textures->at(0).found());
   testutil::CliRun text = testutil::run_cli("info " + path);
   ASSERT_EQ(text.status, 0) << text.out;
   EXPECT_EQ(text.out, to_text(s));

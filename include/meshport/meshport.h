@@ -52,6 +52,12 @@ struct WriteOptions {
   // input's folder). glTF references a texture only when the file is found there (and is PNG or
   // JPEG); OBJ makes the path relative to the output when found there, else keeps it as stored.
   std::string texture_dir;
+  // Finding textures (textures.h find_textures, docs/textures-finding.md): the model the Scene was
+  // read from (convert sets it to the first input unless that is standard input), whose folder,
+  // sidecar files (iqm.cfg, .skin) and layout (Warzone 2100 texpages/) are searched, and further
+  // folders searched after the model's own, in order (--textures DIR).
+  std::string texture_model;
+  std::vector<std::string> texture_dirs;
   bool adjacency = true;         // IQM: write triangle adjacency
   bool bounds = true;            // IQM: write per-frame bounds
   int pie_version = 0;           // PIE: 2, 3 or 4; 0: the Scene's source version, else 4

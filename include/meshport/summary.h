@@ -3,6 +3,7 @@
 #pragma once
 
 #include <meshport/meshport.h>
+#include <meshport/textures.h>
 
 #include <nlohmann/json.hpp>
 
@@ -206,6 +207,9 @@ struct Summary {
   std::optional<QmshSummary> qmsh;
   std::optional<QmshTmpSummary> qmsh_tmp;
   std::optional<ModeDefSummary> modedef;
+  // Where each material's textures were found (textures.h find_textures); summarize() leaves it
+  // unset (it reads no files), `meshport info` sets it. to_text() and to_json() show it when set.
+  std::optional<std::vector<TextureLookup>> textures;
 };
 
 // The numbers of `scene`, read as `format`.

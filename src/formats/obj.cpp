@@ -28,6 +28,8 @@
 // that they are written back as polygons.
 #include "formats/obj.h"
 
+#include <meshport/textures.h>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -37,6 +39,7 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -1034,6 +1037,7 @@ class Writer {
   const WriteOptions& options_;
   const std::string& mtl_name_;
   const std::string& output_dir_;
+  std::optional<std::vector<TextureLookup>> lookups_;  // find_textures(), once
   Diagnostics& diags_;
   std::string out_;
   std::vector<std::string> mat_names_;
@@ -1397,20 +1401,29 @@ class Writer {
   }
 
   // ---- The material library --------------------------------------------------------------------
-  // The texture path: relative to the output folder when the file is found in texture_dir, else
-  // as stored.
-  std::string texture_path(const std::string& stored) {
+  // The colour map of material `i`: the file find_textures() finds for it (textures.h: the model's
+  // folder, WriteOptions::texture_dirs, known layouts, sidecars), relative to the output folder;
+  // else the reference as stored.
+  std::string texture_path(size_t i) {
     namespace fs = std::filesystem;
-    if (stored.empty() || options_.texture_dir.empty() || output_dir_.empty()) return stored;
-    std::error_code ec;
-    fs::path src = fs::path(options_.texture_dir) / fs::path(stored);
-    if (!fs::is_regular_file(src, ec)) return stored;
-    fs::path from = fs::absolute(fs::path(output_dir_), ec).lexically_normal();
-    if (ec) return stored;
-    fs::path to = fs::absolute(src, ec).lexically_normal();
-    if (ec) return stored;
-    fs::path rel = to.lexically_relative(from);
-    return rel.empty() ? stored : rel.generic_string();
+    const std::string& stored = scene_.materials[i].base_color_texture;
+    if (output_dir_.empty()) return stored;
+    if (!lookups_) {
+      TextureSearch search = texture_search(options_);
+      lookups_ = search.model_path.empty() && search.dirs.empty() ? std::vector<TextureLookup>{}
+                                                                    : find_textures(scene_, search);
+    }
+    for (const TextureLookup& l : *lookups_) {
+      if (l.material != int32_t(i) || l.slot != "base colour" || l.file.empty()) continue;
+      std::error_code ec;
+      fs::path from = fs::absolute(fs::path(output_dir_), ec).lexically_normal();
+      if (ec) return stored;
+      fs::path to = fs::absolute(fs::path(l.file), ec).lexically_normal();
+      if (ec) return stored;
+      fs::path rel = to.lexically_relative(from);
+      return rel.empty() ? stored : rel.generic_string();
+    }
+    return stored;
   }
 
   std::string library() {
@@ -1419,7 +1432,7 @@ class Writer {
       t += "\nnewmtl ";
       t += mat_names_[i];
       t += "\nKd 1 1 1\n";
-      std::string tex = texture_path(scene_.materials[i].base_color_texture);
+      std::string tex = texture_path(i);
       if (tex.empty()) continue;
       std::string path = clean(tex, "texture path");
       if (!path.empty() && path[0] == '-') path = "./" + path;  // not an option

@@ -10,6 +10,7 @@
 #include <meshport/meshport.h>
 
 #include "formats/pie_common.h"
+#include "formats/pie_textures.h"
 #include "text.h"
 
 #include <fmt/format.h>
@@ -702,55 +703,50 @@ class Reader {
     return s;
   }
 
-  // One material per distinct TEXTURE page, global lines first, then each level's, file order.
+  // One material per distinct TEXTURE page, global lines first, then each level's, file order;
+  // its normal, specular and team colour slots are the NORMALMAP, SPECULARMAP and TCMASK pages in
+  // effect in that scope for the page's tileset (pie_textures.h).
   void add_materials(Scene& s) {
-    auto add = [&](const PieSettings& set) {
+    auto add = [&](const PieSettings& set, int32_t level) {
       for (const PieTexture& t : set.textures) {
         if (t.kind != PieTexture::Kind::Texture) continue;
         bool known = std::any_of(s.materials.begin(), s.materials.end(),
                                  [&](const Material& m) { return m.base_color_texture == t.file; });
         if (known) continue;
-        Material m;
-        m.name = t.file.substr(0, t.file.size() - 4);  // without ".png"
-        m.base_color_texture = t.file;
-        s.materials.push_back(std::move(m));
+        s.materials.push_back(material(pages_in_effect(pie_, level, &t), ""));
       }
     };
-    add(pie_.global);
-    for (const PieLevel& L : pie_.levels) add(L.overrides);
+    add(pie_.global, -1);
+    for (size_t i = 0; i < pie_.levels.size(); ++i) add(pie_.levels[i].overrides, int32_t(i));
   }
 
-  // The first TEXTURE line of `tileset`, or (tileset < 0) of the lowest tileset given.
-  static const PieTexture* page(const PieSettings& s, int32_t tileset) {
-    const PieTexture* best = nullptr;
-    for (const PieTexture& t : s.textures) {
-      if (t.kind != PieTexture::Kind::Texture) continue;
-      if (tileset >= 0 ? t.tileset == tileset : (!best || t.tileset < best->tileset)) {
-        if (tileset >= 0) return &t;
-        best = &t;
-      }
-    }
-    return best;
+  static Material material(const PageSet& p, const std::string& suffix) {
+    Material m;
+    m.name = p.base.substr(0, p.base.size() - 4) + suffix;  // without ".png"
+    m.base_color_texture = p.base;
+    m.team_colour_texture = p.tcmask;
+    m.normal_texture = p.normal;
+    m.specular_texture = p.specular;
+    return m;
   }
 
-  // The level's tileset-0 page (its own, else the global one; else the lowest tileset given).
-  int32_t material_of(const PieLevel& L, const Scene& s) const {
-    const PieTexture* t = page(L.overrides, 0);
-    if (!t) t = page(pie_.global, 0);
-    if (!t) t = page(L.overrides, -1);
-    if (!t) t = page(pie_.global, -1);
-    if (!t) return -1;
+  // The material with the level's pages in effect (pages_in_effect); a level whose maps differ
+  // from those of its page's material gets its own, named "<page>_level<n>".
+  int32_t material_of(size_t level, Scene& s) const {
+    PageSet p = pages_in_effect(pie_, int32_t(level), nullptr);
+    if (p.base.empty()) return -1;
     for (size_t m = 0; m < s.materials.size(); ++m)
-      if (s.materials[m].base_color_texture == t->file) return int32_t(m);
-    return -1;
+      if (pages_of(s.materials[m]) == p) return int32_t(m);
+    s.materials.push_back(material(p, fmt::format("_level{}", level + 1)));
+    return int32_t(s.materials.size() - 1);
   }
 
-  Mesh make_mesh(size_t i, const Scene& s) {
+  Mesh make_mesh(size_t i, Scene& s) {
     PieLevel& L = pie_.levels[i];
     const LevelWork& w = work_[i];
     Mesh m;
     m.name = level_mesh_name(model_, i);
-    m.material = material_of(L, s);
+    m.material = material_of(i, s);
     VertexStream pos = float_stream(Attribute::Position, 3);
     VertexStream uv = float_stream(Attribute::Texcoord, 2);
     VertexStream nrm = float_stream(Attribute::Normal, 3);

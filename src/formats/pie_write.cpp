@@ -6,6 +6,7 @@
 // and animations.
 #include "formats/pie.h"
 #include "formats/pie_common.h"
+#include "formats/pie_textures.h"
 #include "ops/euler.h"
 #include "ops/math.h"
 #include "text.h"
@@ -18,6 +19,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <tuple>
 
 namespace meshport::pie {
 namespace {
@@ -48,11 +50,6 @@ bool page_char(char c) {
          c == '-';
 }
 
-// The file name of a texture path: no folder.
-std::string file_name(std::string_view path) {
-  size_t slash = path.find_last_of("/\\");
-  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
-}
 
 // Map key of a position: its bits, -0 counted as 0.
 std::array<uint32_t, 3> point_key(const Point& p) {
@@ -193,7 +190,7 @@ int32_t frame_time(float framerate) {
 struct Level {
   int32_t mesh = -1;
   const PieLevel* pie = nullptr;
-  std::string page;     // Scene not from PIE: the texture page of the mesh's material
+  PageSet pages;        // the pages the mesh's material names (file names)
   int32_t joint = kUnskinned;  // rigid_joint() of the mesh
 };
 
@@ -211,11 +208,14 @@ class Writer {
     for (const Level& l : levels_)
       if (l.mesh >= 0) check_mesh(l);
     place_attachments();
+    derive_maps_ = !from_pie_ || !kept_maps_match();
+    if (derive_maps_) global_pages_ = model_pages();
     out_ = fmt::format("PIE {}\n", version_);
     if (from_pie_)
       pie_header();
     else
       derived_header();
+    derived_textures();
     out_ += fmt::format("LEVELS {}\n", levels_.size());
     for (size_t i = 0; i < levels_.size(); ++i) level(i);
     return std::move(out_);
@@ -229,7 +229,8 @@ class Writer {
   std::string out_;
   std::vector<Level> levels_;
   std::vector<std::vector<size_t>> connectors_;  // per level: indices into scene_.attachments
-  std::string global_page_;                      // Scene not from PIE: TEXTURE 0
+  bool derive_maps_ = true;  // TCMASK, NORMALMAP, SPECULARMAP from the materials, not from PieData
+  PageSet global_pages_;     // derive_maps_: the model's (global) pages
   bool warned_tcmask_ = false, warned_tileset_ = false;
   bool first_field_ = true;
 
@@ -284,8 +285,8 @@ class Writer {
       diags_.add(warning("", fmt::format("mesh {} is skinned to several joints, which PIE cannot hold: written in "
                                          "its rest pose without animation",
                                          quoted(m.name))));
-    if (!from_pie_ && m.material >= 0 && size_t(m.material) < scene_.materials.size())
-      l.page = file_name(scene_.materials[size_t(m.material)].base_color_texture);
+    if (m.material >= 0 && size_t(m.material) < scene_.materials.size())
+      l.pages = pages_of(scene_.materials[size_t(m.material)]);
     return l;
   }
 
@@ -370,7 +371,8 @@ class Writer {
   void settings(const PieSettings& s, bool global) {
     if (s.has_type || global) out_ += fmt::format("TYPE {:x}\n", s.has_type ? s.type : kTextured);
     if (s.has_interpolate) out_ += fmt::format("INTERPOLATE {}\n", s.interpolate);
-    for (const PieTexture& t : s.textures) texture_line(t);
+    for (const PieTexture& t : s.textures)
+      if (!derive_maps_ || t.kind == PieTexture::Kind::Texture) texture_line(t);
   }
 
   void pie_header() {
@@ -385,30 +387,139 @@ class Writer {
     }
   }
 
-  // Scene not from PIE: TYPE 200 and TEXTURE 0 from the first textured material.
-  void derived_header() {
+  // A Scene from PIE keeps its TCMASK, NORMALMAP and SPECULARMAP lines while every level's
+  // material names maps the kept lines name (any scope or tileset; a TCMASK the engine derives
+  // from TYPE 10000 counts). An empty slot does not count as a change: formats without that map
+  // (IQM, OBJ, glTF without the extension) drop it on the way. TEXTURE lines are always kept.
+  bool kept_maps_match() {
+    const PieData& d = value_or_empty(scene_.pie);
+    auto named = [&](PieTexture::Kind kind, const std::string& file) {
+      auto in = [&](const PieSettings& st) {
+        return std::any_of(st.textures.begin(), st.textures.end(),
+                           [&](const PieTexture& t) { return t.kind == kind && t.file == file; });
+      };
+      if (in(d.global)) return true;
+      for (size_t i = 0; i < d.levels.size(); ++i) {
+        if (in(d.levels[i].overrides)) return true;
+        if (kind == PieTexture::Kind::TcMask && pages_in_effect(d, int32_t(i), nullptr).tcmask == file) return true;
+      }
+      return kind == PieTexture::Kind::TcMask && pages_in_effect(d, -1, nullptr).tcmask == file;
+    };
+    for (const Level& l : levels_) {
+      if (l.mesh < 0) continue;
+      const std::tuple<PieTexture::Kind, const std::string*> maps[] = {{PieTexture::Kind::TcMask, &l.pages.tcmask},
+                                                                       {PieTexture::Kind::NormalMap, &l.pages.normal},
+                                                                       {PieTexture::Kind::SpecularMap,
+                                                                        &l.pages.specular}};
+      for (const auto& [kind, file] : maps)
+        if (!file->empty() && !named(kind, *file)) {
+          diags_.add(warning("", fmt::format("mesh {}: its material names the {} page {}, which the kept PIE "
+                                             "texture lines do not: TCMASK, NORMALMAP and SPECULARMAP written from "
+                                             "the materials",
+                                             quoted(scene_.meshes[size_t(l.mesh)].name), texture_keyword(kind),
+                                             quoted(*file))));
+          return false;
+        }
+    }
+    return true;
+  }
+
+  // The model's pages: the first level's with a textured material, else the first textured
+  // material's.
+  PageSet model_pages() const {
     for (const Level& l : levels_)
-      if (global_page_.empty()) global_page_ = l.page;
+      if (!l.pages.base.empty()) return l.pages;
     for (const Material& mat : scene_.materials)
-      if (global_page_.empty()) global_page_ = file_name(mat.base_color_texture);
-    out_ += "TYPE 200\n";
+      if (!pages_of(mat).base.empty()) return pages_of(mat);
+    return {};
+  }
+
+  // PIE 2 and 3 name the team colour mask by TYPE 10000 when it is the one the engine derives.
+  bool tcmask_by_type(const PageSet& p) const {
+    if (from_pie_ && !(value_or_empty(scene_.pie).global.type & 0x10000)) return false;
+    return version_ < 4 && !p.tcmask.empty() && p.tcmask == derived_tcmask(p.base);
+  }
+
+  // Scene not from PIE: TYPE 200 (10200 with a derived mask) and INTERPOLATE.
+  void derived_header() {
+    out_ += tcmask_by_type(global_pages_) ? "TYPE 10200\n" : "TYPE 200\n";
     // Animations that hold their frames (glTF STEP): the engine's INTERPOLATE 0.
     bool any = false, step = true;
     for (const Animation& a : scene_.animations)
       if (a.frame_count()) any = true, step = step && a.interpolation == Interpolation::Step;
     if (any && step) out_ += "INTERPOLATE 0\n";
-    if (global_page_.empty()) {
-      diags_.add(warning("", "no material has a texture: written without a TEXTURE line"));
+  }
+
+  // A map page line, or a warning when the name cannot be a PIE page.
+  void map_line(PieTexture::Kind kind, const std::string& file, std::string_view what) {
+    if (file.empty()) return;
+    if (!std::all_of(file.begin(), file.end(), page_char) || !file.ends_with(".png")) {
+      diags_.add(warning("", fmt::format("{} {} is not a PIE page name (.png, characters [A-Za-z0-9._-]): left out",
+                                         what, quoted(file))));
       return;
     }
     PieTexture t;
-    t.file = global_page_;
+    t.kind = kind;
+    t.file = file;
     texture_line(t);
+  }
+
+  // TEXTURE 0 (Scene not from PIE), TCMASK 0, NORMALMAP 0, SPECULARMAP 0 of the model's pages.
+  void derived_textures() {
+    if (!derive_maps_) return;
+    const PageSet& g = global_pages_;
+    if (!from_pie_) {
+      if (g.base.empty()) {
+        diags_.add(warning("", "no material has a texture: written without a TEXTURE line"));
+        return;
+      }
+      PieTexture t;
+      t.file = g.base;
+      texture_line(t);
+    }
+    if (!tcmask_by_type(g)) map_line(PieTexture::Kind::TcMask, g.tcmask, "team colour mask");
+    map_line(PieTexture::Kind::NormalMap, g.normal, "normal map");
+    map_line(PieTexture::Kind::SpecularMap, g.specular, "specular map");
     for (const Level& l : levels_) {
-      if (l.page.empty() || l.page == global_page_ || version_ == 4) continue;
+      if (from_pie_ || l.pages.base.empty() || l.pages.base == g.base || version_ == 4) continue;
       fail("", fmt::format("mesh {} uses texture page {} but the model's page is {}: PIE {} has one page per model "
                            "(PIE 4 can give each level its own)",
-                           quoted(scene_.meshes[size_t(l.mesh)].name), quoted(l.page), quoted(global_page_), version_));
+                           quoted(scene_.meshes[size_t(l.mesh)].name), quoted(l.pages.base), quoted(g.base), version_));
+    }
+  }
+
+  // derive_maps_: a level's own page and maps where they differ from the model's (PIE 4 overrides).
+  void derived_overrides(size_t i, const Level& l) {
+    const PageSet& g = global_pages_;
+    const PageSet& p = l.pages;
+    if (p.base.empty() || l.mesh < 0) return;
+    const std::string& mesh = scene_.meshes[size_t(l.mesh)].name;
+    const std::tuple<PieTexture::Kind, const std::string*, const std::string*, const char*> maps[] = {
+        {PieTexture::Kind::TcMask, &p.tcmask, &g.tcmask, "team colour mask"},
+        {PieTexture::Kind::NormalMap, &p.normal, &g.normal, "normal map"},
+        {PieTexture::Kind::SpecularMap, &p.specular, &g.specular, "specular map"}};
+    if (version_ != 4) {
+      for (const auto& [kind, own, model, what] : maps)
+        if (*own != *model)
+          diags_.add(warning("", fmt::format("mesh {}: its {} {} differs from the model's {}: PIE {} has one per "
+                                             "model, so level {} shows the model's",
+                                             quoted(mesh), what, quoted(*own), quoted(*model), version_, i + 1)));
+      return;
+    }
+    if (!from_pie_ && p.base != g.base) {
+      PieTexture t;
+      t.file = p.base;
+      texture_line(t);
+    }
+    for (const auto& [kind, own, model, what] : maps) {
+      if (*own == *model) continue;
+      if (own->empty()) {
+        diags_.add(warning("", fmt::format("mesh {} has no {} but the model's is {}: PIE levels cannot unset it, so "
+                                           "level {} shows it",
+                                           quoted(mesh), what, quoted(*model), i + 1)));
+        continue;
+      }
+      map_line(kind, *own, what);
     }
   }
 
@@ -427,14 +538,13 @@ class Writer {
                                            "written into PIE {} anyway; engines before 4.4 reject them",
                                            i + 1, version_)));
       settings(o, false);
+    }
+    if (derive_maps_) derived_overrides(i, l);
+    if (pl) {
       for (const std::string& s : pl->materials)
         out_ += "MATERIALS " + one_line(s, fmt::format("a MATERIALS line of level {}", i + 1)) + "\n";
       for (const std::string& s : pl->shaders)
         out_ += "SHADERS " + one_line(s, fmt::format("a SHADERS line of level {}", i + 1)) + "\n";
-    } else if (!from_pie_ && !l.page.empty() && l.page != global_page_) {
-      PieTexture t;
-      t.file = l.page;
-      texture_line(t);
     }
     if (l.mesh >= 0)
       mesh_level(i, l);

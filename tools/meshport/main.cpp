@@ -101,6 +101,12 @@ int main(int argc, char** argv) {
   convert->add_flag("--no-adjacency", no_adjacency, "IQM: do not write triangle adjacency");
   convert->add_flag("--no-bounds", no_bounds, "IQM: do not write per-frame bounds");
   convert->add_flag("-q,--quiet", quiet, "Do not print warnings");
+  std::vector<std::string> convert_textures;
+  convert->add_option("--textures", convert_textures,
+                      "Search DIR for textures after the input's folder (repeatable, in order; "
+                      "docs/textures-finding.md)")
+      ->type_name("DIR")
+      ->allow_extra_args(false);
   int pie_version = 0;
   convert->add_option("--pie-version", pie_version, "PIE: write version 2, 3 or 4 (default: the source's, else 4)")
       ->check(CLI::IsMember({2, 3, 4}));
@@ -181,6 +187,11 @@ int main(int argc, char** argv) {
   info->add_option("file", info_path, "Model file (- reads standard input; give --from)")->required();
   info->add_option("--from", info_from, from_help);
   info->add_flag("--json", info_as_json, "Print one JSON object");
+  std::vector<std::string> info_textures;
+  info->add_option("--textures", info_textures,
+                   "Search DIR for textures after the model's folder (repeatable, in order)")
+      ->type_name("DIR")
+      ->allow_extra_args(false);
 
   // validate
   auto* validate = app.add_subcommand("validate", "Check files and print diagnostics (exit 1 on errors)");
@@ -235,6 +246,7 @@ int main(int argc, char** argv) {
       o.write.adjacency = !no_adjacency;
       o.write.bounds = !no_bounds;
       o.write.pie_version = pie_version;
+      o.write.texture_dirs = convert_textures;
       Diagnostics d;
       try {
         meshport::convert(inputs, output, o, &d);
@@ -288,6 +300,10 @@ int main(int argc, char** argv) {
       Scene s = read(info_path, o, &d);
       Summary summary = summarize(s, o.format ? *o.format : *format_from_path(info_path));
       summary.file = info_path;
+      TextureSearch search;
+      if (info_path != "-") search.model_path = info_path;
+      search.dirs = info_textures;
+      summary.textures = find_textures(s, search);
       fmt::print("{}", info_as_json ? to_json(summary).dump(2) + "\n" : to_text(summary));
       print_diagnostics(d);
       return 0;
