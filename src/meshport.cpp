@@ -10,6 +10,7 @@
 #include "formats/qmsh.h"
 #include "formats/qmsh_tmp.h"
 #include "io.h"
+#include "ops/image_files.h"
 
 #include <fmt/format.h>
 
@@ -161,8 +162,60 @@ Scene with_even_frames(const Scene& scene, Format format, Diagnostics& d) {
   return s;
 }
 
-// The files a writer produces for `path` ("" when writing to memory: the main file only).
+// What a format writes of its materials' textures, for Scene::images written beside it
+// (ops/image_files.h); nullopt for formats that reference no texture files (ModeDef) or embed
+// images themselves (glTF).
+std::optional<ops::ImageFileRules> image_rules(Format format) {
+  ops::ImageFileRules r;
+  switch (format) {
+    case Format::Iqe:
+    case Format::Iqm:
+    case Format::Qmsh:
+    case Format::QmshTmp:
+      r.name_references = true;
+      return r;
+    case Format::Obj:
+      r.every_material = true;
+      return r;
+    case Format::Pie:
+      r.normal = r.specular = r.team_colour = true;
+      r.pie_pages = true;
+      return r;
+    default:
+      return std::nullopt;
+  }
+}
+
+std::vector<OutputFile> write_format(const Scene& scene, Format format, const WriteOptions& options,
+                                     const std::string& path, Diagnostics& d);
+
+// The files a writer produces for `path` ("" when writing to memory: the main file only), with
+// the Scene's images the written materials reference as side files.
 std::vector<OutputFile> write_with(const Scene& input, Format format, const WriteOptions& options,
+                                   const std::string& path, Diagnostics& d) {
+  const std::optional<ops::ImageFileRules> rules = input.images.empty() ? std::nullopt : image_rules(format);
+  const size_t count = rules ? ops::referenced_images(input, *rules) : 0;
+  if (count == 0) return write_format(input, format, options, path, d);
+  if (path.empty()) {
+    d.add(warning("", fmt::format("{} images of the Scene were not written: writing without a folder (to memory or "
+                                  "standard output), there is nowhere to put them",
+                                  count)));
+    return write_format(input, format, options, path, d);
+  }
+  Scene scene = input;
+  std::vector<OutputFile> images =
+      ops::image_files(scene, *rules, {std::filesystem::path(path).filename().string()}, d);
+  std::vector<OutputFile> out = write_format(scene, format, options, path, d);
+  for (OutputFile& f : images) {
+    const bool clash = std::any_of(out.begin(), out.end(), [&](const OutputFile& o) { return o.name == f.name; });
+    if (clash) fail(path, fmt::format("the image '{}' has the name of another file this write makes", f.name));
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+// The files a writer produces for `path` ("" when writing to memory: the main file only).
+std::vector<OutputFile> write_format(const Scene& input, Format format, const WriteOptions& options,
                                    const std::string& path, Diagnostics& d) {
   const bool even_frames = format != Format::Gltf && format != Format::Glb && format != Format::Qmsh &&
                            format != Format::QmshTmp && format != Format::ModeDefModel && format != Format::ModeDefProp &&

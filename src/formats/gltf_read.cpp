@@ -51,7 +51,10 @@
 //   every Scene mesh of that node's instance of the mesh (one per primitive); a second weights
 //   channel of the same node is ignored (warning). An animation of morph weights only has no
 //   frames (channels 0), its framerate the writer's, else its keys' grid as above.
-// - materials: name, baseColorFactor (Material::base_color), and the baseColorTexture's image.
+// - materials: name, baseColorFactor, emissiveFactor, metallicFactor and roughnessFactor (glTF's
+//   defaults 1 when absent), the base colour, normal and KHR_materials_specular textures; images
+//   held in the file become Scene::images, file URIs stay references (gltf_read_materials.cpp,
+//   docs/textures.md "glTF input and extraction").
 // - attachments (Scene::attachments, in node order): the writer's attachment nodes
 //   (extras.meshport.attachment), and every other empty leaf node of the scene read (no mesh, skin,
 //   camera, KHR_lights_punctual light or children, not a joint, not meshport_static nor an

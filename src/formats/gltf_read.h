@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -139,6 +140,25 @@ struct BufferSlot {
   std::span<const uint8_t> bytes;
 };
 
+// The bytes of a glTF image held in the file (a buffer view, or a base64 data: URI decoded into
+// `owned`), checked to be PNG or JPEG (gltf_read_materials.cpp).
+struct ImageBytes {
+  std::vector<uint8_t> owned;
+  std::span<const uint8_t> bytes;
+  std::string mime_type;  // "image/png" or "image/jpeg", from the bytes' magic
+};
+
+// The Scene images made so far: per (glTF image, file name wanted) the Scene image, the paths
+// taken (lower case: unique on case-insensitive file systems too) and the next suffix to try
+// per file name wanted.
+struct SceneImages {
+  std::vector<std::optional<ImageBytes>> bytes;  // per glTF image, once read
+  std::vector<uint8_t> tried;                    // per glTF image: read attempted
+  std::map<std::pair<uint32_t, std::string>, size_t> of;
+  std::map<std::string, size_t> taken;
+  std::map<std::string, size_t> next_suffix;
+};
+
 // The writer's document-level extras (gltf_write.cpp): scenes[0].extras.meshport, or the root
 // extras.meshport of older files.
 struct MeshportRoot {
@@ -190,6 +210,7 @@ struct Reader {
   std::vector<int32_t> mesh_scene;  // per glTF mesh: the Scene mesh of its first instance's first primitive
   std::vector<Skin> skins;
   MeshportRoot mp;
+  SceneImages images;
 
   // ---- diagnostics
   [[noreturn]] void error(const std::string& path, const std::string& msg) const {
@@ -313,6 +334,9 @@ std::vector<uint32_t> indices(Reader& rd, const Accessor& a, const std::string& 
 // gltf_read_materials.cpp
 void read_materials(Reader& rd);
 std::string texture_name(Reader& rd, uint32_t texture);
+// The bytes of glTF image `i` when they are in the file and are a PNG or JPEG as declared; null
+// (with a warning saying why) otherwise.
+const ImageBytes* image_bytes(Reader& rd, uint32_t i);
 
 // gltf_read_nodes.cpp: nodes, skins and the skeleton, attachments
 void read_nodes(Reader& rd);

@@ -1,11 +1,25 @@
-// glTF reader: materials (name, base colour, the base colour texture's image), textures and images.
+// glTF reader: materials (name, factors, texture slots), textures and images. Images a material
+// uses whose bytes are in the file (a buffer view or a data: URI) become Scene::images; images
+// with a relative file URI stay references (docs/textures.md, "glTF input and extraction").
 #include "formats/gltf_read.h"
+
+#include "image/image.h"
+
+#include <algorithm>
+#include <cctype>
 
 namespace meshport::gltf::read_impl {
 
-// ---- Materials -------------------------------------------------------------------------------
+namespace {
 
-std::string texture_name(Reader& rd, uint32_t t) {
+// A texture slot as the glTF gives it, before the writer's extras are applied.
+struct Slot {
+  std::string reference;         // relative file URI, or the image's name when its bytes are unusable
+  std::optional<uint32_t> image; // glTF image whose bytes are in the file (read below)
+};
+
+// The glTF image a texture uses: its `source`, else the first extension's `source`.
+std::optional<uint32_t> texture_source(Reader& rd, uint32_t t) {
   const std::string tp = fmt::format("textures[{}]", t);
   const json& tex = rd.element("textures", t);
   rd.opt_index(tex, "sampler", tp, "samplers");
@@ -17,6 +31,150 @@ std::string texture_name(Reader& rd, uint32_t t) {
           src = rd.get_index(v, "source", fmt::format("{}.extensions.{}", tp, k), "images");
           break;
         }
+  return src;
+}
+
+Slot texture_slot(Reader& rd, const json& info, const std::string& path) {
+  Slot s;
+  std::optional<uint32_t> src = texture_source(rd, rd.get_index(info, "index", path, "textures"));
+  if (!src) return s;
+  const std::string ip = fmt::format("images[{}]", *src);
+  const json& img = rd.element("images", *src);
+  std::optional<uint32_t> bv = rd.opt_index(img, "bufferView", ip, "bufferViews");
+  std::string uri = rd.get_string(img, "uri", ip);
+  if (!uri.empty() && uri.compare(0, 5, "data:") != 0) {
+    s.reference = percent_decode(uri);
+    return s;
+  }
+  s.reference = rd.get_string(img, "name", ip);
+  if (bv || !uri.empty()) s.image = *src;
+  return s;
+}
+
+std::string mime_of(image::ImageFormat f) {
+  if (f == image::ImageFormat::Png) return "image/png";
+  if (f == image::ImageFormat::Jpeg) return "image/jpeg";
+  return {};
+}
+
+// "skin.png" -> "skin-2.png"
+std::string with_suffix(const std::string& name, size_t k) {
+  size_t dot = name.rfind('.');
+  if (dot == std::string::npos || dot == 0) return fmt::format("{}-{}", name, k);
+  return fmt::format("{}-{}{}", name.substr(0, dot), k, name.substr(dot));
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  return s;
+}
+
+}  // namespace
+
+const ImageBytes* image_bytes(Reader& rd, uint32_t i) {
+  SceneImages& si = rd.images;
+  if (si.tried.empty()) {
+    si.tried.assign(rd.top("images").size(), 0);
+    si.bytes.resize(si.tried.size());
+  }
+  if (si.tried[i]) return si.bytes[i] ? &*si.bytes[i] : nullptr;
+  si.tried[i] = 1;
+  const std::string ip = fmt::format("images[{}]", i);
+  const json& img = rd.element("images", i);
+  auto skip = [&](const std::string& why) -> const ImageBytes* {
+    rd.warn(fmt::format("{}: {}: the image is not read", ip, why));
+    return nullptr;
+  };
+  std::string declared = rd.get_string(img, "mimeType", ip);
+  ImageBytes out;
+  if (auto bv = rd.opt_index(img, "bufferView", ip, "bufferViews")) {
+    out.bytes = view(rd, *bv).bytes;
+  } else {
+    const std::string uri = rd.get_string(img, "uri", ip);
+    size_t comma = uri.find(',');
+    std::string_view header = std::string_view(uri).substr(5, comma == std::string::npos ? 0 : comma - 5);
+    if (comma == std::string::npos || header.size() < 7 || header.substr(header.size() - 7) != ";base64")
+      return skip("only base64 data URIs are read");
+    if (declared.empty()) declared = std::string(header.substr(0, header.find(';')));
+    const u128 need = u128(uri.size() - comma) / 4 * 3 + 3;
+    if (need > rd.budget) return skip("its data would need more memory than the input can justify");
+    rd.budget -= uint64_t(need);
+    size_t bad = base64_decode(std::string_view(uri).substr(comma + 1), out.owned);
+    if (bad != std::string_view::npos) return skip(fmt::format("invalid base64 data at character {} of the data", bad));
+    out.bytes = out.owned;
+  }
+  const image::ImageFormat format = image::detect_image(out.bytes, "");
+  const std::string actual = mime_of(format);
+  if (actual.empty())
+    return skip(fmt::format("its bytes are {}, not PNG or JPEG",
+                            format == image::ImageFormat::Unknown ? std::string("of no known image format")
+                                                                  : std::string(image::format_name(format))));
+  if (declared.empty())
+    rd.warn(fmt::format("{}: no mimeType: taken as {} from its bytes", ip, actual));
+  else if (declared != actual)
+    return skip(fmt::format("mimeType '{}' but its bytes are {}", text::clip(declared), image::format_name(format)));
+  if (image::ImageInfo info = image::read_image_info(out.bytes, ""); !info.error.empty())
+    return skip(fmt::format("bad {}: {}", image::format_name(format), info.error));
+  out.mime_type = actual;
+  si.bytes[i] = std::move(out);
+  ImageBytes& kept = *si.bytes[i];
+  if (!kept.owned.empty()) kept.bytes = kept.owned;
+  return &kept;
+}
+
+namespace {
+
+// The Scene image for glTF image `i` under the file name made from `name_hint` (the restored
+// reference, the image's name, else "image<i>"): the one already made for the same pair, else a
+// new one whose path is unique in the Scene (any case; "-2", "-3" before the extension). Its
+// path, or "" when the image is not usable.
+std::string scene_image(Reader& rd, uint32_t i, const std::string& name_hint) {
+  const ImageBytes* b = image_bytes(rd, i);
+  if (!b) return {};
+  SceneImages& si = rd.images;
+  const std::string wanted =
+      image::image_file_name(name_hint.empty() ? fmt::format("image{}", i) : name_hint, b->mime_type);
+  if (auto it = si.of.find({i, wanted}); it != si.of.end()) return rd.scene.images[it->second].path;
+  if (b->bytes.size() > rd.budget) {
+    rd.warn(fmt::format("images[{}]: another copy ('{}') would need more memory than the input can justify: not "
+                        "read",
+                        i, text::clip(wanted)));
+    return {};
+  }
+  rd.budget -= b->bytes.size();
+  std::string path = wanted;
+  if (si.taken.count(lower(path))) {
+    size_t& k = si.next_suffix[lower(wanted)];
+    if (k < 2) k = 2;
+    for (path = with_suffix(wanted, k); si.taken.count(lower(path)); path = with_suffix(wanted, ++k)) {
+    }
+  }
+  si.taken[lower(path)] = rd.scene.images.size();
+  si.of[{i, wanted}] = rd.scene.images.size();
+  Image im;
+  im.path = path;
+  im.mime_type = b->mime_type;
+  im.data.assign(b->bytes.begin(), b->bytes.end());
+  rd.scene.images.push_back(std::move(im));
+  return path;
+}
+
+// The slot's final reference: the extras' reference when it is given (its file name names the
+// Scene image), the Scene image, or the reference the glTF gives.
+std::string resolve(Reader& rd, const Slot& s, const std::string& restored) {
+  if (s.image) {
+    std::string p = scene_image(rd, *s.image, restored.empty() ? s.reference : restored);
+    if (!p.empty()) return p;
+  }
+  return restored.empty() ? s.reference : restored;
+}
+
+}  // namespace
+
+// ---- Materials -------------------------------------------------------------------------------
+
+std::string texture_name(Reader& rd, uint32_t t) {
+  std::optional<uint32_t> src = texture_source(rd, t);
   if (!src) return {};
   const std::string ip = fmt::format("images[{}]", *src);
   const json& img = rd.element("images", *src);
@@ -33,23 +191,47 @@ void read_materials(Reader& rd) {
     const json& m = rd.object_at(mats, i, path);
     Material mat;
     mat.name = rd.get_string(m, "name", path);
+    Slot base, normal, specular;
+    // glTF's defaults: metallic 1, roughness 1 (the Scene's metallic default is 0).
+    mat.metallic = 1;
+    mat.roughness = 1;
     if (const json* pbr = field(m, "pbrMetallicRoughness")) {
-      if (const json* bct = field(*pbr, "baseColorTexture")) {
-        std::string bp = path + ".pbrMetallicRoughness.baseColorTexture";
-        mat.base_color_texture = texture_name(rd, rd.get_index(*bct, "index", bp, "textures"));
-      }
-      rd.get_floats(*pbr, "baseColorFactor", path + ".pbrMetallicRoughness", mat.base_color.data(), 4);
+      const std::string pp = path + ".pbrMetallicRoughness";
+      if (const json* bct = field(*pbr, "baseColorTexture")) base = texture_slot(rd, *bct, pp + ".baseColorTexture");
+      rd.get_floats(*pbr, "baseColorFactor", pp, mat.base_color.data(), 4);
+      mat.metallic = narrow(rd.get_number(*pbr, "metallicFactor", pp, 1.0));
+      mat.roughness = narrow(rd.get_number(*pbr, "roughnessFactor", pp, 1.0));
     }
+    if (const json* nt = field(m, "normalTexture")) normal = texture_slot(rd, *nt, path + ".normalTexture");
+    rd.get_floats(m, "emissiveFactor", path, mat.emissive.data(), 3);
+    if (const json* ext = field(m, "extensions"))
+      if (const json* spec = field(*ext, "KHR_materials_specular")) {
+        const std::string sp = path + ".extensions.KHR_materials_specular";
+        if (const json* t = field(*spec, "specularColorTexture"))
+          specular = texture_slot(rd, *t, sp + ".specularColorTexture");
+        else if (const json* t2 = field(*spec, "specularTexture"))
+          specular = texture_slot(rd, *t2, sp + ".specularTexture");
+      }
+    // meshport's extras restore the Scene's references (a non-empty one wins over the glTF's).
+    std::string r_base, r_normal, r_specular, r_team;
     if (const json* mp = meshport_extras(m)) {
       try {
         const std::string xp = path + ".extras.meshport";
-        std::string name = rd.get_string(*mp, "name", xp), tex = rd.get_string(*mp, "base_color_texture", xp);
+        std::string name = rd.get_string(*mp, "name", xp);
+        r_base = rd.get_string(*mp, "base_color_texture", xp);
+        r_normal = rd.get_string(*mp, "normal_texture", xp);
+        r_specular = rd.get_string(*mp, "specular_texture", xp);
+        r_team = rd.get_string(*mp, "team_colour_texture", xp);
         mat.name = std::move(name);
-        mat.base_color_texture = std::move(tex);
       } catch (const Error& e) {
         rd.warn(fmt::format("{}; ignored", e.diagnostic().message));
+        r_base.clear(), r_normal.clear(), r_specular.clear(), r_team.clear();
       }
     }
+    mat.base_color_texture = resolve(rd, base, r_base);
+    mat.normal_texture = resolve(rd, normal, r_normal);
+    mat.specular_texture = resolve(rd, specular, r_specular);
+    mat.team_colour_texture = std::move(r_team);
     rd.scene.materials.push_back(std::move(mat));
   }
   // Every texture's and image's indices are checked, used or not.

@@ -386,3 +386,53 @@ TEST(MemoryLimit, GltfJsonOfEmptyObjects) {
   save(t.path / "objects.gltf", json + "]}");
   check(t.path / "objects.gltf", false);
 }
+
+// GLB: one 2 MB image (a PNG header, a large ancillary chunk, IEND) that 4,000 materials each
+// restore under another name (extras.meshport): every name would be a copy of the image (8 GB);
+// the reader's budget stops the copies with warnings.
+TEST(MemoryLimit, GlbImageCopiedUnderManyNames) {
+  TempDir t;
+  std::vector<uint8_t> png = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 'I', 'H', 'D', 'R',
+                              0,    0,   0,   1,   0,    0,    0,    1,    8, 6, 0, 0,  0,  0, 0, 0, 0};
+  const size_t big = 2 * kMB;
+  const size_t at = png.size();
+  png.resize(at + 8 + big + 4);
+  png[at] = uint8_t(big >> 24), png[at + 1] = uint8_t(big >> 16), png[at + 2] = uint8_t(big >> 8),
+  png[at + 3] = uint8_t(big);
+  std::memcpy(png.data() + at + 4, "zzZz", 4);
+  png.insert(png.end(), {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xAE, 0x42, 0x60, 0x82});
+  const size_t tri_at = (png.size() + 3) / 4 * 4;
+  std::string json = R"({"asset":{"version":"2.0"},"buffers":[{"byteLength":)" + std::to_string(tri_at + 36) +
+                     R"(}],"bufferViews":[{"buffer":0,"byteLength":)" + std::to_string(png.size()) +
+                     R"(},{"buffer":0,"byteOffset":)" + std::to_string(tri_at) +
+                     R"(,"byteLength":36}],"accessors":[{"bufferView":1,"componentType":5126,"count":3,"type":"VEC3",)" +
+                     R"("min":[0,0,0],"max":[1,1,0]}],"images":[{"bufferView":0,"mimeType":"image/png"}],)" +
+                     R"("textures":[{"source":0}],"meshes":[{"primitives":[{"attributes":{"POSITION":0},"material":0}]}],)" +
+                     R"("nodes":[{"mesh":0}],"scenes":[{"nodes":[0]}],"materials":[)";
+  for (int m = 0; m < 4000; ++m)
+    json += std::string(m ? "," : "") + R"({"pbrMetallicRoughness":{"baseColorTexture":{"index":0}},)" +
+            R"("extras":{"meshport":{"base_color_texture":"t)" + std::to_string(m) + R"(.png"}}})";
+  json += "]}";
+  while (json.size() % 4) json += ' ';
+  std::vector<uint8_t> bin = png;
+  const float tri[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+  bin.resize(tri_at + 36);
+  std::memcpy(bin.data() + tri_at, tri, 36);
+  std::vector<uint8_t> b(12);
+  const auto put = [&b](uint32_t v) {
+    const size_t at = b.size();
+    b.resize(at + 4);
+    set_u32(b, at, v);
+  };
+  put(uint32_t(json.size()));
+  put(0x4E4F534A);
+  b.insert(b.end(), json.begin(), json.end());
+  put(uint32_t(bin.size()));
+  put(0x004E4942);
+  b.insert(b.end(), bin.begin(), bin.end());
+  set_u32(b, 0, 0x46546C67);
+  set_u32(b, 4, 2);
+  set_u32(b, 8, uint32_t(b.size()));
+  save(t.path / "images.glb", std::string(b.begin(), b.end()));
+  check(t.path / "images.glb", true);
+}
