@@ -773,7 +773,8 @@ TEST(GltfWrite, AnimationOnlySceneGetsPoseNodes) {
 // ---------------------------------------------------------------------------------------------
 // Materials and textures
 
-TEST(GltfWrite, TextureReferencedOnlyWhenAPngOrJpegExists) {
+// (tests/test_gltf_textures.cpp has the rest: conversion, embedding, slots, team colour.)
+TEST(GltfWrite, TexturesFoundAreWrittenBesideAGltf) {
   testutil::TempDir dir;
   write_bytes(dir / "tex/skin.png", kPng);
   write_bytes(dir / "tex/fake.png", {'n', 'o', 't', ' ', 'p', 'n', 'g', '!'});
@@ -794,8 +795,10 @@ TEST(GltfWrite, TextureReferencedOnlyWhenAPngOrJpegExists) {
   write(s, dir / "out/model.gltf", o, &d);
   const json j = json::parse(testutil::slurp(dir / "out/model.gltf"));
   ASSERT_EQ(j["images"].size(), 1u);  // skin.png, shared by m0 and m5
-  EXPECT_EQ(j["images"][0]["uri"], "../tex/skin.png");
+  EXPECT_EQ(j["images"][0]["uri"], "skin.png");
+  EXPECT_EQ(j["images"][0]["name"], "skin");
   EXPECT_EQ(j["images"][0]["mimeType"], "image/png");
+  EXPECT_EQ(testutil::slurp(dir / "out/skin.png"), std::string(kPng.begin(), kPng.end()));
   EXPECT_EQ(j["textures"][0]["source"], 0);
   const json& mats = j["materials"];
   ASSERT_EQ(mats.size(), 6u);
@@ -807,14 +810,15 @@ TEST(GltfWrite, TextureReferencedOnlyWhenAPngOrJpegExists) {
   EXPECT_EQ(mats[5]["extras"]["meshport"], json::parse(R"({"name": "m5", "base_color_texture": "tex\\skin.png"})"));
   EXPECT_EQ(mats[4]["extras"]["meshport"]["base_color_texture"], "");
   EXPECT_EQ(j["meshes"][3]["primitives"][0]["material"], 3);
-  EXPECT_TRUE(has_warning(d, "texture 'tex/missing.png' not referenced: no such file"));
-  EXPECT_TRUE(has_warning(d, "texture 'tex/old.tga' not referenced: glTF images are PNG or JPEG"));
-  EXPECT_TRUE(has_warning(d, "texture 'tex/fake.png' not referenced: the file is not a PNG or JPEG image"));
-  // In memory there is no folder to reference it from.
+  EXPECT_TRUE(has_warning(d, "material 'm1': base colour texture 'tex/missing.png' not found: no such file"));
+  EXPECT_TRUE(has_warning(d, "material 'm2': base colour texture 'tex/old.tga' cannot be used: file '"));
+  EXPECT_TRUE(has_warning(d, "material 'm3': base colour texture 'tex/fake.png' cannot be used: file '"));
+  EXPECT_EQ(d.items.size(), 3u);  // m4's name is no file: no news
+  // In memory: a data URI.
   Diagnostics dm;
   Gltf g = parse_gltf(write_memory(s, Format::Gltf, o, &dm));
-  EXPECT_FALSE(g.j.contains("images"));
-  EXPECT_TRUE(has_warning(dm, "texture 'tex/skin.png' not referenced: writing to memory"));
+  ASSERT_EQ(g.j["images"].size(), 1u);
+  EXPECT_EQ(unbase64(g.j["images"][0]["uri"].get<std::string>().substr(22)), kPng);
 }
 
 TEST(GltfWrite, TextureNeedsTexcoordsInEveryMeshUsingIt) {

@@ -6,6 +6,7 @@
 #include <meshport/process.h>
 #include <meshport/scene.h>
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -49,8 +50,8 @@ struct ReadOptions {
 struct WriteOptions {
   std::optional<Format> format;  // by extension when unset
   // Folder the materials' relative texture paths are relative to (convert sets it to the first
-  // input's folder). glTF references a texture only when the file is found there (and is PNG or
-  // JPEG); OBJ makes the path relative to the output when found there, else keeps it as stored.
+  // input's folder); a search folder when texture_model is empty. OBJ makes the path relative to
+  // the output when found there, else keeps it as stored.
   std::string texture_dir;
   // Finding textures (textures.h find_textures, docs/textures-finding.md): the model the Scene was
   // read from (convert sets it to the first input unless that is standard input), whose folder,
@@ -58,6 +59,13 @@ struct WriteOptions {
   // folders searched after the model's own, in order (--textures DIR).
   std::string texture_model;
   std::vector<std::string> texture_dirs;
+  // glTF (docs/textures.md "glTF output"): a .glb embeds its images unless this is set (convert
+  // --external-textures); then they are written beside it, as a .gltf always does.
+  bool external_textures = false;
+  // glTF: bake this team colour (R, G, B) into the base colour page of every material with a team
+  // colour mask (Warzone 2100's grain merge, convert --team-colour R,G,B). Unset: the mask is
+  // kept only by name in the material's extras.
+  std::optional<std::array<uint8_t, 3>> team_colour;
   bool adjacency = true;         // IQM: write triangle adjacency
   bool bounds = true;            // IQM: write per-frame bounds
   int pie_version = 0;           // PIE: 2, 3 or 4; 0: the Scene's source version, else 4

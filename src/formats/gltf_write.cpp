@@ -35,11 +35,12 @@
 // - skins: at most one, over every joint (plus meshport_static when a vertex is bound to it),
 //   inverse bind matrices = inverse rest world matrices (computed in double), skeleton = the
 //   common root. Written only when a mesh is skinned.
-// - materials: one per Scene material, pbrMetallicRoughness with metallicFactor 0 (game models are
-//   not metals), baseColorFactor = Material::base_color when it is not (1, 1, 1, 1) (each value
-//   clamped to 0..1, a value that is not finite written as 1), and a baseColorTexture when the
-//   texture is a PNG or JPEG file found in WriteOptions::texture_dir (referenced by a relative URI
-//   from the output folder).
+// - materials: one per Scene material, pbrMetallicRoughness with metallicFactor =
+//   Material::metallic (0 for game models), baseColorFactor = Material::base_color when it is not
+//   (1, 1, 1, 1), roughnessFactor when not 1, emissiveFactor when not 0 (each value clamped to
+//   0..1, one that is not finite written as the default), baseColorTexture, normalTexture and
+//   KHR_materials_specular.specularColorTexture for the textures find_textures() resolves;
+//   images embedded, beside the output or as data URIs (gltf_write_materials.cpp).
 // - animations: one per Scene animation with frames; per joint, translation / rotation / scale
 //   channels (LINEAR, or STEP when Animation::interpolation is Step (PIE's INTERPOLATE 0);
 //   keyframe f at time f / framerate, or f / 30 when the framerate is 0) except
@@ -101,7 +102,9 @@
 //   Attachment::mesh}; "mesh" is omitted when the attachment has no mesh or its mesh was not
 //   written (then the attachment is read back with mesh -1, and the writer warns).
 // Material extras.meshport: {"name": Material::name, "base_color_texture": the texture string as
-//   the Scene had it} (both always written, possibly "").
+//   the Scene had it} (both always written, possibly ""), and "normal_texture",
+//   "specular_texture", "team_colour_texture" (the slots' strings, each only when not empty),
+//   "team_colour_applied": [r, g, b] (WriteOptions::team_colour baked into the base colour image).
 // Mesh extras: {"targetNames": [MorphTarget::name]} when the mesh has morph targets (the common
 //   glTF convention); mesh.weights = Mesh::morph_weights when not empty. Mesh extras.meshport
 //   (mesh level, which Blender keeps, unlike primitive extras), when the mesh has any:
@@ -351,11 +354,16 @@ void put_u32(std::vector<uint8_t>& b, uint32_t v) {
 
 namespace meshport::gltf {
 
-std::vector<OutputFile> write(const Scene& scene, const WriteOptions& options, bool binary, const std::string& bin_name,
+std::vector<OutputFile> write(const Scene& input, const WriteOptions& options, bool binary, const std::string& bin_name,
                               const std::string& output_dir, Diagnostics& diags) {
   using namespace write_impl;
-  ops::check_scene(scene);
+  ops::check_scene(input);
+  std::vector<TextureLookup> textures = material_textures(input, options);
+  const std::optional<Scene> tangents = with_normal_map_tangents(input, textures, diags);
+  const Scene& scene = tangents ? *tangents : input;
   Writer w(scene, options, output_dir, diags);
+  w.binary = binary;
+  w.textures = std::move(textures);
   w.root["asset"] = {{"generator", "meshport"}, {"version", "2.0"}};
 
   plan_skeleton(w);
@@ -420,6 +428,7 @@ std::vector<OutputFile> write(const Scene& scene, const WriteOptions& options, b
   if (!binary) {
     dump_root(w.root, std::move(arrays), b, 0);
     if (!bin_name.empty() && !w.buf.bin.empty()) out.push_back({bin_name, std::move(w.buf.bin)});
+    for (OutputFile& f : w.image_files) out.push_back(std::move(f));
     return out;
   }
   // GLB: the JSON chunk is written in place after a 20-byte header filled in once its size is known.
@@ -437,6 +446,7 @@ std::vector<OutputFile> write(const Scene& scene, const WriteOptions& options, b
     put_u32(b, 0x004E4942);  // "BIN\0"
     b.insert(b.end(), w.buf.bin.begin(), w.buf.bin.end());
   }
+  for (OutputFile& f : w.image_files) out.push_back(std::move(f));
   return out;
 }
 

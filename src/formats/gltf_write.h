@@ -7,6 +7,8 @@
 #include "formats/gltf.h"
 #include "ops/math.h"
 
+#include <meshport/textures.h>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -91,8 +93,12 @@ struct Writer {
       : scene(s), options(o), output_dir(dir), diags(d) {}
   const Scene& scene;
   const WriteOptions& options;
-  const std::string& output_dir;
+  const std::string& output_dir;  // empty: writing to memory
   Diagnostics& diags;
+  bool binary = false;  // .glb
+
+  std::vector<OutputFile> image_files;  // images written beside the output (gltf_write_materials.cpp)
+  std::vector<TextureLookup> textures;  // material_textures()
 
   Buffer buf;
   json root;
@@ -148,8 +154,16 @@ void emit_skeleton(Writer& w, bool skinned, bool any_unweighted);
 json emit_skin(Writer& w);
 void emit_attachments(Writer& w);
 
-// gltf_write_materials.cpp: materials, textures, images
+// gltf_write_materials.cpp: materials, textures, images (embedded in the buffer, as data URIs,
+// or as files beside the output in w.image_files); sets root images / textures / extensionsUsed.
 json emit_materials(Writer& w);
+// find_textures() for the materials written meshes use (the others get no glTF textures).
+std::vector<TextureLookup> material_textures(const Scene& s, const WriteOptions& o);
+// A copy of `s` with tangents generated (ops) when a mesh without them uses a material whose
+// normal map was found (the validator warns about tangent spaces left to the viewer); nothing
+// when none does.
+std::optional<Scene> with_normal_map_tangents(const Scene& s, const std::vector<TextureLookup>& textures,
+                                              Diagnostics& d);
 
 // gltf_write_meshes.cpp: one glTF mesh (and its node) per written Scene mesh
 void emit_mesh(Writer& w, size_t mi, const Influences* inf_in);

@@ -1,108 +1,381 @@
-// glTF writer: materials (pbrMetallicRoughness, base colour), textures and images.
+// glTF writer: materials (pbrMetallicRoughness, normalTexture, KHR_materials_specular, emissive),
+// textures and images. docs/textures.md "glTF output".
+//
+// Every texture slot find_textures() resolves (a file on disk or one of Scene::images) of a
+// material some written mesh uses becomes a glTF image: PNG and JPEG as they are, other formats
+// converted to PNG (image::to_gltf_image), equal bytes stored once. Where the images go:
+//   .glb: in the buffer (bufferView + mimeType); with WriteOptions::external_textures, files
+//         beside the output referenced by relative URI;
+//   .gltf: files beside the output, referenced by relative URI;
+//   in memory (write_memory): .glb in the buffer, .gltf as data: URIs.
+// Side-file names are image::image_file_name(file, mime), made unique ("x.png", "x-2.png", any
+// case) and never the name of a different texture this write reads. The team colour mask has no
+// glTF slot: it is kept by name in the extras, or baked into the base colour page when
+// WriteOptions::team_colour is set.
 #include "formats/gltf_write.h"
 
+#include "image/image.h"
+#include "ops/team_colour.h"
+
+#include <meshport/process.h>
+#include <meshport/textures.h>
+
+#include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <optional>
+#include <map>
+#include <set>
+#include <unordered_map>
 
 namespace meshport::gltf::write_impl {
 
 namespace {
 
-bool ends_with_ci(std::string_view s, std::string_view suffix) {
-  if (s.size() < suffix.size()) return false;
-  for (size_t i = 0; i < suffix.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(s[s.size() - suffix.size() + i])) != suffix[i]) return false;
-  return true;
-}
+namespace fs = std::filesystem;
 
-// ---- Materials -----------------------------------------------------------------------------
+constexpr uint64_t kMaxTextureFileBytes = uint64_t(256) << 20;  // a texture file read for embedding
 
-enum class ImageKind { None, Png, Jpeg };
+// The bytes of one texture: a file read (capped) or one of Scene::images.
+struct Source {
+  std::vector<uint8_t> bytes;
+  std::string hint;   // the file name or image path: names the glTF image, tells a TGA
+  std::string label;  // for messages: "file 'x'" or "embedded image 'x'"
+  std::string canonical;  // the file's canonical path; empty for Scene images
+  std::string error;
+};
 
-ImageKind image_kind(const std::filesystem::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  unsigned char b[8] = {};
-  f.read(reinterpret_cast<char*>(b), 8);
-  if (f.gcount() >= 8 && b[0] == 0x89 && b[1] == 'P' && b[2] == 'N' && b[3] == 'G') return ImageKind::Png;
-  if (f.gcount() >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF) return ImageKind::Jpeg;
-  return ImageKind::None;
-}
+// One glTF image.
+struct Entry {
+  std::vector<uint8_t> bytes;
+  std::string mime;
+  std::string stem;       // glTF image name; the side file is stem + extension
+  std::string canonical;  // the file it is a byte-for-byte copy of, if any
+};
 
-// The image URI for a material's texture, or nothing (with a warning saying why).
-std::optional<std::pair<std::string, ImageKind>> texture_uri(Writer& w, const Material& m) {
-  namespace fs = std::filesystem;
-  const std::string& tex = m.base_color_texture;
-  auto skip = [&](const std::string& why) -> std::optional<std::pair<std::string, ImageKind>> {
-    wwarn(w.diags, fmt::format("material '{}': texture '{}' not referenced: {}", m.name, tex, why));
-    return std::nullopt;
-  };
-  if (tex.find("://") != std::string::npos || tex.rfind("data:", 0) == 0) return skip("only files are referenced");
-  if (!ends_with_ci(tex, ".png") && !ends_with_ci(tex, ".jpg") && !ends_with_ci(tex, ".jpeg"))
-    return skip("glTF images are PNG or JPEG");
-  if (w.output_dir.empty()) return skip("writing to memory, there is no folder to reference it from");
-  std::string rel = tex;
-  std::replace(rel.begin(), rel.end(), '\\', '/');
+// What a source key gave: an image index, or why not.
+struct Made {
+  int index = -1;
+  std::string error;
+};
+
+struct Images {
+  std::vector<Entry> list;
+  std::map<std::string, Made> made;               // by source key
+  std::unordered_multimap<size_t, size_t> by_hash;  // bytes hash -> index into list
+  std::set<std::string> inputs;                    // canonical paths of every texture file read
+};
+
+std::string canonical_of(const fs::path& p) {
   std::error_code ec;
-  const fs::path base = w.options.texture_dir.empty() ? fs::path(".") : fs::path(w.options.texture_dir);
-  const fs::path file = fs::absolute(base / fs::path(rel), ec).lexically_normal();
-  if (ec || !fs::is_regular_file(file, ec))
-    return skip(fmt::format("no such file in the texture folder '{}'", base.string()));
-  const ImageKind kind = image_kind(file);
-  if (kind == ImageKind::None) return skip("the file is not a PNG or JPEG image");
-  const fs::path out = fs::absolute(fs::path(w.output_dir), ec).lexically_normal();
-  fs::path r = ec ? fs::path() : file.lexically_relative(out);
-  if (r.empty()) return skip("it cannot be reached by a relative path from the output folder");
-  return std::make_pair(uri_encode(r.generic_string()), kind);
+  fs::path c = fs::weakly_canonical(p, ec);
+  return ec ? fs::absolute(p, ec).lexically_normal().string() : c.string();
 }
+
+Source load(const Scene& scene, const TextureLookup& l) {
+  Source s;
+  if (l.image >= 0 && size_t(l.image) < scene.images.size()) {
+    const Image& img = scene.images[size_t(l.image)];
+    s.bytes = img.data;
+    s.hint = img.path;
+    s.label = fmt::format("embedded image '{}'", img.path);
+    return s;
+  }
+  s.hint = l.file;
+  s.label = fmt::format("file '{}'", l.file);
+  std::error_code ec;
+  const uintmax_t size = fs::file_size(l.file, ec);
+  if (ec) {
+    s.error = "cannot read it: " + ec.message();
+    return s;
+  }
+  if (size > kMaxTextureFileBytes) {
+    s.error = fmt::format("it has {} bytes, more than the {} MiB a texture may have", size, kMaxTextureFileBytes >> 20);
+    return s;
+  }
+  std::ifstream f(l.file, std::ios::binary);
+  s.bytes.resize(size_t(size));
+  if (!f || !f.read(reinterpret_cast<char*>(s.bytes.data()), std::streamsize(size))) {
+    s.error = "cannot read it";
+    s.bytes.clear();
+    return s;
+  }
+  s.canonical = canonical_of(l.file);
+  return s;
+}
+
+std::string source_key(const TextureLookup& l) {
+  return l.image >= 0 ? fmt::format("image:{}", l.image) : "file:" + l.file;
+}
+
+// The image name: the file name's stem (image_file_name without its extension).
+std::string stem_of(std::string_view hint, std::string_view mime) {
+  std::string n = image::image_file_name(hint, mime);
+  return n.substr(0, n.size() - image::image_file_extension(mime).size());
+}
+
+// The index of an image with these bytes, adding it when new.
+size_t add(Images& im, Entry e) {
+  const size_t h = std::hash<std::string_view>()(
+      std::string_view(reinterpret_cast<const char*>(e.bytes.data()), e.bytes.size()));
+  auto [lo, hi] = im.by_hash.equal_range(h);
+  for (auto it = lo; it != hi; ++it)
+    if (im.list[it->second].bytes == e.bytes && im.list[it->second].mime == e.mime) return it->second;
+  im.list.push_back(std::move(e));
+  im.by_hash.emplace(h, im.list.size() - 1);
+  return im.list.size() - 1;
+}
+
+// The glTF image of one texture, or -1 with the reason in `why`.
+int image_for(Writer& w, Images& im, const TextureLookup& l, std::string& why) {
+  const std::string key = source_key(l);
+  if (auto it = im.made.find(key); it != im.made.end()) {
+    why = it->second.error;
+    return it->second.index;
+  }
+  Made made;
+  Source src = load(w.scene, l);
+  if (!src.canonical.empty()) im.inputs.insert(src.canonical);
+  if (!src.error.empty()) {
+    made.error = fmt::format("{}: {}", src.label, src.error);
+  } else {
+    image::ConvertedImage c = image::to_gltf_image(src.bytes, src.hint, image::ImageLimits{});
+    if (!c.error.empty()) {
+      made.error = fmt::format("{}: {}", src.label, c.error);
+    } else {
+      Entry e;
+      e.stem = stem_of(src.hint, c.mime_type);
+      e.mime = c.mime_type;
+      e.canonical = c.converted ? std::string() : src.canonical;
+      e.bytes = std::move(c.bytes);
+      made.index = int(add(im, std::move(e)));
+    }
+  }
+  why = made.error;
+  im.made.emplace(key, made);
+  return made.index;
+}
+
+// The base colour page with `team` baked in through the mask (ops/team_colour.h), or -1 with the
+// reason in `why`.
+int team_coloured(Writer& w, Images& im, const TextureLookup& base, const TextureLookup& mask,
+                  std::array<uint8_t, 3> team, std::string& why) {
+  const std::string key = fmt::format("team:{}|{}|{},{},{}", source_key(base), source_key(mask), team[0], team[1], team[2]);
+  if (auto it = im.made.find(key); it != im.made.end()) {
+    why = it->second.error;
+    return it->second.index;
+  }
+  Made made;
+  Source page = load(w.scene, base), tc = load(w.scene, mask);
+  if (!page.canonical.empty()) im.inputs.insert(page.canonical);
+  if (!tc.canonical.empty()) im.inputs.insert(tc.canonical);
+  image::DecodedImage p, m;
+  if (!page.error.empty()) {
+    made.error = fmt::format("{}: {}", page.label, page.error);
+  } else if (!tc.error.empty()) {
+    made.error = fmt::format("mask {}: {}", tc.label, tc.error);
+  } else if (p = image::decode_image(page.bytes, page.hint, image::ImageLimits{}); !p.error.empty()) {
+    made.error = fmt::format("{}: {}", page.label, p.error);
+  } else if (m = image::decode_image(tc.bytes, tc.hint, image::ImageLimits{}); !m.error.empty()) {
+    made.error = fmt::format("mask {}: {}", tc.label, m.error);
+  } else if (std::string e = ops::apply_team_colour(p.pixels, m.pixels, team); !e.empty()) {
+    made.error = e;
+  } else {
+    Entry entry;
+    entry.bytes = image::encode_png(p.pixels);
+    entry.mime = "image/png";
+    entry.stem = stem_of(page.hint, entry.mime) + "-team";
+    made.index = entry.bytes.empty() ? -1 : int(add(im, std::move(entry)));
+    if (made.index < 0) made.error = "the team-coloured page cannot be encoded as PNG";
+  }
+  why = made.error;
+  im.made.emplace(key, made);
+  return made.index;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Writes the images where they go (see the top of the file) and sets root images / textures.
+void emit_images(Writer& w, Images& im) {
+  if (im.list.empty()) return;
+  const bool in_buffer = w.binary && (w.output_dir.empty() || !w.options.external_textures);
+  const bool data_uri = !w.binary && w.output_dir.empty();
+  json images = json::array(), textures = json::array();
+  std::set<std::string> names;  // lower case: unique on case-insensitive file systems too
+  for (size_t i = 0; i < im.list.size(); ++i) {
+    Entry& e = im.list[i];
+    json img = {{"name", w.text(e.stem)}, {"mimeType", e.mime}};
+    if (in_buffer) {
+      img["bufferView"] = w.buf.view(e.bytes.data(), e.bytes.size(), 0);
+    } else if (data_uri) {
+      img["uri"] = "data:" + e.mime + ";base64," + base64_encode(e.bytes.data(), e.bytes.size());
+    } else {
+      // A unique name that is not another texture this write reads (a converted skin.tga must
+      // not replace a skin.png beside the output that the model also uses).
+      const std::string ext = image::image_file_extension(e.mime);
+      std::string name;
+      for (size_t n = 1;; ++n) {
+        name = n == 1 ? e.stem + ext : fmt::format("{}-{}{}", e.stem, n, ext);
+        if (names.count(lower(name))) continue;
+        const std::string dest = canonical_of(fs::path(w.output_dir) / name);
+        if (im.inputs.count(dest) && dest != e.canonical) continue;
+        break;
+      }
+      names.insert(lower(name));
+      img["uri"] = uri_encode(name);  // every non-ASCII byte percent-encoded
+      w.image_files.push_back({name, std::move(e.bytes)});
+    }
+    e.bytes = std::vector<uint8_t>();
+    images.push_back(std::move(img));
+    textures.push_back({{"source", i}});
+  }
+  w.root["images"] = std::move(images);
+  w.root["textures"] = std::move(textures);
+}
+
+// Which materials a written mesh uses.
+std::vector<bool> used_materials(const Scene& s) {
+  std::vector<bool> used(s.materials.size(), false);
+  for (const Mesh& m : s.meshes)
+    if (written(m) && m.material >= 0 && size_t(m.material) < s.materials.size()) used[size_t(m.material)] = true;
+  return used;
+}
+
+float clamp01(float v, float otherwise) { return std::isfinite(v) ? std::clamp(v, 0.0f, 1.0f) : otherwise; }
 
 }  // namespace
 
+std::vector<TextureLookup> material_textures(const Scene& s, const WriteOptions& o) {
+  const std::vector<bool> used = used_materials(s);
+  std::vector<TextureLookup> r;
+  if (std::find(used.begin(), used.end(), true) == used.end()) return r;
+  for (TextureLookup& l : find_textures(s, texture_search(o)))
+    if (l.material >= 0 && size_t(l.material) < used.size() && used[size_t(l.material)]) r.push_back(std::move(l));
+  return r;
+}
+
+std::optional<Scene> with_normal_map_tangents(const Scene& s, const std::vector<TextureLookup>& textures,
+                                              Diagnostics& d) {
+  std::vector<bool> normal_mapped(s.materials.size(), false);
+  for (const TextureLookup& l : textures)
+    if (l.slot == "normal" && l.found()) normal_mapped[size_t(l.material)] = true;
+  size_t lacking = 0;
+  for (const Mesh& m : s.meshes)
+    if (written(m) && m.material >= 0 && size_t(m.material) < s.materials.size() && normal_mapped[size_t(m.material)] &&
+        !m.find(Attribute::Tangent) && m.find(Attribute::Normal) && m.find(Attribute::Texcoord))
+      ++lacking;
+  if (!lacking) return std::nullopt;
+  std::optional<Scene> r = s;
+  const size_t n = generate_tangents(*r, {}, &d);
+  if (n)
+    wwarn(d, fmt::format("tangents generated for {} meshes without them: a mesh with a normal map needs them in glTF",
+                         n));
+  return r;
+}
+
 json emit_materials(Writer& w) {
   const Scene& s = w.scene;
-  // A material's texture needs texture coordinates in every mesh that uses it.
-  std::vector<std::string> lacking(s.materials.size());
-  for (const Mesh& m : s.meshes)
-    if (written(m) && m.material >= 0 && !m.find(Attribute::Texcoord) && lacking[size_t(m.material)].empty())
-      lacking[size_t(m.material)] = m.name.empty() ? std::string("(unnamed)") : m.name;
+  // A material's textures need texture coordinates in every mesh that uses it; materials no
+  // written mesh uses get none (PIE's other tileset pages).
+  // A normal map needs tangents too (with_normal_map_tangents made them where it could).
+  std::vector<std::string> lacking(s.materials.size()), no_tangents(s.materials.size());
+  const std::vector<bool> used = used_materials(s);
+  for (const Mesh& m : s.meshes) {
+    if (!written(m) || m.material < 0 || size_t(m.material) >= s.materials.size()) continue;
+    const std::string name = m.name.empty() ? std::string("(unnamed)") : m.name;
+    if (!m.find(Attribute::Texcoord) && lacking[size_t(m.material)].empty()) lacking[size_t(m.material)] = name;
+    if (!m.find(Attribute::Tangent) && no_tangents[size_t(m.material)].empty()) no_tangents[size_t(m.material)] = name;
+  }
+  std::map<std::pair<int32_t, std::string>, const TextureLookup*> lookups;
+  for (const TextureLookup& l : w.textures) lookups.emplace(std::make_pair(l.material, l.slot), &l);
+  auto lookup = [&](size_t mi, const char* slot) -> const TextureLookup* {
+    auto it = lookups.find({int32_t(mi), slot});
+    return it == lookups.end() ? nullptr : it->second;
+  };
+
+  Images im;
+  bool specular_used = false;
   json materials = json::array();
-  json images = json::array();
-  json textures = json::array();
-  std::vector<std::string> image_uris;
   for (size_t i = 0; i < s.materials.size(); ++i) {
     const Material& m = s.materials[i];
-    json pbr = {{"metallicFactor", 0.0}};
+    json pbr = {{"metallicFactor", num(clamp01(m.metallic, 0))}};
     if (m.base_color != std::array<float, 4>{1, 1, 1, 1}) {
       json factor = json::array();
-      for (float c : m.base_color) factor.push_back(std::isfinite(c) ? num(std::clamp(c, 0.0f, 1.0f)) : json(1.0));
+      for (float c : m.base_color) factor.push_back(num(clamp01(c, 1)));
       pbr["baseColorFactor"] = std::move(factor);
     }
-    if (!m.base_color_texture.empty()) {
-      if (!lacking[i].empty()) {
-        wwarn(w.diags, fmt::format("material '{}': texture '{}' not referenced: mesh '{}' has no texture coordinates",
-                                   m.name, m.base_color_texture, lacking[i]));
-      } else if (auto uri = texture_uri(w, m)) {
-        auto it = std::find(image_uris.begin(), image_uris.end(), uri->first);
-        if (it == image_uris.end()) {
-          image_uris.push_back(uri->first);
-          images.push_back({{"uri", uri->first}, {"mimeType", uri->second == ImageKind::Png ? "image/png" : "image/jpeg"}});
-          textures.push_back({{"source", images.size() - 1}});
-          it = image_uris.end() - 1;
-        }
-        pbr["baseColorTexture"] = {{"index", size_t(it - image_uris.begin())}};
-      }
-    }
+    if (const float r = clamp01(m.roughness, 1); r != 1) pbr["roughnessFactor"] = num(r);
     json mat = json::object();
     if (!m.name.empty()) mat["name"] = w.text(m.name);
-    mat["pbrMetallicRoughness"] = pbr;
-    mat["extras"] = {{"meshport", {{"name", w.text(m.name)}, {"base_color_texture", w.text(m.base_color_texture)}}}};
+    json extras = {{"name", w.text(m.name)}, {"base_color_texture", w.text(m.base_color_texture)}};
+    if (!m.normal_texture.empty()) extras["normal_texture"] = w.text(m.normal_texture);
+    if (!m.specular_texture.empty()) extras["specular_texture"] = w.text(m.specular_texture);
+    if (!m.team_colour_texture.empty()) extras["team_colour_texture"] = w.text(m.team_colour_texture);
+
+    for (const char* slot : {"base colour", "normal", "specular"}) {
+      const TextureLookup* l = used[i] ? lookup(i, slot) : nullptr;
+      if (!l) continue;
+      if (!l->found()) {
+        // A material name tried as a file is only a guess: its absence is no news.
+        if (l->source != "material name")
+          wwarn(w.diags, fmt::format("material '{}': {} texture '{}' not found: {}", m.name, slot, l->reference, l->reason));
+        continue;
+      }
+      if (!lacking[i].empty()) {
+        wwarn(w.diags, fmt::format("material '{}': {} texture '{}' not used: mesh '{}' has no texture coordinates",
+                                   m.name, slot, l->reference, lacking[i]));
+        continue;
+      }
+      const bool base = std::string_view(slot) == "base colour";
+      if (std::string_view(slot) == "normal" && !no_tangents[i].empty()) {
+        wwarn(w.diags, fmt::format("material '{}': normal texture '{}' not used: mesh '{}' has no tangents (nor "
+                                   "normals to make them from)",
+                                   m.name, l->reference, no_tangents[i]));
+        continue;
+      }
+      std::string why;
+      int index = -1;
+      if (base && w.options.team_colour && !m.team_colour_texture.empty()) {
+        const TextureLookup* mask = lookup(i, "team colour");
+        if (!mask || !mask->found()) {
+          wwarn(w.diags, fmt::format("material '{}': team colour not applied: mask '{}' not found{}", m.name,
+                                     m.team_colour_texture, mask ? ": " + mask->reason : std::string()));
+        } else if (index = team_coloured(w, im, *l, *mask, *w.options.team_colour, why); index < 0) {
+          wwarn(w.diags, fmt::format("material '{}': team colour not applied: {}", m.name, why));
+        } else {
+          const auto& t = *w.options.team_colour;
+          extras["team_colour_applied"] = json::array({t[0], t[1], t[2]});
+        }
+      }
+      if (index < 0) index = image_for(w, im, *l, why);
+      if (index < 0) {
+        wwarn(w.diags, fmt::format("material '{}': {} texture '{}' cannot be used: {}", m.name, slot, l->reference, why));
+        continue;
+      }
+      if (base) {
+        pbr["baseColorTexture"] = {{"index", index}};
+      } else if (std::string_view(slot) == "normal") {
+        mat["normalTexture"] = {{"index", index}};
+      } else {
+        mat["extensions"]["KHR_materials_specular"] = {{"specularColorTexture", {{"index", index}}}};
+        specular_used = true;
+      }
+    }
+    mat["pbrMetallicRoughness"] = std::move(pbr);
+    if (m.emissive != std::array<float, 3>{0, 0, 0}) {
+      json e = json::array();
+      for (float c : m.emissive) e.push_back(num(clamp01(c, 0)));
+      if (e != json::array({0.0, 0.0, 0.0})) mat["emissiveFactor"] = std::move(e);
+    }
+    mat["extras"] = {{"meshport", std::move(extras)}};
     materials.push_back(std::move(mat));
   }
-  if (!images.empty()) {
-    w.root["images"] = std::move(images);
-    w.root["textures"] = std::move(textures);
-  }
+  emit_images(w, im);
+  if (specular_used) w.root["extensionsUsed"] = json::array({"KHR_materials_specular"});
   return materials;
 }
 

@@ -107,6 +107,16 @@ int main(int argc, char** argv) {
                       "docs/textures-finding.md)")
       ->type_name("DIR")
       ->allow_extra_args(false);
+  bool external_textures = false;
+  convert->add_flag("--external-textures", external_textures,
+                    "glTF: write a .glb's images as files beside it instead of embedding them");
+  std::vector<int> team_colour;
+  convert->add_option("--team-colour", team_colour,
+                      "glTF: bake this team colour into texture pages with a team colour mask (PIE TCMASK)")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->check(CLI::Range(0, 255))
+      ->type_name("R,G,B");
   int pie_version = 0;
   convert->add_option("--pie-version", pie_version, "PIE: write version 2, 3 or 4 (default: the source's, else 4)")
       ->check(CLI::IsMember({2, 3, 4}));
@@ -247,6 +257,14 @@ int main(int argc, char** argv) {
       o.write.bounds = !no_bounds;
       o.write.pie_version = pie_version;
       o.write.texture_dirs = convert_textures;
+      o.write.external_textures = external_textures;
+      if (!team_colour.empty()) {
+        if (team_colour.size() != 3)
+          throw CLI::ValidationError("--team-colour", fmt::format("expects three numbers R,G,B (0 to 255), got {}",
+                                                                  team_colour.size()));
+        o.write.team_colour = std::array<uint8_t, 3>{uint8_t(team_colour[0]), uint8_t(team_colour[1]),
+                                                     uint8_t(team_colour[2])};
+      }
       Diagnostics d;
       try {
         meshport::convert(inputs, output, o, &d);
