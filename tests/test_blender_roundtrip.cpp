@@ -131,16 +131,6 @@ TEST(BlenderRoundTrip, PieKeepsItsData) {
     // the meshes its own way; the PIE files above show the levels name the right meshes).
     Scene same_order = back;
     same_order.pie = scenes[i].pie;
-    // Issue 17: the PIE reader now fills the normal, specular and team colour slots, which this
-    // branch's glTF writer does not carry yet (the glTF part of issue 17 does): compare without
-    // them until it lands, then drop this block.
-    for (Material& b : same_order.materials)
-      for (const Material& a : scenes[i].materials) {
-        if (a.name != b.name) continue;
-        if (b.normal_texture.empty()) b.normal_texture = a.normal_texture;
-      if (b.specular_texture.empty()) b.specular_texture = a.specular_texture;
-        if (b.team_colour_texture.empty()) b.team_colour_texture = a.team_colour_texture;
-      }
     EXPECT_EQ(differences(scenes[i], same_order, 1e-4f), "");
   }
   // The PIE 4 sample's TYPE keeps its team colour bit; INTERPOLATE 0 comes back as a stepped
