@@ -828,3 +828,37 @@ TEST(ModeDefModelWrite, MeshesItCannotWrite) {
 }
 
 }  // namespace
+
+// Issue 17: a ModeDef material's emissive colour and specular strength map to the Scene's PBR
+// emissive and roughness (docs/modedef.md), a rewrite keeps the file, and an edited roughness
+// sets the strength back (n = 2 / r^4 - 2) with a white specular colour where it was black.
+TEST(ModeDefModelWrite, MaterialsMapToPbrAndBack) {
+  std::string text = tiny_model("0 0 0 1 0 0 2 0 0  1 0 0 2 0 0 3 0 0", "0 1 1", "0 1 2 3", kCarton0);
+  // Material 0: specular (1 1 1), strength 30, emissive (0.5 0.25 0); material 1: black specular.
+  const std::string m0 = "0 0 0 1 1 1 1 1 0 0 0 1 0 0 0 1 0";
+  ASSERT_NE(text.find(m0), std::string::npos);
+  text.replace(text.find(m0), m0.size(), "0 0 0 1 0.8 0.6 0.4 1 1 1 1 1 0.5 0.25 0 1 30");
+  Diagnostics d;
+  Scene s = read_memory({reinterpret_cast<const uint8_t*>(text.data()), text.size()}, Format::ModeDefModel,
+                        "m.model", &d);
+  ASSERT_EQ(s.materials.size(), 2u);
+  EXPECT_EQ(s.materials[0].base_color, (std::array<float, 4>{0.8f, 0.6f, 0.4f, 1}));
+  EXPECT_EQ(s.materials[0].emissive, (std::array<float, 3>{0.5f, 0.25f, 0}));
+  EXPECT_FLOAT_EQ(s.materials[0].roughness, float(std::pow(2.0 / 32.0, 0.25)));  // 0.5
+  EXPECT_EQ(s.materials[0].metallic, 0.0f);
+  EXPECT_EQ(s.materials[1].roughness, 1.0f);  // black specular: no highlight
+  EXPECT_EQ(s.materials[1].emissive, (std::array<float, 3>{0, 0, 0}));
+  const std::string first = written(s, d);
+  EXPECT_NE(first.find("0 0 0 1 0.8 0.6 0.4 1 1 1 1 1 0.5 0.25 0 1 30\n"), std::string::npos) << first;
+  // A Scene without the kept model (as from another format) writes the materials its meshes use
+  // (here material 1, of the one group): roughness 0.25 gives n = 2 / 0.25^4 - 2 = 510, at most
+  // 128, and a white specular colour where it was black; the emissive colour is the Scene's.
+  s.modedef.reset();
+  s.materials[1].roughness = 0.25f;
+  s.materials[1].emissive = {0, 1, 0};
+  const std::string rebuilt = written(s, d);
+  EXPECT_NE(rebuilt.find("\n0 0 0 1 0 0 0 1 1 1 1 1 0 1 0 1 128\n"), std::string::npos) << rebuilt;
+  s.materials[1].roughness = float(std::pow(2.0 / 32.0, 0.25));
+  const std::string rebuilt30 = written(s, d);
+  EXPECT_NE(rebuilt30.find("\n0 0 0 1 0 0 0 1 1 1 1 1 0 1 0 1 30\n"), std::string::npos) << rebuilt30;
+}

@@ -27,6 +27,25 @@
 namespace meshport::modedef {
 namespace {
 
+// A ModeDef material's specular strength (the Blinn-Phong exponent n) as glTF roughness r:
+// Beckmann alpha^2 = 2 / (n + 2) and glTF alpha = r^2, so r = (2 / (n + 2))^(1/4). A material with
+// a black specular colour has no highlight: roughness 1. docs/modedef.md.
+float roughness_of(const ModeDefMaterial& m) {
+  if (m.specular[0] <= 0 && m.specular[1] <= 0 && m.specular[2] <= 0) return 1.0f;
+  if (!(m.specular_strength > 0)) return 1.0f;
+  return float(std::pow(2.0 / (double(m.specular_strength) + 2.0), 0.25));
+}
+
+// The inverse, for a Scene material whose roughness is not what its kept ModeDef material gives:
+// n = 2 / r^4 - 2 (clamped to OpenGL's 0..128), with a white specular colour when it was black.
+void set_roughness(ModeDefMaterial& m, float roughness) {
+  if (!std::isfinite(roughness)) return;
+  const double r = std::clamp(double(roughness), 0.0, 1.0);
+  m.specular_strength = r >= 1.0 ? 0.0f : float(std::min(128.0, 2.0 / (r * r * r * r) - 2.0));
+  if (m.specular_strength > 0 && m.specular[0] <= 0 && m.specular[1] <= 0 && m.specular[2] <= 0)
+    m.specular = {1, 1, 1, m.specular[3]};
+}
+
 // Decision: the morph targets made from one model's modes hold at most this many values (modes x
 // Scene vertices x 3), so that a small hostile file (many modes of one node, many carton
 // vertices) cannot make the Scene huge. 64M floats is 256 MB.
@@ -650,8 +669,12 @@ ModeDefModel derive_model(const Scene& scene, Diagnostics& diags) {
       }
       break;
     }
-    if (mesh.material >= 0 && size_t(mesh.material) < scene.materials.size())
-      mat.diffuse = scene.materials[size_t(mesh.material)].base_color;
+    if (mesh.material >= 0 && size_t(mesh.material) < scene.materials.size()) {
+      const Material& sm = scene.materials[size_t(mesh.material)];
+      mat.diffuse = sm.base_color;
+      for (size_t c = 0; c < 3; ++c) mat.emissive[c] = sm.emissive[c];
+      if (roughness_of(mat) != sm.roughness) set_roughness(mat, sm.roughness);
+    }
     m.materials.push_back(mat);
   }
   m.rest.reserve(m.vertices.size() * 3);
@@ -864,6 +887,8 @@ void append_model_meshes(Scene& scene, int32_t model, int32_t object, const std:
       Material mat;
       mat.name = fmt::format("material{}", k);
       mat.base_color = m.materials[k].diffuse;
+      mat.emissive = {m.materials[k].emissive[0], m.materials[k].emissive[1], m.materials[k].emissive[2]};
+      mat.roughness = roughness_of(m.materials[k]);
       scene.materials.push_back(std::move(mat));
     }
   }
