@@ -49,8 +49,15 @@ test-asan: build-asan npm-deps
 demo: build
 	@mkdir -p $(BUILD)/demo
 	$(BUILD)/meshport convert examples/tentacle.iqe -o $(BUILD)/demo/tentacle.iqm
-	$(BUILD)/meshport info $(BUILD)/demo/tentacle.iqm
+	$(BUILD)/meshport info --textures examples $(BUILD)/demo/tentacle.iqm
 	$(BUILD)/meshport validate $(BUILD)/demo/tentacle.iqm
+	$(BUILD)/meshport convert examples/tentacle.iqe -o $(BUILD)/demo/tentacle.glb
+	$(BUILD)/meshport info $(BUILD)/demo/tentacle.glb
+	@if command -v blender >/dev/null; then \
+	  blender -b --factory-startup --python-exit-code 1 --python scripts/render_preview.py -- \
+	    $(BUILD)/demo/tentacle.glb $(BUILD)/demo/tentacle.png 480 >$(BUILD)/demo/render.log 2>&1 && \
+	  echo "picture of the textured model as Blender imports it: $(BUILD)/demo/tentacle.png"; fi
+	@echo "textured model: $(BUILD)/demo/tentacle.glb (open it in Blender: File > Import > glTF 2.0, or any glTF viewer)"
 
 # Each fuzz target for FUZZ_SECONDS (default 60; fuzz-long: 1800), corpus kept in
 # $(ASAN_BUILD)/fuzz-corpus, findings in $(ASAN_BUILD)/fuzz-findings. FUZZ_TARGETS=fuzz_iqe ... picks some.
