@@ -1,4 +1,4 @@
-// Finding textures (textures.h, docs/textures-finding.md): every rule on folders the tests build,
+// Finding textures (textures.h, docs/textures.md, "Finding textures"): every rule on folders the tests build,
 // the reasons when nothing is found, the sidecar parsers, `info` listing them, the CLI's
 // --textures, and the PIE reader / writer filling and using the map slots.
 #include <meshport/meshport.h>

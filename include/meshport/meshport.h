@@ -53,7 +53,7 @@ struct WriteOptions {
   // input's folder); a search folder when texture_model is empty. OBJ makes the path relative to
   // the output when found there, else keeps it as stored.
   std::string texture_dir;
-  // Finding textures (textures.h find_textures, docs/textures-finding.md): the model the Scene was
+  // Finding textures (textures.h find_textures, docs/textures.md, "Finding textures"): the model the Scene was
   // read from (convert sets it to the first input unless that is standard input), whose folder,
   // sidecar files (iqm.cfg, .skin) and layout (Warzone 2100 texpages/) are searched, and further
   // folders searched after the model's own, in order (--textures DIR).

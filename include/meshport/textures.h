@@ -1,4 +1,4 @@
-// meshport: finding a model's texture files on disk (docs/textures-finding.md). Implementation:
+// meshport: finding a model's texture files on disk (docs/textures.md, "Finding textures"). Implementation:
 // src/ops/textures.cpp.
 //
 // Every material texture slot (scene.h Material) holds a reference as the source file gave it.

@@ -1,4 +1,4 @@
-// Finding a model's textures on disk (include/meshport/textures.h, docs/textures-finding.md).
+// Finding a model's textures on disk (include/meshport/textures.h, docs/textures.md, "Finding textures").
 #include "ops/textures.h"
 
 #include <fmt/format.h>

@@ -104,7 +104,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> convert_textures;
   convert->add_option("--textures", convert_textures,
                       "Search DIR for textures after the input's folder (repeatable, in order; "
-                      "docs/textures-finding.md)")
+                      "docs/textures.md, Finding textures)")
       ->type_name("DIR")
       ->allow_extra_args(false);
   bool external_textures = false;
