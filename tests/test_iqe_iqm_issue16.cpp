@@ -680,3 +680,23 @@ TEST(IqmIssue16, ReservedCustomArrayNameWarns) {
   ASSERT_EQ(again.meshes[0].streams.size(), 1u);
   EXPECT_EQ(again.meshes[0].streams[0].attribute, Attribute::Position);
 }
+
+// Fuzz finding (fuzz_iqe_roundtrip, after the fix above): the mesh written without vertices had
+// vertex keys (`vs`), which made the writer give every other mesh filled-in `vs` lines; reading
+// those back dropped them, so the second write differed. Only written vertices count now.
+TEST(IqeIssue16, VertexKeysOfAMeshWrittenWithoutVerticesAreNotFilledElsewhere) {
+  const std::string text =
+      "# Inter-Quake Export\n"
+      "vertexarray custom2 short 3 \"obj.wind\"\n"
+      "mesh \"wind\"\n"
+      "v2 1 2 3\nvs 7\n"
+      "mesh \"tri\"\n"
+      "vp 0 0 0\nvp 1 0 0\nvp 0 1 0\n"
+      "fm 0 1 2\n";
+  const Scene s = read_iqe(text);
+  ASSERT_EQ(s.meshes[0].smoothing.vertex_key, (std::vector<int32_t>{7}));
+  const std::vector<uint8_t> first = write_memory(s, Format::Iqe);
+  const std::string written(first.begin(), first.end());
+  EXPECT_EQ(written.find("vs"), std::string::npos) << written;
+  EXPECT_EQ(write_memory(read_memory(first, Format::Iqe, "a.iqe"), Format::Iqe), first);
+}

@@ -1688,7 +1688,7 @@ class Writer {
       } else {
         rigid = rigid || count > 0;
       }
-      any_vs_ = any_vs_ || (!m.smoothing.vertex_key.empty() && valid_keys(m));
+      any_vs_ = any_vs_ || (count > 0 && !m.smoothing.vertex_key.empty() && valid_keys(m));
       picks_.push_back(by);
     }
     // Unskinned meshes and unweighted vertices are bound to kStaticJoint (without a skeleton,
