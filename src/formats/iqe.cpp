@@ -1905,7 +1905,7 @@ class Writer {
     }
     bool blend = by[kBlendIndexes] || by[kBlendWeights];
     if (skinned_ && !blend) filled += " vb";
-    bool keys = !m.smoothing.vertex_key.empty();
+    bool keys = !dropped && !m.smoothing.vertex_key.empty();  // a mesh written without vertices has none
     if (keys && !valid_keys(m)) {
       keys = false;
       diags_.add(warning("", "mesh " + quoted(m.name) + ": vertex_key has the wrong length: left out"));
