@@ -24,24 +24,6 @@ namespace {
 
 using Bytes = std::vector<uint8_t>;
 
-std::string base64(const Bytes& b) {
-  static const char* abc = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  size_t i = 0;
-  for (; i + 3 <= b.size(); i += 3) {
-    uint32_t v = uint32_t(b[i]) << 16 | uint32_t(b[i + 1]) << 8 | b[i + 2];
-    for (int k = 3; k >= 0; --k) out += abc[(v >> (6 * k)) & 63];
-  }
-  if (b.size() - i == 1) {
-    uint32_t v = uint32_t(b[i]) << 16;
-    out += abc[v >> 18], out += abc[(v >> 12) & 63], out += "==";
-  } else if (b.size() - i == 2) {
-    uint32_t v = uint32_t(b[i]) << 16 | uint32_t(b[i + 1]) << 8;
-    out += abc[v >> 18], out += abc[(v >> 12) & 63], out += abc[(v >> 6) & 63], out += '=';
-  }
-  return out;
-}
-
 Bytes file_bytes(const fs::path& p) {
   std::ifstream f(p, std::ios::binary);
   return Bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
@@ -105,7 +87,7 @@ struct Glb {
     return texture(std::move(im));
   }
   size_t data_uri_image(const Bytes& b, const std::string& mime, const std::string& name = "") {
-    json im = {{"uri", "data:" + mime + ";base64," + base64(b)}};
+    json im = {{"uri", "data:" + mime + ";base64," + testutil::base64(b)}};
     if (!name.empty()) im["name"] = name;
     return texture(std::move(im));
   }

@@ -20,24 +20,6 @@ using json = nlohmann::json;
 
 namespace {
 
-std::string base64(const std::vector<uint8_t>& b) {
-  static const char* abc = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  size_t i = 0;
-  for (; i + 3 <= b.size(); i += 3) {
-    uint32_t v = uint32_t(b[i]) << 16 | uint32_t(b[i + 1]) << 8 | b[i + 2];
-    for (int k = 3; k >= 0; --k) out += abc[(v >> (6 * k)) & 63];
-  }
-  if (b.size() - i == 1) {
-    uint32_t v = uint32_t(b[i]) << 16;
-    out += abc[v >> 18], out += abc[(v >> 12) & 63], out += "==";
-  } else if (b.size() - i == 2) {
-    uint32_t v = uint32_t(b[i]) << 16 | uint32_t(b[i + 1]) << 8;
-    out += abc[v >> 18], out += abc[(v >> 12) & 63], out += abc[(v >> 6) & 63], out += '=';
-  }
-  return out;
-}
-
 template <class T>
 std::vector<uint8_t> bytes_of(const std::vector<T>& v) {
   std::vector<uint8_t> b(v.size() * sizeof(T));
@@ -99,7 +81,7 @@ struct Builder {
   json with_buffer(const std::string& mime = "application/octet-stream") const {
     json d = doc;
     if (!bin.empty())
-      d["buffers"] = json::array({{{"byteLength", bin.size()}, {"uri", "data:" + mime + ";base64," + base64(bin)}}});
+      d["buffers"] = json::array({{{"byteLength", bin.size()}, {"uri", "data:" + mime + ";base64," + testutil::base64(bin)}}});
     return d;
   }
   std::string gltf(const std::string& mime = "application/octet-stream") const { return with_buffer(mime).dump(); }
@@ -199,7 +181,7 @@ TEST(GltfRead, MinimalTriangleExactValues) {
   "accessors": [{{"bufferView": 0, "componentType": 5123, "count": 3, "type": "SCALAR", "max": [99], "min": [0]}},
                 {{"bufferView": 1, "componentType": 5126, "count": 3, "type": "VEC3", "max": [1, 1, 1], "min": [0, 0, 0]}}]
 }})",
-                                 base64(data), data.size());
+                                 testutil::base64(data), data.size());
   Diagnostics d;
   Scene s = read_text(text, &d);
   EXPECT_EQ(d.items.size(), 0u) << (d.items.empty() ? "" : d.items[0].to_string());

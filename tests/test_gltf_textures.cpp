@@ -68,29 +68,6 @@ Glb parse_glb(const Bytes& b) {
   return g;
 }
 
-Bytes base64_decode(const std::string& s) {
-  auto val = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    return c == '+' ? 62 : c == '/' ? 63 : -1;
-  };
-  Bytes r;
-  uint32_t acc = 0;
-  int bits = 0;
-  for (char c : s) {
-    const int v = val(c);
-    if (v < 0) continue;
-    acc = (acc << 6) | uint32_t(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      r.push_back(uint8_t(acc >> bits));
-    }
-  }
-  return r;
-}
-
 image::Pixels decode(const Bytes& b) {
   image::DecodedImage d = image::decode_image(b, "", image::ImageLimits{});
   EXPECT_EQ(d.error, "");
@@ -280,7 +257,7 @@ TEST(GltfTextures, WriteMemoryEmbedsInTheBufferOrAsDataUris) {
   ASSERT_EQ(j["images"].size(), 1u);
   const std::string uri = j["images"][0]["uri"];
   ASSERT_EQ(uri.rfind("data:image/png;base64,", 0), 0u) << uri.substr(0, 40);
-  EXPECT_EQ(base64_decode(uri.substr(22)), p.png);
+  EXPECT_EQ(testutil::base64_decode(uri.substr(22)), p.png);
 }
 
 TEST(GltfTextures, SceneImagesAreEmbedded) {

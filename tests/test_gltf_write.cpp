@@ -32,29 +32,6 @@ uint32_t u32(const std::vector<uint8_t>& b, size_t off) {
   return v;
 }
 
-std::vector<uint8_t> unbase64(const std::string& s) {
-  auto val = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    return c == '+' ? 62 : c == '/' ? 63 : -1;
-  };
-  std::vector<uint8_t> r;
-  uint32_t acc = 0;
-  int bits = 0;
-  for (char c : s) {
-    const int v = val(c);
-    if (v < 0) continue;
-    acc = (acc << 6) | uint32_t(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      r.push_back(uint8_t(acc >> bits));
-    }
-  }
-  return r;
-}
-
 struct Gltf {
   json j;
   std::vector<uint8_t> bin;
@@ -135,7 +112,7 @@ Gltf parse_gltf(const std::vector<uint8_t>& b) {
     const std::string uri = g.j["buffers"][0]["uri"];
     const std::string prefix = "data:application/octet-stream;base64,";
     EXPECT_EQ(uri.substr(0, prefix.size()), prefix);
-    g.bin = unbase64(uri.substr(prefix.size()));
+    g.bin = testutil::base64_decode(uri.substr(prefix.size()));
     EXPECT_EQ(g.bin.size(), g.j["buffers"][0]["byteLength"].get<size_t>());
   }
   return g;
@@ -818,7 +795,7 @@ TEST(GltfWrite, TexturesFoundAreWrittenBesideAGltf) {
   Diagnostics dm;
   Gltf g = parse_gltf(write_memory(s, Format::Gltf, o, &dm));
   ASSERT_EQ(g.j["images"].size(), 1u);
-  EXPECT_EQ(unbase64(g.j["images"][0]["uri"].get<std::string>().substr(22)), kPng);
+  EXPECT_EQ(testutil::base64_decode(g.j["images"][0]["uri"].get<std::string>().substr(22)), kPng);
 }
 
 TEST(GltfWrite, TextureNeedsTexcoordsInEveryMeshUsingIt) {

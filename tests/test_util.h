@@ -45,6 +45,49 @@ inline meshport::Material material(std::string name, std::string texture = {},
   return m;
 }
 
+// Base64 (RFC 4648, with padding), for building and reading data: URIs in glTF tests.
+inline std::string base64(const std::vector<uint8_t>& b) {
+  static const char* abc = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  size_t i = 0;
+  for (; i + 3 <= b.size(); i += 3) {
+    uint32_t v = uint32_t(b[i]) << 16 | uint32_t(b[i + 1]) << 8 | b[i + 2];
+    for (int k = 3; k >= 0; --k) out += abc[(v >> (6 * k)) & 63];
+  }
+  if (b.size() - i == 1) {
+    uint32_t v = uint32_t(b[i]) << 16;
+    out += abc[v >> 18], out += abc[(v >> 12) & 63], out += "==";
+  } else if (b.size() - i == 2) {
+    uint32_t v = uint32_t(b[i]) << 16 | uint32_t(b[i + 1]) << 8;
+    out += abc[v >> 18], out += abc[(v >> 12) & 63], out += abc[(v >> 6) & 63], out += '=';
+  }
+  return out;
+}
+
+// The bytes of base64 text; characters outside the alphabet (padding) are skipped.
+inline std::vector<uint8_t> base64_decode(const std::string& s) {
+  auto val = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    return c == '+' ? 62 : c == '/' ? 63 : -1;
+  };
+  std::vector<uint8_t> r;
+  uint32_t acc = 0;
+  int bits = 0;
+  for (char c : s) {
+    const int v = val(c);
+    if (v < 0) continue;
+    acc = (acc << 6) | uint32_t(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      r.push_back(uint8_t(acc >> bits));
+    }
+  }
+  return r;
+}
+
 inline meshport::Transform trs(std::array<float, 3> t, std::array<float, 4> r = {0, 0, 0, 1},
                                std::array<float, 3> s = {1, 1, 1}) {
   meshport::Transform x;
