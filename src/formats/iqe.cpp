@@ -13,6 +13,7 @@
 #include <meshport/meshport.h>
 
 #include "ops/axes.h"
+#include "ops/material_names.h"
 #include "ops/math.h"
 #include "text.h"
 
@@ -1539,6 +1540,12 @@ class Writer {
     if (!value_or_empty(scene.iqm).extensions.empty() || !value_or_empty(scene.iqm).pose_parents.empty())
       diags_.add(warning("", "IQM extensions and pose parents cannot be written to IQE: left out"));
     plan_file(scene);
+    size_t renamed = 0;
+    material_keys_ = ops::material_keys(scene, &renamed);
+    if (renamed)
+      diags_.add(warning("", fmt::format("{} materials have the name of an earlier one: written with a suffix _2, _3, "
+                                         "... (IQE keys materials by name)",
+                                         renamed)));
     joints(scene);
     for (size_t i = 0; i < scene.meshes.size(); ++i) mesh(scene, i);
     if (aliased_)
@@ -1559,6 +1566,7 @@ class Writer {
   std::array<Decl, kKindCount> decl_;  // what the file written so far declares
   Run smooth_;                         // smoothing state of the file written so far
   bool wrote_group_ = false, wrote_angle_ = false, wrote_uv_ = false;
+  std::vector<std::string> material_keys_;  // per Scene material: its distinct string (ops/material_names.h)
 
   // The whole file's vertex layout (plan_file): every vertex carries the same commands.
   using Picks = std::array<const VertexStream*, kKindCount>;
@@ -1924,8 +1932,7 @@ class Writer {
       if (by[size_t(k)]) declare(k, *by[size_t(k)]);
     if (m.material >= 0 && size_t(m.material) < scene.materials.size()) {
       out_ += "material";
-      const Material& mat = scene.materials[size_t(m.material)];
-      name(mat.name.empty() ? mat.base_color_texture : mat.name);
+      name(material_keys_[size_t(m.material)]);
       out_ += '\n';
     } else if (m.material >= 0) {
       diags_.add(warning("", "mesh " + quoted(m.name) + ": material index out of range: left out"));

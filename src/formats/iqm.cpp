@@ -13,6 +13,7 @@
 #include "ops/bounds.h"
 #include "ops/check.h"
 #include "ops/components.h"
+#include "ops/material_names.h"
 #include "ops/math.h"
 #include "ops/quantize.h"
 
@@ -917,6 +918,7 @@ struct Writer {
   std::vector<int32_t> pose_parents;
   std::vector<FrameBounds> bounds;
   std::string comment;
+  std::vector<std::string> material_keys;  // per Scene material: its distinct string (ops/material_names.h)
   Header h{};
   std::vector<uint64_t> ext_ofs;
   Out out;
@@ -1009,14 +1011,17 @@ void prepare_triangles(Writer& w) {
   }
 }
 
-// A mesh's material string: the material's name, or its texture when it has no name.
-const std::string& material_text(const Material& m) { return m.name.empty() ? m.base_color_texture : m.name; }
-
 void prepare_text(Writer& w) {
   const Scene& s = w.scene;
+  size_t renamed = 0;
+  w.material_keys = ops::material_keys(s, &renamed);
+  if (renamed)
+    w.diags.add(warning("", fmt::format("{} materials have the name of an earlier one: written with a suffix _2, _3, "
+                                        "... (IQM keys materials by name)",
+                                        renamed)));
   for (const Mesh& m : s.meshes) {
     w.text.add(m.name);
-    if (m.material >= 0) w.text.add(material_text(s.materials[m.material]));
+    if (m.material >= 0) w.text.add(w.material_keys[size_t(m.material)]);
   }
   for (const Plan& p : w.plans)
     if (p.attribute == Attribute::Custom) w.text.add(p.name);
@@ -1208,7 +1213,7 @@ void emit_rest(Writer& w) {
     const Mesh& mesh = w.scene.meshes[m];
     const uint32_t num_triangles = uint32_t(mesh.triangles.size() / 3);
     uint32_t v[6] = {
-        w.text.at(mesh.name), mesh.material >= 0 ? w.text.at(material_text(w.scene.materials[mesh.material])) : 0,
+        w.text.at(mesh.name), mesh.material >= 0 ? w.text.at(w.material_keys[size_t(mesh.material)]) : 0,
         w.first_vertex[m],    uint32_t(mesh.vertex_count()),
         first_triangle,       num_triangles};
     w.out.bytes(h.ofs_meshes + m * kMeshSize, v, sizeof v);

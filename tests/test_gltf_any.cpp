@@ -1,0 +1,127 @@
+// Issue 18 ("any glTF in"): what real exporters write, carried into the old formats without
+// silent loss. This file: unnamed materials, images that cannot be used, PIE texture pages of
+// embedded images, the PIE polygon limit and --simplify, several scenes (--scene).
+#include "gltf_builder.h"
+#include "ops/material_names.h"
+#include "test_util.h"
+
+#include <meshport/meshport.h>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+using namespace meshport;
+using testutil::GltfBuilder;
+using json = nlohmann::json;
+
+namespace {
+
+bool has_warning(const Diagnostics& d, const std::string& part) {
+  for (const auto& x : d.items)
+    if (x.message.find(part) != std::string::npos) return true;
+  return false;
+}
+
+// A triangle at x offset `x` in the builder, with material `material` (-1: none).
+json triangle_primitive(GltfBuilder& b, float x, int material) {
+  size_t pos = b.floats({x, 0, 0, x + 1, 0, 0, x, 1, 0}, "VEC3");
+  size_t uv = b.floats({0, 0, 1, 0, 0, 1}, "VEC2");
+  json p = {{"attributes", {{"POSITION", pos}, {"TEXCOORD_0", uv}}}};
+  if (material >= 0) p["material"] = material;
+  return p;
+}
+
+// `n` unnamed materials (the AnisotropyStrengthTest case), one triangle mesh each.
+GltfBuilder unnamed_materials(int n) {
+  GltfBuilder b;
+  json roots = json::array();
+  for (int i = 0; i < n; ++i) {
+    b.doc["materials"].push_back({{"pbrMetallicRoughness", {{"roughnessFactor", float(i) / float(n)}}}});
+    size_t m = b.mesh(json::array({triangle_primitive(b, float(i) * 2, i)}), fmt::format("m{}", i));
+    roots.push_back(b.node({{"mesh", m}}));
+  }
+  b.scene(roots);
+  return b;
+}
+
+Scene read_gltf(const GltfBuilder& b, Diagnostics* d = nullptr) {
+  std::string t = b.gltf();
+  return read_memory(std::vector<uint8_t>(t.begin(), t.end()), Format::Gltf, "test.gltf", d);
+}
+
+}  // namespace
+
+// ---- Unnamed materials ---------------------------------------------------------------------
+
+TEST(MaterialNames, DistinctStableStrings) {
+  Scene s;
+  auto add = [&](std::string name, std::string tex) { s.materials.push_back(testutil::material(name, tex)); };
+  add("", "");             // material0
+  add("", "skin.png");     // skin.png
+  add("", "skin.png");     // same texture, unnamed: skin.png (nothing else tells them apart)
+  add("skin.png", "");     // named, and an earlier one has the string: skin.png_2
+  add("metal", "a.png");   // metal
+  add("metal", "b.png");   // metal_2
+  add("", "");             // material6
+  add("material6", "");    // taken by the unnamed one before it: material6_2
+  add("", "x/y.tga");      // x/y.tga
+  add("x/y.tga", "");      // x/y.tga_2
+  size_t renamed = 0;
+  std::vector<std::string> k = ops::material_keys(s, &renamed);
+  EXPECT_EQ(k, (std::vector<std::string>{"material0", "skin.png", "skin.png", "skin.png_2", "metal", "metal_2",
+                                         "material6", "material6_2", "x/y.tga", "x/y.tga_2"}));
+  EXPECT_EQ(renamed, 4u);
+  // Stable: the same Scene gives the same strings.
+  EXPECT_EQ(ops::material_keys(s), k);
+}
+
+TEST(MaterialNames, FiftyUnnamedGltfMaterialsStayFiftyInIqeAndIqm) {
+  const GltfBuilder b = unnamed_materials(50);
+  Diagnostics d;
+  Scene g = read_gltf(b, &d);
+  ASSERT_EQ(g.materials.size(), 50u);
+  for (Format f : {Format::Iqe, Format::Iqm}) {
+    SCOPED_TRACE(std::string(format_info(f).name));
+    std::vector<uint8_t> out = write_memory(g, f);
+    Scene back = read_memory(out, f, f == Format::Iqe ? "t.iqe" : "t.iqm");
+    ASSERT_EQ(back.meshes.size(), 50u);
+    ASSERT_EQ(back.materials.size(), 50u);
+    std::set<std::string> names;
+    for (size_t i = 0; i < back.meshes.size(); ++i) {
+      ASSERT_GE(back.meshes[i].material, 0);
+      names.insert(back.materials[size_t(back.meshes[i].material)].name);
+    }
+    EXPECT_EQ(names.size(), 50u);
+    EXPECT_EQ(back.materials[size_t(back.meshes[7].material)].name, "material7");
+    // Written again, the names stay.
+    Scene again = read_memory(write_memory(back, f), f, f == Format::Iqe ? "t.iqe" : "t.iqm");
+    EXPECT_EQ(again.materials, back.materials);
+  }
+  // OBJ names them too (its own rule, material<i>).
+  std::vector<uint8_t> obj = write_memory(g, Format::Obj);
+  std::string text(obj.begin(), obj.end());
+  EXPECT_NE(text.find("usemtl material49"), std::string::npos);
+}
+
+TEST(MaterialNames, DuplicateNamesWarnInIqm) {
+  Scene s;
+  s.materials.push_back(testutil::material("metal"));
+  s.materials.push_back(testutil::material("metal"));
+  for (int i = 0; i < 2; ++i) {
+    Mesh m;
+    m.name = fmt::format("m{}", i);
+    m.material = i;
+    m.streams.push_back(testutil::float_stream(Attribute::Position, 3, {0, 0, 0, 1, 0, 0, 0, 1, 0}));
+    m.triangles = {0, 1, 2};
+    s.meshes.push_back(m);
+  }
+  Diagnostics d;
+  Scene back = read_memory(write_memory(s, Format::Iqm, {}, &d), Format::Iqm, "t.iqm");
+  EXPECT_TRUE(has_warning(d, "1 materials have the name of an earlier one"));
+  ASSERT_EQ(back.materials.size(), 2u);
+  EXPECT_EQ(back.materials[1].name, "metal_2");
+}
