@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <set>
 #include <string>
 #include <vector>
@@ -124,4 +125,28 @@ TEST(MaterialNames, DuplicateNamesWarnInIqm) {
   EXPECT_TRUE(has_warning(d, "1 materials have the name of an earlier one"));
   ASSERT_EQ(back.materials.size(), 2u);
   EXPECT_EQ(back.materials[1].name, "metal_2");
+}
+
+// ---- Images that cannot be used ------------------------------------------------------------
+
+// A texture file the glTF names but that is not there: the .glb writer, which needs its bytes,
+// names the material (KTX2 / WebP: test_gltf_images.cpp).
+TEST(GltfImagesMissing, MissingTextureFileIsNamedWithItsMaterial) {
+  testutil::TempDir dir;
+  GltfBuilder b = unnamed_materials(1);
+  b.doc["materials"][0]["name"] = "Body";
+  b.doc["images"] = json::array({{{"uri", "missing.png"}}});
+  b.doc["textures"] = json::array({{{"source", 0}}});
+  b.doc["materials"][0]["pbrMetallicRoughness"]["baseColorTexture"] = {{"index", 0}};
+  const std::string in = (dir.path / "t.gltf").string();
+  {
+    std::ofstream f(in);
+    f << b.gltf();
+  }
+  Diagnostics d;
+  convert({in}, (dir.path / "t.glb").string(), {}, &d);
+  EXPECT_TRUE(has_warning(d, "material 'Body': base colour texture 'missing.png' not found")) << d.items.size();
+  Scene back = read((dir.path / "t.glb").string());
+  EXPECT_TRUE(back.images.empty());
+  EXPECT_EQ(back.materials.at(0).base_color_texture, "missing.png");
 }

@@ -252,12 +252,25 @@ TEST(GltfImages, BadImagesWarnAndAreSkipped) {
   Diagnostics d;
   Scene s = g.read(&d);
   const std::string w = joined(d);
-  EXPECT_NE(w.find("images[0]: mimeType 'image/jpeg' but its bytes are PNG: the image is not read"), std::string::npos) << w;
-  EXPECT_NE(w.find("images[1]: its bytes are of no known image format, not PNG or JPEG"), std::string::npos) << w;
-  EXPECT_NE(w.find("images[2]: its bytes are BMP, not PNG or JPEG"), std::string::npos) << w;
-  EXPECT_NE(w.find("images[3]: bad PNG"), std::string::npos) << w;
+  // Each names the material and slot that wanted the image (issue 18).
+  EXPECT_NE(w.find("materials[0] (''): its base colour texture, images[0], is not read: mimeType 'image/jpeg' but its "
+                   "bytes are PNG; the material keeps only its name 'liar'"),
+            std::string::npos)
+      << w;
+  EXPECT_NE(w.find("materials[1] (''): its base colour texture, images[1], is not read: its bytes are of no known "
+                   "image format, not PNG or JPEG"),
+            std::string::npos)
+      << w;
+  EXPECT_NE(w.find("materials[2] (''): its base colour texture, images[2], is not read: its bytes are BMP, not PNG or "
+                   "JPEG"),
+            std::string::npos)
+      << w;
+  EXPECT_NE(w.find("materials[3] (''): its base colour texture, images[3], is not read: bad PNG"), std::string::npos) << w;
   EXPECT_NE(w.find("images[4]: no mimeType: taken as image/png from its bytes"), std::string::npos) << w;
-  EXPECT_NE(w.find("images[5]: invalid base64 data"), std::string::npos) << w;
+  EXPECT_NE(w.find("materials[5] (''): its base colour texture, images[5], is not read: invalid base64 data at "
+                   "character 0 of the data; the material has none"),
+            std::string::npos)
+      << w;
   // Only the image without a mimeType (but PNG bytes) is read; the others keep their names.
   ASSERT_EQ(s.images.size(), 1u);
   EXPECT_EQ(s.images[0].path, "nomime.png");
@@ -509,4 +522,32 @@ TEST(GltfImages, PiePageNames) {
   EXPECT_FALSE(ops::is_pie_page_name("page-x.png"));
   EXPECT_FALSE(ops::is_pie_page_name("page-7-a b.png"));
   EXPECT_FALSE(ops::is_pie_page_name("page-7-a.jpg"));
+}
+
+// Issue 18: a KHR_texture_basisu texture (KTX2 bytes, its only source in the extension) and a
+// WebP one are named as such, with the material that uses them.
+TEST(GltfImages, Ktx2AndWebpImagesAreNamedWithTheirMaterial) {
+  Glb g;
+  Bytes ktx2 = {0xAB, 'K', 'T', 'X', ' ', '2', '0', 0xBB, '\r', '\n', 0x1A, '\n', 0, 0, 0, 0};
+  Bytes webp = {'R', 'I', 'F', 'F', 8, 0, 0, 0, 'W', 'E', 'B', 'P', 'V', 'P', '8', ' '};
+  g.doc["images"].push_back({{"bufferView", g.view(ktx2)}, {"mimeType", "image/ktx2"}, {"name", "basis"}});
+  g.doc["textures"].push_back({{"extensions", {{"KHR_texture_basisu", {{"source", 0}}}}}});
+  g.doc["images"].push_back({{"bufferView", g.view(webp)}, {"mimeType", "image/webp"}});
+  g.doc["textures"].push_back({{"extensions", {{"EXT_texture_webp", {{"source", 1}}}}}});
+  g.doc["materials"].push_back({{"name", "Hull"}, {"pbrMetallicRoughness", {{"baseColorTexture", {{"index", 0}}}}}});
+  g.doc["materials"].push_back({{"name", "Deck"}, {"normalTexture", {{"index", 1}}}});
+  Diagnostics d;
+  Scene s = g.read(&d);
+  const std::string w = joined(d);
+  EXPECT_NE(w.find("materials[0] ('Hull'): its base colour texture, images[0], is not read: its bytes are KTX2 "
+                   "(KHR_texture_basisu), which meshport does not decode; the material keeps only its name 'basis'"),
+            std::string::npos)
+      << w;
+  EXPECT_NE(w.find("materials[1] ('Deck'): its normal texture, images[1], is not read: its bytes are WebP "
+                   "(EXT_texture_webp), which meshport does not decode; the material has none"),
+            std::string::npos)
+      << w;
+  EXPECT_TRUE(s.images.empty());
+  EXPECT_EQ(s.materials[0].base_color_texture, "basis");
+  EXPECT_EQ(s.materials[1].normal_texture, "");
 }

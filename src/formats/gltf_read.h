@@ -154,6 +154,7 @@ struct ImageBytes {
 struct SceneImages {
   std::vector<std::optional<ImageBytes>> bytes;  // per glTF image, once read
   std::vector<uint8_t> tried;                    // per glTF image: read attempted
+  std::vector<std::string> why;                  // per glTF image: why it cannot be used, once tried
   std::map<std::pair<uint32_t, std::string>, size_t> of;
   std::map<std::string, size_t> taken;
   std::map<std::string, size_t> next_suffix;

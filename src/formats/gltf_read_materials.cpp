@@ -64,6 +64,15 @@ std::string with_suffix(const std::string& name, size_t k) {
   return fmt::format("{}-{}{}", name.substr(0, dot), k, name.substr(dot));
 }
 
+// Image formats glTF extensions add that meshport does not decode, by their magic.
+std::string_view unread_format(std::span<const uint8_t> b) {
+  static const uint8_t ktx2[12] = {0xAB, 'K', 'T', 'X', ' ', '2', '0', 0xBB, '\r', '\n', 0x1A, '\n'};
+  if (b.size() >= 12 && std::equal(ktx2, ktx2 + 12, b.begin())) return "KTX2 (KHR_texture_basisu)";
+  if (b.size() >= 12 && std::equal(b.begin(), b.begin() + 4, "RIFF") && std::equal(b.begin() + 8, b.begin() + 12, "WEBP"))
+    return "WebP (EXT_texture_webp)";
+  return {};
+}
+
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
   return s;
@@ -76,13 +85,14 @@ const ImageBytes* image_bytes(Reader& rd, uint32_t i) {
   if (si.tried.empty()) {
     si.tried.assign(rd.top("images").size(), 0);
     si.bytes.resize(si.tried.size());
+    si.why.resize(si.tried.size());
   }
   if (si.tried[i]) return si.bytes[i] ? &*si.bytes[i] : nullptr;
   si.tried[i] = 1;
   const std::string ip = fmt::format("images[{}]", i);
   const json& img = rd.element("images", i);
   auto skip = [&](const std::string& why) -> const ImageBytes* {
-    rd.warn(fmt::format("{}: {}: the image is not read", ip, why));
+    si.why[i] = why;
     return nullptr;
   };
   std::string declared = rd.get_string(img, "mimeType", ip);
@@ -105,10 +115,13 @@ const ImageBytes* image_bytes(Reader& rd, uint32_t i) {
   }
   const image::ImageFormat format = image::detect_image(out.bytes, "");
   const std::string actual = mime_of(format);
-  if (actual.empty())
+  if (actual.empty()) {
+    if (std::string_view other = unread_format(out.bytes); !other.empty())
+      return skip(fmt::format("its bytes are {}, which meshport does not decode", other));
     return skip(fmt::format("its bytes are {}, not PNG or JPEG",
                             format == image::ImageFormat::Unknown ? std::string("of no known image format")
                                                                   : std::string(image::format_name(format))));
+  }
   if (declared.empty())
     rd.warn(fmt::format("{}: no mimeType: taken as {} from its bytes", ip, actual));
   else if (declared != actual)
@@ -160,13 +173,21 @@ std::string scene_image(Reader& rd, uint32_t i, const std::string& name_hint) {
 }
 
 // The slot's final reference: the extras' reference when it is given (its file name names the
-// Scene image), the Scene image, or the reference the glTF gives.
-std::string resolve(Reader& rd, const Slot& s, const std::string& restored) {
+// Scene image), the Scene image, or the reference the glTF gives. An image in the file that
+// cannot be used is named in a warning with the material (`material`: "materials[1] ('Head')")
+// and the slot.
+std::string resolve(Reader& rd, const Slot& s, const std::string& restored, const std::string& material,
+                    std::string_view slot) {
+  const std::string& reference = restored.empty() ? s.reference : restored;
   if (s.image) {
-    std::string p = scene_image(rd, *s.image, restored.empty() ? s.reference : restored);
+    std::string p = scene_image(rd, *s.image, reference);
     if (!p.empty()) return p;
+    if (const std::string& why = rd.images.why[*s.image]; !why.empty())
+      rd.warn(fmt::format("{}: its {}, images[{}], is not read: {}; {}", material, slot, *s.image, why,
+                          reference.empty() ? "the material has none"
+                                            : fmt::format("the material keeps only its name '{}'", text::clip(reference))));
   }
-  return restored.empty() ? s.reference : restored;
+  return reference;
 }
 
 }  // namespace
@@ -228,9 +249,10 @@ void read_materials(Reader& rd) {
         r_base.clear(), r_normal.clear(), r_specular.clear(), r_team.clear();
       }
     }
-    mat.base_color_texture = resolve(rd, base, r_base);
-    mat.normal_texture = resolve(rd, normal, r_normal);
-    mat.specular_texture = resolve(rd, specular, r_specular);
+    const std::string who = fmt::format("{} ('{}')", path, text::clip(mat.name));
+    mat.base_color_texture = resolve(rd, base, r_base, who, "base colour texture");
+    mat.normal_texture = resolve(rd, normal, r_normal, who, "normal texture");
+    mat.specular_texture = resolve(rd, specular, r_specular, who, "specular texture");
     mat.team_colour_texture = std::move(r_team);
     rd.scene.materials.push_back(std::move(mat));
   }
