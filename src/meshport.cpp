@@ -193,16 +193,25 @@ std::vector<OutputFile> write_format(const Scene& scene, Format format, const Wr
 // the Scene's images the written materials reference as side files.
 std::vector<OutputFile> write_with(const Scene& input, Format format, const WriteOptions& options,
                                    const std::string& path, Diagnostics& d) {
-  const std::optional<ops::ImageFileRules> rules = input.images.empty() ? std::nullopt : image_rules(format);
-  const size_t count = rules ? ops::referenced_images(input, *rules) : 0;
-  if (count == 0) return write_format(input, format, options, path, d);
+  // PIE needs its pages as PNG files named [A-Za-z0-9._-]: texture files the materials name
+  // otherwise (a .tga, a file without extension, a material name) are loaded to be written so.
+  std::optional<Scene> loaded;
+  if (format == Format::Pie && !path.empty()) {
+    Scene s = input;
+    if (ops::load_texture_files(s, *image_rules(format), texture_search(options), ops::is_pie_texture_file, d))
+      loaded = std::move(s);
+  }
+  const Scene& scene_in = loaded ? *loaded : input;
+  const std::optional<ops::ImageFileRules> rules = scene_in.images.empty() ? std::nullopt : image_rules(format);
+  const size_t count = rules ? ops::referenced_images(scene_in, *rules) : 0;
+  if (count == 0) return write_format(scene_in, format, options, path, d);
   if (path.empty()) {
     d.add(warning("", fmt::format("{} images of the Scene were not written: writing without a folder (to memory or "
                                   "standard output), there is nowhere to put them",
                                   count)));
-    return write_format(input, format, options, path, d);
+    return write_format(scene_in, format, options, path, d);
   }
-  Scene scene = input;
+  Scene scene = scene_in;
   std::vector<OutputFile> images =
       ops::image_files(scene, *rules, {std::filesystem::path(path).filename().string()}, d);
   std::vector<OutputFile> out = write_format(scene, format, options, path, d);

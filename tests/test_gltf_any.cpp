@@ -2,6 +2,8 @@
 // silent loss. This file: unnamed materials, images that cannot be used, PIE texture pages of
 // embedded images, the PIE polygon limit and --simplify, several scenes (--scene).
 #include "gltf_builder.h"
+#include "image/image.h"
+#include "image_samples.h"
 #include "ops/material_names.h"
 #include "test_util.h"
 
@@ -10,6 +12,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <string>
@@ -149,4 +152,58 @@ TEST(GltfImagesMissing, MissingTextureFileIsNamedWithItsMaterial) {
   Scene back = read((dir.path / "t.glb").string());
   EXPECT_TRUE(back.images.empty());
   EXPECT_EQ(back.materials.at(0).base_color_texture, "missing.png");
+}
+
+// ---- PIE texture pages: judged by their bytes, not their names ---------------------------------
+
+namespace {
+
+void write_bytes(const std::filesystem::path& p, const std::vector<uint8_t>& b) {
+  std::ofstream f(p, std::ios::binary);
+  f.write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size()));
+}
+
+}  // namespace
+
+// A glTF naming its PNG texture "CheckAndX" (no extension) and a TGA: PIE gets PNG pages named
+// as PIE expects, with the same pixels.
+TEST(PiePagesByBytes, TextureFilesWithoutPngNamesBecomePages) {
+  testutil::TempDir dir;
+  const image::Pixels a = image_samples::picture(4, 2), b = image_samples::picture(3, 3, false);
+  write_bytes(dir.path / "CheckAndX", image_samples::png(a));
+  write_bytes(dir.path / "hull.tga", image_samples::tga(b, 24, false));
+  GltfBuilder g = unnamed_materials(2);
+  g.doc["materials"][0]["name"] = "Check";
+  g.doc["materials"][1]["name"] = "Hull";
+  g.doc["images"] = json::array({{{"uri", "CheckAndX"}, {"mimeType", "image/png"}}, {{"uri", "hull.tga"}}});
+  g.doc["textures"] = json::array({{{"source", 0}}, {{"source", 1}}});
+  g.doc["materials"][0]["pbrMetallicRoughness"]["baseColorTexture"] = {{"index", 0}};
+  g.doc["materials"][1]["pbrMetallicRoughness"]["baseColorTexture"] = {{"index", 1}};
+  const std::string in = (dir.path / "t.gltf").string();
+  {
+    std::ofstream f(in);
+    f << g.gltf();
+  }
+  Diagnostics d;
+  convert({in}, (dir.path / "t.pie").string(), {}, &d);
+  const std::string pie = testutil::slurp(dir.path / "t.pie");
+  EXPECT_NE(pie.find("TEXTURE 0 page-100-CheckAndX.png"), std::string::npos) << pie;
+  auto decoded = [&](const char* file) {
+    std::vector<uint8_t> bytes;
+    const std::string t = testutil::slurp(dir.path / file);
+    bytes.assign(t.begin(), t.end());
+    return image::decode_image(bytes, file, image::ImageLimits{});
+  };
+  image::DecodedImage page = decoded("page-100-CheckAndX.png");
+  ASSERT_EQ(page.error, "");
+  EXPECT_EQ(page.pixels.rgba, a.rgba);
+  // The TGA became a PNG page too (PIE 4 writes each level's page as a per-level override).
+  image::DecodedImage hull = decoded("page-101-hull.png");
+  ASSERT_EQ(hull.error, "");
+  EXPECT_EQ(hull.pixels.width, 3u);
+  EXPECT_EQ(hull.pixels.rgba, image_samples::picture(3, 3, false).rgba);
+  // Reading the PIE back finds its page.
+  Scene back = read((dir.path / "t.pie").string());
+  ASSERT_FALSE(back.materials.empty());
+  EXPECT_EQ(back.materials[0].base_color_texture, "page-100-CheckAndX.png");
 }

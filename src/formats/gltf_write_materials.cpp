@@ -16,6 +16,7 @@
 
 #include "image/image.h"
 #include "ops/team_colour.h"
+#include "ops/textures.h"
 
 #include <meshport/process.h>
 #include <meshport/textures.h>
@@ -35,7 +36,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr uint64_t kMaxTextureFileBytes = uint64_t(256) << 20;  // a texture file read for embedding
 
 // The bytes of one texture: a file read (capped) or one of Scene::images.
 struct Source {
@@ -84,23 +84,8 @@ Source load(const Scene& scene, const TextureLookup& l) {
   }
   s.hint = l.file;
   s.label = fmt::format("file '{}'", l.file);
-  std::error_code ec;
-  const uintmax_t size = fs::file_size(l.file, ec);
-  if (ec) {
-    s.error = "cannot read it: " + ec.message();
-    return s;
-  }
-  if (size > kMaxTextureFileBytes) {
-    s.error = fmt::format("it has {} bytes, more than the {} MiB a texture may have", size, kMaxTextureFileBytes >> 20);
-    return s;
-  }
-  std::ifstream f(l.file, std::ios::binary);
-  s.bytes.resize(size_t(size));
-  if (!f || !f.read(reinterpret_cast<char*>(s.bytes.data()), std::streamsize(size))) {
-    s.error = "cannot read it";
-    s.bytes.clear();
-    return s;
-  }
+  s.bytes = ops::read_texture_file(l.file, s.error);
+  if (!s.error.empty()) return s;
   s.canonical = canonical_of(l.file);
   return s;
 }

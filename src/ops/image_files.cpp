@@ -2,6 +2,7 @@
 #include "ops/image_files.h"
 
 #include "image/image.h"
+#include "ops/textures.h"
 
 #include <fmt/format.h>
 
@@ -106,6 +107,10 @@ std::string stem_of(std::string_view file) {
 }
 
 }  // namespace
+
+bool is_pie_texture_file(std::string_view name) {
+  return name.size() > 4 && name.substr(name.size() - 4) == ".png" && std::all_of(name.begin(), name.end(), page_char);
+}
 
 bool is_pie_page_name(std::string_view name) {
   return page_number(name) >= 0 && name.size() > 4 && name.substr(name.size() - 4) == ".png" &&
@@ -212,6 +217,49 @@ std::vector<OutputFile> image_files(Scene& scene, const ImageFileRules& rules, c
     }
   }
   return files;
+}
+
+size_t load_texture_files(Scene& scene, const ImageFileRules& rules, const TextureSearch& search,
+                          bool (*usable)(std::string_view reference), Diagnostics& diags) {
+  const std::vector<bool> w = written_materials(scene, rules);
+  std::set<std::string> taken;
+  for (const Image& im : scene.images) taken.insert(lower(im.path));
+  std::map<std::string, std::string> loaded;  // file -> image path
+  size_t count = 0;
+  for (const TextureLookup& l : find_textures(scene, search)) {
+    if (l.material < 0 || size_t(l.material) >= w.size() || !w[size_t(l.material)] || l.image >= 0 || l.file.empty())
+      continue;
+    Material& mat = scene.materials[size_t(l.material)];
+    std::string* slot = nullptr;
+    for (auto [s, kind] : slots(mat, rules)) {
+      const char* name = kind == Kind::Base ? "base colour" : kind == Kind::Normal ? "normal"
+                         : kind == Kind::Specular ? "specular" : "team colour";
+      if (l.slot == name) slot = s;
+    }
+    if (!slot || (!slot->empty() && usable(*slot))) continue;
+    auto [it, added] = loaded.try_emplace(l.file);
+    if (added) {
+      std::string error;
+      std::vector<uint8_t> bytes = read_texture_file(l.file, error);
+      image::ConvertedImage c;
+      if (error.empty()) c = image::to_gltf_image(bytes, l.file, image::ImageLimits{});
+      if (error.empty()) error = c.error;
+      if (!error.empty()) {
+        diags.add(warning("", fmt::format("material '{}': {} texture file '{}': {}: not written", mat.name, l.slot,
+                                          l.file, error)));
+        continue;
+      }
+      std::string path = image::image_file_name(l.file, c.mime_type);
+      for (size_t k = 2; taken.count(lower(path)); ++k) path = with_suffix(image::image_file_name(l.file, c.mime_type), k);
+      taken.insert(lower(path));
+      scene.images.push_back({path, c.mime_type, std::move(c.bytes)});
+      it->second = path;
+    }
+    if (it->second.empty()) continue;
+    *slot = it->second;
+    ++count;
+  }
+  return count;
 }
 
 }  // namespace meshport::ops

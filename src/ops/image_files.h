@@ -6,6 +6,7 @@
 
 #include <meshport/diagnostics.h>
 #include <meshport/scene.h>
+#include <meshport/textures.h>
 
 #include "formats/files.h"
 
@@ -40,6 +41,19 @@ size_t referenced_images(const Scene& scene, const ImageFileRules& rules);
 // which references changed and which images could not be written.
 std::vector<OutputFile> image_files(Scene& scene, const ImageFileRules& rules, const std::vector<std::string>& reserved,
                                     Diagnostics& diags);
+
+// Texture files on disk loaded into Scene::images, for a format that needs them in its own form
+// (PIE: PNG pages). Every slot the rules write of a material a mesh uses, whose reference
+// `usable` refuses as it is (PIE: not a PNG page name), and that find_textures() finds as a file
+// (by the reference, or by the material's name when the slot is empty) becomes one of
+// Scene::images: PNG and JPEG as they are, other decodable formats as PNG. The slot then
+// references it (the image's path: the file's name, unique in the Scene). Files that cannot be
+// read or decoded are warnings. Returns how many slots were loaded.
+size_t load_texture_files(Scene& scene, const ImageFileRules& rules, const TextureSearch& search,
+                          bool (*usable)(std::string_view reference), Diagnostics& diags);
+
+// A name PIE writes as a texture page: [A-Za-z0-9._-] ending in ".png".
+bool is_pie_texture_file(std::string_view name);
 
 // "page-12-name.png", "page-7.png", "page-7_tcmask.png": a PIE page name ([A-Za-z0-9._-], .png)
 // that starts with "page-NN".

@@ -143,6 +143,26 @@ std::vector<SkinEntry> parse_skin(std::string_view text) {
   return out;
 }
 
+std::vector<uint8_t> read_texture_file(const std::string& file, std::string& error) {
+  std::error_code ec;
+  const uintmax_t size = fs::file_size(file, ec);
+  if (ec) {
+    error = "cannot read it: " + ec.message();
+    return {};
+  }
+  if (size > kMaxTextureFileBytes) {
+    error = fmt::format("it has {} bytes, more than the {} MiB a texture may have", size, kMaxTextureFileBytes >> 20);
+    return {};
+  }
+  std::ifstream f(file, std::ios::binary);
+  std::vector<uint8_t> bytes(static_cast<size_t>(size));
+  if (!f || !f.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(size))) {
+    error = "cannot read it";
+    return {};
+  }
+  return bytes;
+}
+
 }  // namespace ops
 
 namespace {

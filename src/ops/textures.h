@@ -3,11 +3,18 @@
 
 #include <meshport/textures.h>
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace meshport::ops {
+
+inline constexpr uint64_t kMaxTextureFileBytes = uint64_t(256) << 20;  // a texture file read whole
+
+// The bytes of a texture file (at most kMaxTextureFileBytes); empty with `error` set ("cannot
+// read it: ...", "it has N bytes, more than ...") when it cannot be read.
+std::vector<uint8_t> read_texture_file(const std::string& file, std::string& error);
 
 // One texture a sidecar file names for a mesh ("*": every mesh).
 struct SkinEntry {
