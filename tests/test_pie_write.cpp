@@ -639,7 +639,9 @@ TEST(PieWrite, AtMost8192PolygonsPerLevel) {
   s.meshes.push_back(plain_mesh("big", {0, 0, 0, 1, 0, 0, 0, 1, 0}, {0, 0, 1, 0, 0, 1}, tris));
   EXPECT_EQ(write_error(s), "");
   s.meshes[0].triangles.insert(s.meshes[0].triangles.end(), {0, 1, 2});
-  EXPECT_EQ(write_error(s), "mesh \"big\" has 8193 triangles: a PIE level holds at most 8192 polygons");
+  EXPECT_EQ(write_error(s),
+            "mesh \"big\" has 8193 triangles: a PIE level holds at most 8192 polygons (Warzone 2100 draws a level "
+            "with 16-bit indices; docs/pie.md); simplify it with --simplify-to 8192 (or --simplify RATIO)");
 }
 
 TEST(PieWrite, ErrorsForBrokenMeshes) {

@@ -71,6 +71,21 @@ void flip_v(Scene& scene);
 // normals are kept: for assets authored with the wrong winding.
 void flip_winding(Scene& scene);
 
+// ---- Simplification (src/ops/simplify.cpp) --------------------------------------------------
+// Fewer triangles per mesh with meshoptimizer's simplifier (edge collapses that keep the
+// vertices' attributes and the mesh's borders and UV seams). A mesh is reduced to
+// ceil(ratio * its triangles) and, when max_triangles > 0, to at most max_triangles; a mesh the
+// topology-preserving simplifier cannot bring down to max_triangles is reduced further by the
+// sloppy one (a warning), so the limit always holds. New triangles take their per-triangle data
+// (face channels, smoothing rules) from the original triangle sharing most of their corners;
+// polygons become triangles; unused vertices are dropped (every stream follows). Meshes already
+// within the target are left as they are. Returns how many meshes changed.
+struct SimplifyOptions {
+  float ratio = 1.0f;        // (0, 1]
+  size_t max_triangles = 0;  // 0: no limit
+};
+size_t simplify_meshes(Scene& scene, const SimplifyOptions& options, Diagnostics* diags = nullptr);
+
 // ---- Bounds (src/ops/bounds.cpp) -----------------------------------------------------------
 // Rest-pose box: scene_bounds() in meshport.h. Per animation frame, with skinning:
 struct FrameBounds {
@@ -104,6 +119,7 @@ struct ProcessOptions {
   bool flip_v = false;
   TransformOptions transform;  // identity unless set
   bool weld = false;
+  SimplifyOptions simplify;  // after weld; off unless ratio < 1 or max_triangles > 0
   Generate normals = Generate::Default;  // where missing (or everywhere with normal.recompute)
   NormalOptions normal;
   Generate tangents = Generate::Default;  // where missing, for meshes with normals and texcoords

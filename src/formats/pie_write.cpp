@@ -330,8 +330,10 @@ class Writer {
       if (!std::isfinite(v)) fail("", fmt::format("mesh {}: a position is not finite", quoted(m.name)));
     size_t polygons = m.triangles.size() / 3;
     if (polygons > kMaxPolygons)
-      fail("", fmt::format("mesh {} has {} triangles: a PIE level holds at most {} polygons", quoted(m.name),
-                           polygons, kMaxPolygons));
+      fail("", fmt::format("mesh {} has {} triangles: a PIE level holds at most {} polygons (Warzone 2100 draws a "
+                           "level with 16-bit indices; docs/pie.md); simplify it with --simplify-to {} (or "
+                           "--simplify RATIO)",
+                           quoted(m.name), polygons, kMaxPolygons, kMaxPolygons));
   }
 
   // ---- Header --------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ void process(Scene& scene, const ProcessOptions& o, Diagnostics* diags) {
   if (o.flip_v) flip_v(scene);
   if (!is_identity(o.transform)) transform_scene(scene, o.transform);
   if (o.weld) weld_vertices(scene);
+  if (o.simplify.ratio < 1.0f || o.simplify.max_triangles > 0) simplify_meshes(scene, o.simplify, diags);
   if (o.normals != Generate::Off) generate_normals(scene, o.normal, diags);
   if (o.tangents != Generate::Off) generate_tangents(scene, o.tangent, diags);
   if (o.optimize) optimize_meshes(scene);

@@ -137,6 +137,16 @@ int main(int argc, char** argv) {
       ->type_name("X,Y,Z")
       ->group(g);
   convert->add_flag("--weld", proc.weld, "Weld identical vertices and drop unused ones")->group(g);
+  convert->add_option("--simplify", proc.simplify.ratio,
+                      "Simplify every mesh to RATIO of its triangles (meshoptimizer; keeps borders and UV seams)")
+      ->type_name("RATIO")
+      ->check(CLI::Range(0.0f, 1.0f))
+      ->group(g);
+  convert->add_option("--simplify-to", proc.simplify.max_triangles,
+                      "Simplify every mesh with more than N triangles to at most N (PIE levels: 8192)")
+      ->type_name("N")
+      ->check(CLI::PositiveNumber)
+      ->group(g);
   auto* normals_flag = convert->add_flag("--normals", add_normals,
                     "Generate normals for meshes without them even when writing the input's own format (the "
                     "default for other formats)")
