@@ -91,7 +91,9 @@ SideFileLoader side_files_beside(const std::string& path) {
 }
 
 Scene read_format(std::span<const uint8_t> data, Format format, const std::string& name, const SideFileLoader& load,
-                  Diagnostics& d) {
+                  Diagnostics& d, const ReadOptions& options = {}) {
+  if (options.scene && *options.scene != 0 && format != Format::Gltf && format != Format::Glb)
+    fail(name, fmt::format("--scene {}: {} files have one scene (0)", *options.scene, format_info(format).name));
   switch (format) {
     case Format::Iqe:
       return iqe::read(std::string_view(reinterpret_cast<const char*>(data.data()), data.size()), name, d);
@@ -99,7 +101,7 @@ Scene read_format(std::span<const uint8_t> data, Format format, const std::strin
       return iqm::read(data, name, d);
     case Format::Gltf:
     case Format::Glb:
-      return gltf::read(data, name, load, d);
+      return gltf::read(data, name, load, d, options);
     case Format::Obj:
       return obj::read(std::string_view(reinterpret_cast<const char*>(data.data()), data.size()), name, load, d);
     case Format::Pie:
@@ -135,8 +137,8 @@ void check_limits(const Scene& s, const std::string& name) {
 }
 
 Scene read_with(std::span<const uint8_t> data, Format format, const std::string& name, const SideFileLoader& load,
-                Diagnostics& d) {
-  Scene s = read_format(data, format, name, load, d);
+                Diagnostics& d, const ReadOptions& options = {}) {
+  Scene s = read_format(data, format, name, load, d, options);
   check_limits(s, name);
   return s;
 }
@@ -303,13 +305,13 @@ Scene read(const std::string& path, const ReadOptions& options, Diagnostics* dia
     if (!options.format) fail("<stdin>", "reading standard input needs its format (--from)");
     std::vector<uint8_t> data = io::read_stdin();
     Diagnostics local;
-    return read_with(data, *options.format, "<stdin>", no_side_files("<stdin>"), diags ? *diags : local);
+    return read_with(data, *options.format, "<stdin>", no_side_files("<stdin>"), diags ? *diags : local, options);
   }
   Format f = resolve(options.format, path);
   if (!format_info(f).can_read) fail(path, std::string(format_info(f).name) + " cannot be read");
   std::vector<uint8_t> data = io::read_file(path);
   Diagnostics local;
-  return read_with(data, f, path, side_files_beside(path), diags ? *diags : local);
+  return read_with(data, f, path, side_files_beside(path), diags ? *diags : local, options);
 }
 
 std::vector<uint8_t> write_memory(const Scene& scene, Format format, const WriteOptions& options, Diagnostics* diags) {
@@ -398,8 +400,11 @@ Scene convert(const std::vector<std::string>& inputs, const std::string& output,
               Diagnostics* diags) {
   if (inputs.empty()) fail(output, "no input files");
   Scene scene = read(inputs[0], options.read, diags);
+  ReadOptions animation_inputs = options.read;  // --scene picks the first input's scene only
+  animation_inputs.scene.reset();
+  animation_inputs.scenes = nullptr;
   for (size_t i = 1; i < inputs.size(); ++i) {
-    Scene extra = read(inputs[i], options.read, diags);
+    Scene extra = read(inputs[i], animation_inputs, diags);
     attach_animations(scene, extra, inputs[i], diags);
   }
   process(scene, effective_process(options.process, inputs, output, options), diags);

@@ -217,6 +217,12 @@ json to_json(const Summary& s) {
   if (s.qmsh_tmp) j["qmsh_tmp"] = qmsh_tmp_json(*s.qmsh_tmp);
   if (s.modedef) j["modedef"] = modedef_json(*s.modedef);
   if (s.textures) j["textures"] = textures_json(s);
+  if (s.scenes.size() > 1) {
+    j["scenes"] = json::array();
+    for (const SceneEntry& e : s.scenes)
+      j["scenes"].push_back(
+          {{"name", e.name}, {"root_nodes", e.root_nodes}, {"default", e.is_default}, {"read", e.read}});
+  }
   return j;
 }
 
@@ -239,6 +245,14 @@ std::string to_text(const Summary& s) {
   if (s.qmsh_tmp) qmsh_tmp_text(*s.qmsh_tmp, out);
   if (s.modedef) modedef_text(*s.modedef, out);
   if (s.textures) textures_text(s, out);
+  if (s.scenes.size() > 1) {
+    put(out, "  scenes: {} (--scene N reads another)\n", s.scenes.size());
+    for (size_t i = 0; i < s.scenes.size(); ++i) {
+      const SceneEntry& e = s.scenes[i];
+      put(out, "    {}: \"{}\", {} root nodes{}{}\n", i, e.name, e.root_nodes, e.is_default ? ", default" : "",
+          e.read ? ", read" : "");
+    }
+  }
   return out;
 }
 

@@ -207,3 +207,75 @@ TEST(PiePagesByBytes, TextureFilesWithoutPngNamesBecomePages) {
   ASSERT_FALSE(back.materials.empty());
   EXPECT_EQ(back.materials[0].base_color_texture, "page-100-CheckAndX.png");
 }
+
+// ---- Several scenes ------------------------------------------------------------------------
+
+namespace {
+
+// Three scenes: "Small" (one triangle), "Big" (two, the file's default), "Empty".
+std::string three_scenes(testutil::TempDir& dir) {
+  GltfBuilder b = unnamed_materials(3);
+  b.doc["scenes"] = json::array({{{"name", "Small"}, {"nodes", {0}}}, {{"name", "Big"}, {"nodes", {1, 2}}},
+                                 {{"name", "Empty"}, {"nodes", json::array()}}});
+  b.doc["scene"] = 1;
+  const std::string in = (dir.path / "scenes.gltf").string();
+  std::ofstream(in) << b.gltf();
+  return in;
+}
+
+}  // namespace
+
+TEST(GltfScenes, DefaultSceneIsReadWithANoteAndSceneNPicksAnother) {
+  testutil::TempDir dir;
+  const std::string in = three_scenes(dir);
+  Diagnostics d;
+  std::vector<SceneEntry> list;
+  ReadOptions o;
+  o.scenes = &list;
+  Scene s = read(in, o, &d);
+  EXPECT_EQ(s.meshes.size(), 2u);
+  EXPECT_TRUE(has_warning(d, "note: the file has 3 scenes; scenes[1] ('Big') is read (--scene N reads another"));
+  ASSERT_EQ(list.size(), 3u);
+  EXPECT_EQ(list[0].name, "Small");
+  EXPECT_EQ(list[1].root_nodes, 2u);
+  EXPECT_TRUE(list[1].is_default && list[1].read);
+  EXPECT_FALSE(list[0].read || list[2].read || list[0].is_default);
+  o.scene = 0;
+  Scene small = read(in, o);
+  ASSERT_EQ(small.meshes.size(), 1u);
+  EXPECT_EQ(small.meshes[0].name, "m0");
+  EXPECT_TRUE(list[0].read && list[1].is_default && !list[1].read);
+  o.scene = 2;
+  EXPECT_TRUE(read(in, o).meshes.empty());
+  o.scene = 3;
+  try {
+    read(in, o);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.diagnostic().message, "--scene 3: the file has 3 scenes (0..2)");
+  }
+}
+
+TEST(GltfScenes, CliConvertAndInfo) {
+  testutil::TempDir dir;
+  const std::string in = three_scenes(dir);
+  const std::string out = (dir.path / "small.iqe").string();
+  testutil::CliRun r = testutil::run_cli("convert " + in + " -o " + out + " --scene 0");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(read(out).meshes.size(), 1u);
+  r = testutil::run_cli("info " + in);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("  scenes: 3 (--scene N reads another)\n    0: \"Small\", 1 root nodes\n    1: \"Big\", 2 root "
+                       "nodes, default, read\n    2: \"Empty\", 0 root nodes\n"),
+            std::string::npos)
+      << r.out;
+  r = testutil::run_cli("info --json --scene 2 " + in);
+  ASSERT_EQ(r.status, 0) << r.out;
+  json j = json::parse(r.out.substr(r.out.find("{\n"), r.out.rfind("\n}") + 2 - r.out.find("{\n")));
+  EXPECT_EQ(j["scenes"][2]["read"], true);
+  EXPECT_EQ(j["meshes"].size(), 0u);
+  // Other formats have one scene.
+  r = testutil::run_cli("convert " + out + " -o " + (dir.path / "x.iqm").string() + " --scene 1");
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.out.find("--scene 1: iqe files have one scene (0)"), std::string::npos) << r.out;
+}

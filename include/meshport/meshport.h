@@ -43,8 +43,21 @@ inline constexpr size_t kMaxAnimations = size_t(1) << 16;
 // 150 bytes of JSON while it is built.
 inline constexpr size_t kMaxGltfAccessors = size_t(1) << 17;
 
+// One scene of a glTF file (a file may have several: `info` lists them, `--scene N` picks one).
+struct SceneEntry {
+  std::string name;
+  size_t root_nodes = 0;
+  bool is_default = false;  // the file's `scene` (else scenes[0] when it names none)
+  bool read = false;        // the one read
+};
+
 struct ReadOptions {
   std::optional<Format> format;  // by extension when unset
+  // glTF: the scene to read (index into `scenes`); unset: the file's default scene. Other
+  // formats have one scene: 0 is accepted, anything else is an error.
+  std::optional<uint32_t> scene;
+  // glTF: when set, filled with the file's scenes (other formats: left empty).
+  std::vector<SceneEntry>* scenes = nullptr;
 };
 
 struct WriteOptions {

@@ -210,6 +210,9 @@ struct Summary {
   // Where each material's textures were found (textures.h find_textures); summarize() leaves it
   // unset (it reads no files), `meshport info` sets it. to_text() and to_json() show it when set.
   std::optional<std::vector<TextureLookup>> textures;
+  // A glTF file's scenes (ReadOptions::scenes); `meshport info` sets it, shown when it has more
+  // than one.
+  std::vector<SceneEntry> scenes;
 };
 
 // The numbers of `scene`, read as `format`.

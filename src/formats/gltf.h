@@ -16,7 +16,9 @@ namespace meshport::gltf {
 
 // Reads .gltf (JSON) or .glb (detected by its magic). `name` is used in diagnostics; external
 // buffers and images are loaded through `load`. Throws meshport::Error.
-Scene read(std::span<const uint8_t> data, const std::string& name, const SideFileLoader& load, Diagnostics& diags);
+// `options.scene` picks the scene read; `options.scenes` receives the file's scenes.
+Scene read(std::span<const uint8_t> data, const std::string& name, const SideFileLoader& load, Diagnostics& diags,
+           const ReadOptions& options = {});
 
 // Writes glTF. `binary`: one .glb. Otherwise .gltf JSON plus `bin_name` beside it (returned as a
 // second OutputFile), or with the buffer embedded as a data URI when `bin_name` is empty.

@@ -488,8 +488,11 @@ Scene run(Reader& rd) {
 
 namespace meshport::gltf {
 
-Scene read(std::span<const uint8_t> data, const std::string& name, const SideFileLoader& load, Diagnostics& diags) {
+Scene read(std::span<const uint8_t> data, const std::string& name, const SideFileLoader& load, Diagnostics& diags,
+           const ReadOptions& options) {
   read_impl::Reader r(data, name, load, diags);
+  r.scene_choice = options.scene;
+  r.scene_list = options.scenes;
   return read_impl::run(r);
 }
 

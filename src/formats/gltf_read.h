@@ -212,6 +212,8 @@ struct Reader {
   std::vector<Skin> skins;
   MeshportRoot mp;
   SceneImages images;
+  std::optional<uint32_t> scene_choice;        // --scene N
+  std::vector<SceneEntry>* scene_list = nullptr;  // filled with the file's scenes when set
 
   // ---- diagnostics
   [[noreturn]] void error(const std::string& path, const std::string& msg) const {

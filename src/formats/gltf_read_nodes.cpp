@@ -195,6 +195,27 @@ void read_nodes(Reader& rd) {
     if (!v) rd.error("scene", fmt::format("{} is not a scene index", describe(*sc)));
     s = rd.check_index(*v, "scene", "scenes");
   }
+  const uint32_t file_default = s;
+  if (rd.scene_choice) {
+    if (*rd.scene_choice >= scenes.size())
+      fail(rd.name, fmt::format("--scene {}: the file has {} scene{} (0..{})", *rd.scene_choice, scenes.size(),
+                                scenes.size() == 1 ? "" : "s", scenes.size() - 1));
+    s = *rd.scene_choice;
+  } else if (scenes.size() > 1) {
+    rd.warn(fmt::format("note: the file has {} scenes; scenes[{}] ('{}') is read (--scene N reads another; meshport "
+                        "info lists them)",
+                        scenes.size(), s, text::clip(rd.get_string(rd.object_at(scenes, s, fmt::format("scenes[{}]", s)),
+                                                                  "name", fmt::format("scenes[{}]", s)))));
+  }
+  if (rd.scene_list) {
+    rd.scene_list->clear();
+    for (size_t k = 0; k < scenes.size(); ++k) {
+      const std::string kp = fmt::format("scenes[{}]", k);
+      const json& so = rd.object_at(scenes, k, kp);
+      rd.scene_list->push_back({rd.get_string(so, "name", kp), rd.get_array(so, "nodes", kp).size(),
+                                k == file_default, k == s});
+    }
+  }
   const std::string sp = fmt::format("scenes[{}]", s);
   const json& roots = rd.get_array(rd.object_at(scenes, s, sp), "nodes", sp);
   for (size_t k = 0; k < roots.size(); ++k) {

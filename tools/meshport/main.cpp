@@ -96,7 +96,11 @@ int main(int argc, char** argv) {
                                          "(- reads standard input; give --from)")
       ->required();
   convert->add_option("-o,--output", output, "Output file (- writes standard output; give --to)")->required();
+  std::optional<uint32_t> convert_scene;
   convert->add_option("--from", from, from_help);
+  convert->add_option("--scene", convert_scene,
+                      "glTF: read scene N of the first input (default: the file's default scene; info lists them)")
+      ->type_name("N");
   convert->add_option("--to", to, to_help);
   convert->add_flag("--no-adjacency", no_adjacency, "IQM: do not write triangle adjacency");
   convert->add_flag("--no-bounds", no_bounds, "IQM: do not write per-frame bounds");
@@ -203,10 +207,13 @@ int main(int argc, char** argv) {
   // info
   auto* info = app.add_subcommand("info", "Summarise a model");
   std::string info_path, info_from;
+  std::optional<uint32_t> info_scene;
   bool info_as_json = false;
   info->add_option("file", info_path, "Model file (- reads standard input; give --from)")->required();
   info->add_option("--from", info_from, from_help);
   info->add_flag("--json", info_as_json, "Print one JSON object");
+  info->add_option("--scene", info_scene, "glTF: summarise scene N (default: the file's default scene)")
+      ->type_name("N");
   std::vector<std::string> info_textures;
   info->add_option("--textures", info_textures,
                    "Search DIR for textures after the model's folder (repeatable, in order)")
@@ -254,6 +261,7 @@ int main(int argc, char** argv) {
     if (*convert) {
       ConvertOptions o;
       o.read.format = parse_format(from, "--from");
+      o.read.scene = convert_scene;
       o.write.format = parse_format(to, "--to");
       o.process = proc;
       if (no_normals) o.process.normals = Generate::Off;
@@ -324,9 +332,13 @@ int main(int argc, char** argv) {
     if (*info) {
       ReadOptions o;
       o.format = parse_format(info_from, "--from");
+      o.scene = info_scene;
+      std::vector<SceneEntry> scenes;
+      o.scenes = &scenes;
       Diagnostics d;
       Scene s = read(info_path, o, &d);
       Summary summary = summarize(s, o.format ? *o.format : *format_from_path(info_path));
+      summary.scenes = std::move(scenes);
       summary.file = info_path;
       TextureSearch search;
       if (info_path != "-") search.model_path = info_path;
