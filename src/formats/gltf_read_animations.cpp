@@ -44,10 +44,10 @@ std::vector<bool> animated_nodes(const Reader& rd) {
       const json* target = field(c, "target");
       const json* node = target ? field(*target, "node") : nullptr;
       const json* prop = target ? field(*target, "path") : nullptr;
-      const std::optional<uint64_t> n = node ? as_uint(*node) : std::nullopt;
-      if (!n || *n >= out.size() || !prop || !prop->is_string()) continue;
+      const uint64_t n = node ? as_uint(*node).value_or(UINT64_MAX) : UINT64_MAX;
+      if (n >= out.size() || !prop || !prop->is_string()) continue;
       const std::string& p = prop->get_ref<const std::string&>();
-      if (p == "translation" || p == "rotation" || p == "scale") out[size_t(*n)] = true;
+      if (p == "translation" || p == "rotation" || p == "scale") out[size_t(n)] = true;
     }
   }
   return out;
