@@ -113,7 +113,7 @@ struct Hasher {
   void add(const SmoothingRules& r) {
     add(r.face_group), add(r.face_angle), add(r.face_uv), add(r.corner_edge), add(r.vertex_key);
   }
-  void add(const MorphTarget& t) { add(t.name), add(t.positions), add(t.normals); }
+  void add(const MorphTarget& t) { add(t.name), add(t.positions), add(t.normals), add(t.tangents); }
   void add(const FaceChannel& c) { add(c.name), add(c.components), add(c.data); }
   void add(const Mesh& m) {
     add(m.name), add(m.material), add(m.streams), add(m.triangles), add(m.polygon_sizes);

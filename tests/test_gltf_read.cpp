@@ -1100,7 +1100,10 @@ TEST(GltfRead, AnimationFramerateDetection) {
 }
 
 TEST(GltfRead, AnimationIgnoresNonJointChannelsWithOneWarning) {
+  // Node 2 holds a camera: an animated node becomes a joint (node animation), but not one that
+  // holds only a camera or a light.
   AnimCase c;
+  c.b.doc["nodes"][2]["camera"] = 0;
   c.channel("translation", {0, 1}, {0, 0, 0, 1, 1, 1}, "LINEAR");
   c.channel("translation", {0, 1}, {0, 0, 0, 1, 1, 1}, "LINEAR", 2);
   c.channel("rotation", {0, 1}, {0, 0, 0, 1, 0, 0, 0, 1}, "LINEAR", 2);
@@ -1112,8 +1115,11 @@ TEST(GltfRead, AnimationIgnoresNonJointChannelsWithOneWarning) {
   for (const auto& x : d.items) n += x.message.find("are ignored") != std::string::npos;
   EXPECT_EQ(n, 1u);
   EXPECT_TRUE(has_warning(d, "3 channels"));
+  EXPECT_TRUE(has_warning(d, "1 animated nodes hold only a camera or a light"));
+  EXPECT_EQ(s.joints.size(), 1u);
   // An animation of non-joints only is not read.
   AnimCase e;
+  e.b.doc["nodes"][2]["camera"] = 0;
   e.channel("translation", {0, 1}, {0, 0, 0, 1, 1, 1}, "LINEAR", 2);
   Diagnostics d2;
   EXPECT_TRUE(e.read(&d2).animations.empty());
@@ -1285,7 +1291,7 @@ Scene rich_scene() {
   a.smoothing.face_uv = {1};
   a.smoothing.corner_edge = {1, 0, 1, 1};
   a.smoothing.vertex_key = {0, 1, 2, 0};
-  a.morph_targets = {{"smile", {0, 0, 1, 0, 0, 0, 0, 0, 0.5f, 0, 0, 0}, {0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}}};
+  a.morph_targets = {{"smile", {0, 0, 1, 0, 0, 0, 0, 0, 0.5f, 0, 0, 0}, {0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {}}};
   a.morph_weights = {0.25f};
   s.meshes.push_back(a);
   Mesh b;

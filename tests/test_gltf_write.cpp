@@ -428,8 +428,8 @@ TEST(GltfWrite, MorphTargets) {
   Scene s;
   Mesh m = quad();
   m.streams.push_back(stream(Attribute::Normal, 3, {0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1}));
-  m.morph_targets.push_back({"smile", {0, 0, 0, 1, 0, 0, 0, -2, 0, 0, 0, 0.5f}, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0.1f, 0, 0}});
-  m.morph_targets.push_back({"blink", {0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0}, {}});
+  m.morph_targets.push_back({"smile", {0, 0, 0, 1, 0, 0, 0, -2, 0, 0, 0, 0.5f}, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0.1f, 0, 0}, {}});
+  m.morph_targets.push_back({"blink", {0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0}, {}, {}});
   m.morph_weights = {0.25f, 1};
   s.meshes.push_back(std::move(m));
   Gltf g = write_glb(s);

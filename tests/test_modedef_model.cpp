@@ -794,7 +794,7 @@ TEST(ModeDefModelWrite, UnnamedTargetsAreRigidModes) {
   Mesh m;
   m.streams.push_back(testutil::float_stream(Attribute::Position, 3, {0, 0, 0, 1, 0, 0, 0, 1, 0}));
   m.triangles = {0, 1, 2};
-  m.morph_targets.push_back({"smile", {1, 1, 1, 1, 1, 1, 1, 1, 1}, {}});
+  m.morph_targets.push_back({"smile", {1, 1, 1, 1, 1, 1, 1, 1, 1}, {}, {}});
   s.meshes.push_back(m);
   Diagnostics d;
   const ModeDefModel model = parse(written(s, d));
@@ -811,7 +811,7 @@ TEST(ModeDefModelWrite, MeshesItCannotWrite) {
   a.triangles = {0, 1, 2};
   Mesh b = a;
   b.name = "b";
-  b.morph_targets.push_back({"mode0 1 Hz", std::vector<float>(9, 0), {}});
+  b.morph_targets.push_back({"mode0 1 Hz", std::vector<float>(9, 0), {}, {}});
   s.meshes = {a, b};
   Diagnostics d;
   try {

@@ -88,6 +88,7 @@ struct MorphTarget {
   std::string name;
   std::vector<float> positions;  // vertex_count * 3 displacements, Scene axes
   std::vector<float> normals;    // vertex_count * 3, or empty
+  std::vector<float> tangents;   // vertex_count * 3 (xyz; no handedness), or empty
   bool operator==(const MorphTarget&) const = default;
 };
 

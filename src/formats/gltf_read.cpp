@@ -15,7 +15,8 @@
 //   Scene mesh named after the glTF mesh, with ".N" when the mesh has several primitives. Meshes
 //   no node uses are read untransformed (warning); nodes outside the scene read are ignored.
 // - static meshes are baked into world space by their node's world matrix: normals by its inverse
-//   transpose, renormalised; tangents by the matrix, renormalised. A mirroring matrix (negative
+//   transpose, renormalised; tangents by the matrix, renormalised (morph target displacements
+//   likewise: positions and tangents by the matrix, normals by its inverse transpose). A mirroring matrix (negative
 //   determinant) flips the winding and negates the tangent handedness w: the mirrored frame is
 //   left-handed, so bitangent = w * cross(n, t) needs the opposite sign to stay the mirrored
 //   bitangent.
@@ -46,7 +47,12 @@
 //   are sampled as every other's; evenly spaced keys are the frames).
 //   Translation / rotation / scale channels of joints are read, and "weights" channels of nodes
 //   whose mesh has morph targets (one warning per animation for the rest). Joints without a
-//   channel keep their rest value. A weights channel becomes a MorphWeightTrack (its keys as they
+//   channel keep their rest value.
+//   Node animation: every node of the scene read that a TRS channel moves becomes a joint (after
+//   the skins' joints, in node order; nodes between it and a joint ancestor too), except a leaf
+//   holding only a camera or a light (warning) and except in files whose extras map the joints.
+//   A static mesh instance at or under a joint is bound rigidly to the nearest one (blend index
+//   = that joint, weight 1, one component; vertices baked to model space as any static mesh). A weights channel becomes a MorphWeightTrack (its keys as they
 //   are, linear; CUBICSPLINE keeps the values, STEP is read as linear, each with a warning) of
 //   every Scene mesh of that node's instance of the mesh (one per primitive); a second weights
 //   channel of the same node is ignored (warning). An animation of morph weights only has no

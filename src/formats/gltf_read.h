@@ -348,6 +348,9 @@ void read_skeleton(Reader& rd);
 bool is_attachment(const Reader& rd, uint32_t n);
 Attachment attachment(Reader& rd, uint32_t n);
 void read_attachments(Reader& rd);
+// Node animation: a static mesh instance of node `n` under a joint (the node itself or its
+// nearest joint ancestor) is bound to that joint rigidly (blend index = the joint, weight 1).
+void bind_to_joint(Reader& rd, uint32_t n, Mesh& m);
 
 // gltf_read_meshes.cpp: meshes, primitives, morph targets, instancing
 // Scene components: positions and normals at least 3, tangents 4.
@@ -359,6 +362,9 @@ void instance_meshes(Reader& rd);
 // gltf_read_animations.cpp
 void read_animations(Reader& rd);
 void read_animation(Reader& rd, uint32_t a);
+// Per node: an animation channel moves it (translation, rotation or scale). Malformed channels
+// are skipped here; read_animation reports them.
+std::vector<bool> animated_nodes(const Reader& rd);
 
 // gltf_read_extras.cpp: the writer's extras.meshport (restore_*), joint rests
 void read_root_extras(Reader& rd);

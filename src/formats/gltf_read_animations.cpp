@@ -33,6 +33,26 @@ struct Channel {
 
 // ---- Animations ------------------------------------------------------------------------------
 
+std::vector<bool> animated_nodes(const Reader& rd) {
+  std::vector<bool> out(rd.nodes.size(), false);
+  const json* anims = field(rd.doc, "animations");
+  if (!anims || !anims->is_array()) return out;
+  for (const json& a : *anims) {
+    const json* channels = field(a, "channels");
+    if (!channels || !channels->is_array()) continue;
+    for (const json& c : *channels) {
+      const json* target = field(c, "target");
+      const json* node = target ? field(*target, "node") : nullptr;
+      const json* prop = target ? field(*target, "path") : nullptr;
+      const uint64_t n = node ? as_uint(*node).value_or(UINT64_MAX) : UINT64_MAX;
+      if (n >= out.size() || !prop || !prop->is_string()) continue;
+      const std::string& p = prop->get_ref<const std::string&>();
+      if (p == "translation" || p == "rotation" || p == "scale") out[size_t(n)] = true;
+    }
+  }
+  return out;
+}
+
 void read_animations(Reader& rd) {
   const json& anims = rd.top("animations");
   for (size_t a = 0; a < anims.size(); ++a) read_animation(rd, uint32_t(a));

@@ -219,7 +219,6 @@ Primitive read_primitive(Reader& rd, uint32_t m, uint32_t p, const json& mesh, c
   const json& targets = rd.get_array(prim, "targets", path);
   const json* extras = field(mesh, "extras");
   const json* names = extras ? field(*extras, "targetNames") : nullptr;
-  bool dropped_tangents = false;
   for (size_t t = 0; t < targets.size(); ++t) {
     const std::string tp = fmt::format("{}.targets[{}]", path, t);
     const json& tgt = rd.object_at(targets, t, tp);
@@ -242,10 +241,9 @@ Primitive read_primitive(Reader& rd, uint32_t m, uint32_t p, const json& mesh, c
     else
       mt.positions.assign(size_t(nv) * 3, 0.0f);
     if (field(tgt, "NORMAL")) mt.normals = delta("NORMAL");
-    if (field(tgt, "TANGENT")) dropped_tangents = true;
+    if (field(tgt, "TANGENT")) mt.tangents = delta("TANGENT");
     mm.morph_targets.push_back(std::move(mt));
   }
-  if (dropped_tangents) rd.warn(fmt::format("{}: morph target tangent displacements are not kept", path));
   if (!targets.empty())
     if (const json* w = field(mesh, "weights")) {
       if (!w->is_array() || w->size() != targets.size() ||
@@ -300,6 +298,7 @@ Primitive read_primitive(Reader& rd, uint32_t m, uint32_t p, const json& mesh, c
       for (MorphTarget& t : mm.morph_targets) {
         pick(t.positions, 3);
         if (!t.normals.empty()) pick(t.normals, 3);
+        if (!t.tangents.empty()) pick(t.tangents, 3);
       }
       if (!mm.smoothing.vertex_key.empty()) {
         std::vector<int32_t> k(used);
@@ -350,7 +349,7 @@ void instance_meshes(Reader& rd) {
   auto charge = [&](const Mesh& m, const std::string& path) {
     u128 bytes = u128(m.triangles.size()) * 4;
     for (const VertexStream& s : m.streams) bytes += u128(s.data.size()) * 4;
-    for (const MorphTarget& t : m.morph_targets) bytes += u128(t.positions.size() + t.normals.size()) * 4;
+    for (const MorphTarget& t : m.morph_targets) bytes += u128(t.positions.size() + t.normals.size() + t.tangents.size()) * 4;
     rd.spend(bytes, path, "an instance of the mesh");
   };
   auto drop_blend = [](Mesh& m) {
@@ -416,6 +415,11 @@ void instance_meshes(Reader& rd) {
                 Vec3 s = linear(nm, {e[0], e[1], e[2]});
                 e[0] = s[0], e[1] = s[1], e[2] = s[2];
               }
+              if (!t.tangents.empty()) {
+                float* e = &t.tangents[v * 3];
+                Vec3 s = linear(b, {e[0], e[1], e[2]});
+                e[0] = s[0], e[1] = s[1], e[2] = s[2];
+              }
             }
           }
         }
@@ -472,6 +476,10 @@ void instance_meshes(Reader& rd) {
               Vec3 q = linear(nm, {t.normals[i], t.normals[i + 1], t.normals[i + 2]});
               std::copy(q.begin(), q.end(), t.normals.begin() + ptrdiff_t(i));
             }
+            for (size_t i = 0; i + 3 <= t.tangents.size(); i += 3) {
+              Vec3 q = linear(w, {t.tangents[i], t.tangents[i + 1], t.tangents[i + 2]});
+              std::copy(q.begin(), q.end(), t.tangents.begin() + ptrdiff_t(i));
+            }
           }
           if (mirror) {
             Scene tmp;
@@ -480,6 +488,7 @@ void instance_meshes(Reader& rd) {
             m = std::move(tmp.meshes.front());
           }
         }
+        bind_to_joint(rd, uint32_t(n), m);  // under an (animated) joint: moves with it
       }
       rd.scene.meshes.push_back(std::move(m));
     }

@@ -315,6 +315,27 @@ void read_skeleton(Reader& rd) {
       for (uint32_t n : list)
         if (!is_joint[n] && !(rd.mp.static_node && n == *rd.mp.static_node)) is_joint[n] = true, order.push_back(n);
   }
+  // Node animation: the nodes of the scene read that a translation / rotation / scale channel
+  // moves become joints too (after the skins' joints, in node order), and the static meshes under
+  // them are bound to them rigidly (bind_to_joint). A file whose extras map the joints has no
+  // others. A leaf holding only a camera or a light is left out: the Scene has neither.
+  if (!rd.mp.mapped) {
+    const std::vector<bool> moved = animated_nodes(rd);
+    size_t left_out = 0;
+    for (uint32_t n = 0; n < nn; ++n) {
+      const Node& node = rd.nodes[n];
+      if (!moved[n] || is_joint[n] || !node.active || (rd.mp.static_node && n == *rd.mp.static_node)) continue;
+      if ((node.camera || node.light) && !node.mesh && node.children.empty()) {
+        ++left_out;
+        continue;
+      }
+      is_joint[n] = true, order.push_back(n);
+    }
+    if (left_out)
+      rd.warn(fmt::format("{} animated nodes hold only a camera or a light, which the Scene cannot hold; their "
+                          "animation channels are not read",
+                          left_out));
+  }
   // Non-joint nodes between a joint and a joint ancestor become joints.
   std::vector<int32_t> joint_above(nn, -1);  // nearest joint ancestor
   for (uint32_t x : rd.topo) {
@@ -448,6 +469,21 @@ Attachment attachment(Reader& rd, uint32_t n) {
   }
   for (int32_t p = node.parent; p >= 0 && a.mesh < 0; p = rd.nodes[p].parent) a.mesh = rd.nodes[p].scene_mesh;
   return a;
+}
+
+void bind_to_joint(Reader& rd, uint32_t n, Mesh& m) {
+  int32_t x = int32_t(n);
+  while (x >= 0 && rd.nodes[size_t(x)].joint < 0) x = rd.nodes[size_t(x)].parent;
+  if (x < 0 || !m.find(Attribute::Position)) return;
+  const size_t nv = m.vertex_count();
+  rd.spend(u128(nv) * 8, fmt::format("nodes[{}]", n), "binding the mesh to its joint");
+  VertexStream bi, bw;
+  bi.attribute = Attribute::BlendIndices, bw.attribute = Attribute::BlendWeights;
+  bi.components = bw.components = 1;
+  bi.data.assign(nv, float(rd.nodes[size_t(x)].joint));
+  bw.data.assign(nv, 1.0f);
+  m.streams.push_back(std::move(bi));
+  m.streams.push_back(std::move(bw));
 }
 
 void read_attachments(Reader& rd) {

@@ -236,7 +236,7 @@ void emit_mesh(Writer& w, size_t mi, const Influences* inf_in) {
   if (!m.morph_targets.empty()) {
     json targets = json::array();
     json names = json::array();
-    size_t dropped_normals = 0;
+    size_t dropped_normals = 0, dropped_tangents = 0;
     for (const MorphTarget& t : m.morph_targets) {
       json tj = json::object();
       auto sanitize = [&](const std::vector<float>& in) {
@@ -250,20 +250,22 @@ void emit_mesh(Writer& w, size_t mi, const Influences* inf_in) {
         }
         return r;
       };
-      if (!t.positions.empty() || t.normals.empty() || !has_normal)
+      const bool normals = !t.normals.empty() && has_normal, tangents = !t.tangents.empty() && has_tangent;
+      if (!t.positions.empty() || (!normals && !tangents))
         tj["POSITION"] = w.buf.floats(sanitize(t.positions), 3, kArrayBuffer, true);
-      if (!t.normals.empty()) {
-        if (has_normal)
-          tj["NORMAL"] = w.buf.floats(sanitize(t.normals), 3, kArrayBuffer, false);
-        else
-          ++dropped_normals;
-      }
+      if (normals) tj["NORMAL"] = w.buf.floats(sanitize(t.normals), 3, kArrayBuffer, false);
+      if (tangents) tj["TANGENT"] = w.buf.floats(sanitize(t.tangents), 3, kArrayBuffer, false);
+      dropped_normals += !t.normals.empty() && !has_normal;
+      dropped_tangents += !t.tangents.empty() && !has_tangent;
       targets.push_back(std::move(tj));
       names.push_back(w.text(t.name));
     }
     if (dropped_normals)
       wwarn(w.diags, fmt::format("{}: normal displacements of {} morph targets not written: the mesh has no normals",
                                  label, dropped_normals));
+    if (dropped_tangents)
+      wwarn(w.diags, fmt::format("{}: tangent displacements of {} morph targets not written: the mesh has no tangents",
+                                 label, dropped_tangents));
     prim["targets"] = std::move(targets);
     if (!m.morph_weights.empty()) {
       json weights = json::array();

@@ -15,6 +15,7 @@
 #include "ops/axes.h"
 #include "ops/material_names.h"
 #include "ops/math.h"
+#include "ops/morph_clips.h"
 #include "text.h"
 
 #include <fmt/format.h>
@@ -2079,6 +2080,9 @@ Scene read(std::string_view text, const std::string& name, Diagnostics& diags) {
   return Reader(text, name, diags).read();
 }
 
-std::string write(const Scene& scene, Diagnostics& diags) { return Writer(diags).write(scene); }
+std::string write(const Scene& input, Diagnostics& diags) {
+  std::optional<Scene> storage;
+  return Writer(diags).write(ops::without_morph_only_clips(input, storage, "IQE", diags));
+}
 
 }  // namespace meshport::iqe

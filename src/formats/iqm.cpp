@@ -15,6 +15,7 @@
 #include "ops/components.h"
 #include "ops/material_names.h"
 #include "ops/math.h"
+#include "ops/morph_clips.h"
 #include "ops/quantize.h"
 
 #include <fmt/format.h>
@@ -1280,8 +1281,10 @@ Scene read(std::span<const uint8_t> data, const std::string& name, Diagnostics& 
   return s;
 }
 
-std::vector<uint8_t> write(const Scene& scene, const WriteOptions& options, Diagnostics& diags) {
-  ops::check_scene(scene);
+std::vector<uint8_t> write(const Scene& input, const WriteOptions& options, Diagnostics& diags) {
+  ops::check_scene(input);
+  std::optional<Scene> storage;
+  const Scene& scene = ops::without_morph_only_clips(input, storage, "IQM", diags);
   Writer w(scene, options, diags);
   w.plans = plan_arrays(scene, diags);
   if (Plan* bi = find_plan(w.plans, Attribute::BlendIndices)) {

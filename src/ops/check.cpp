@@ -30,7 +30,8 @@ void check_mesh_in(const Scene& s, size_t i) {
     bad(fmt::format("mesh {} ('{}'): material {} does not exist", i, m.name, m.material));
   for (size_t k = 0; k < m.morph_targets.size(); ++k) {
     const MorphTarget& t = m.morph_targets[k];
-    if ((!t.positions.empty() && t.positions.size() != nv * 3) || (!t.normals.empty() && t.normals.size() != nv * 3))
+    if ((!t.positions.empty() && t.positions.size() != nv * 3) || (!t.normals.empty() && t.normals.size() != nv * 3) ||
+        (!t.tangents.empty() && t.tangents.size() != nv * 3))
       bad(fmt::format("mesh {} ('{}'): morph target {} ('{}') does not have 3 values per vertex ({} vertices)", i,
                       m.name, k, t.name, nv));
   }

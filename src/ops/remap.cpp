@@ -21,7 +21,8 @@ void check_mesh(const Mesh& m) {
       fail("", fmt::format("mesh \"{}\": triangle index {} out of range ({} vertices)", m.name, i, vertices));
   for (const MorphTarget& t : m.morph_targets)
     if ((!t.positions.empty() && t.positions.size() != vertices * 3) ||
-        (!t.normals.empty() && t.normals.size() != vertices * 3))
+        (!t.normals.empty() && t.normals.size() != vertices * 3) ||
+        (!t.tangents.empty() && t.tangents.size() != vertices * 3))
       fail("", fmt::format("mesh \"{}\": morph target \"{}\" does not have 3 values per vertex ({} vertices)", m.name,
                            t.name, vertices));
   const size_t tris = m.triangles.size() / 3;
@@ -52,12 +53,14 @@ void gather_vertices(Mesh& m, std::span<const uint32_t> source) {
     if (v >= old_count) throw std::invalid_argument("gather_vertices: source vertex out of range");
   for (const MorphTarget& t : m.morph_targets)
     if ((!t.positions.empty() && t.positions.size() != old_count * 3) ||
-        (!t.normals.empty() && t.normals.size() != old_count * 3))
+        (!t.normals.empty() && t.normals.size() != old_count * 3) ||
+        (!t.tangents.empty() && t.tangents.size() != old_count * 3))
       throw std::invalid_argument("gather_vertices: a morph target does not have 3 values per vertex");
   for (VertexStream& s : m.streams) s.data = gather(s.data, s.components, source);
   for (MorphTarget& t : m.morph_targets) {
     if (!t.positions.empty()) t.positions = gather(t.positions, 3, source);
     if (!t.normals.empty()) t.normals = gather(t.normals, 3, source);
+    if (!t.tangents.empty()) t.tangents = gather(t.tangents, 3, source);
   }
   std::vector<int32_t>& keys = m.smoothing.vertex_key;
   if (keys.size() == old_count)

@@ -181,11 +181,12 @@ void transform_mesh(Mesh& m, const Rotation& r, double scale, const std::array<f
     if (s.attribute == Attribute::Position) transform_points(s, r, scale, t);
     if (s.attribute == Attribute::Normal || s.attribute == Attribute::Tangent) rotate_vectors(s, r);
   }
-  // Morph targets are displacements: scaled and rotated, never translated; normal
-  // displacements (differences of unit normals) are rotated only.
+  // Morph targets are displacements: scaled and rotated, never translated; normal and tangent
+  // displacements (differences of unit vectors) are rotated only.
   for (MorphTarget& mt : m.morph_targets) {
     transform_triples(mt.positions, r, scale);
     transform_triples(mt.normals, r, 1.0);
+    transform_triples(mt.tangents, r, 1.0);
   }
 }
 

@@ -32,7 +32,7 @@ std::vector<uint64_t> vertex_hashes(const Mesh& m, size_t count, bool keys) {
       for (uint32_t c = 0; c < s.components; ++c) h[v] = mix(h[v], std::bit_cast<uint32_t>(*d++));
   }
   for (const MorphTarget& t : m.morph_targets)
-    for (const std::vector<float>* a : {&t.positions, &t.normals}) {
+    for (const std::vector<float>* a : {&t.positions, &t.normals, &t.tangents}) {
       if (a->empty()) continue;
       const float* d = a->data();
       for (size_t v = 0; v < count; ++v)
@@ -50,7 +50,7 @@ bool same_vertex(const Mesh& m, bool keys, size_t a, size_t b) {
       return false;
   }
   for (const MorphTarget& t : m.morph_targets)
-    for (const std::vector<float>* d : {&t.positions, &t.normals})
+    for (const std::vector<float>* d : {&t.positions, &t.normals, &t.tangents})
       if (!d->empty() && std::memcmp(d->data() + a * 3, d->data() + b * 3, 3 * sizeof(float)) != 0) return false;
   return !keys || m.smoothing.vertex_key[a] == m.smoothing.vertex_key[b];
 }
