@@ -408,9 +408,15 @@ TEST(GltfMeshQuantization, MorphTargetDeltasOfEveryTypeAndNodeScale) {
       const int64_t big = nct == 5120 ? 127 : 32767;
       const std::vector<int64_t> nv = {big, 0, 0, 0, -big, 0, 0, 0, 0};
       const size_t dn = add_attribute(b, nct, "VEC3", true, nv);
-      b.doc["meshes"] = json::array({{{"primitives",
-                                        {{{"attributes", {{"POSITION", ap}, {"NORMAL", an}}},
-                                          {"targets", {{{"POSITION", dp}, {"NORMAL", dn}}}}}}}}}});
+      json prim;
+      prim["attributes"] = {{"POSITION", ap}, {"NORMAL", an}};
+      json target;
+      target["POSITION"] = dp;
+      target["NORMAL"] = dn;
+      prim["targets"] = json::array({target});
+      json mesh;
+      mesh["primitives"] = json::array({prim});
+      b.doc["meshes"] = json::array({mesh});
       b.doc["nodes"] = json::array({{{"mesh", 0}, {"scale", {0.25, 0.25, 0.25}}, {"translation", {1, 2, 3}}}});
       b.doc["scenes"] = json::array({{{"nodes", {0}}}});
       const Scene s = read_glb(b.glb());
@@ -443,17 +449,21 @@ TEST(GltfMeshQuantization, SparseAccessorOfQuantizedValues) {
                   {"values", {{"bufferView", vv}}}};
   const size_t iv2 = b.view(bytes_of(std::vector<uint16_t>{2}));
   const size_t vv2 = b.view(bytes_of(std::vector<int16_t>{-32768, 16384}));
-  b.doc["accessors"].push_back({{"componentType", 5122},
-                                {"normalized", true},
-                                {"type", "VEC2"},
-                                {"count", 4},
-                                {"sparse",
-                                 {{"count", 1},
-                                  {"indices", {{"bufferView", iv2}, {"componentType", 5123}}},
-                                  {"values", {{"bufferView", vv2}}}}}}});
+  json sparse_uv;
+  sparse_uv["componentType"] = 5122;
+  sparse_uv["normalized"] = true;
+  sparse_uv["type"] = "VEC2";
+  sparse_uv["count"] = 4;
+  sparse_uv["sparse"]["count"] = 1;
+  sparse_uv["sparse"]["indices"] = {{"bufferView", iv2}, {"componentType", 5123}};
+  sparse_uv["sparse"]["values"] = {{"bufferView", vv2}};
+  b.doc["accessors"].push_back(sparse_uv);
   const size_t at = b.doc["accessors"].size() - 1;
-  b.doc["meshes"] = json::array(
-      {{{"primitives", {{{"attributes", {{"POSITION", ap}, {"TEXCOORD_0", at}}}, {"mode", 4}}}}}}});
+  json prim;
+  prim["attributes"] = {{"POSITION", ap}, {"TEXCOORD_0", at}};
+  json mesh;
+  mesh["primitives"] = json::array({prim});
+  b.doc["meshes"] = json::array({mesh});
   b.doc["nodes"] = json::array({{{"mesh", 0}, {"scale", {0.5, 0.5, 0.5}}}});
   b.doc["scenes"] = json::array({{{"nodes", {0}}}});
   const Scene s = read_glb(b.glb());
@@ -720,6 +730,9 @@ TEST(GltfTextureTransform, GltfpackDefaultQuantizationReadsBackWithinQuantizatio
   ASSERT_EQ(packed.materials.size(), 1u);
   // gltfpack quantizes the texture coordinates and puts their dequantization in the transform.
   EXPECT_FALSE(packed.materials[0].base_color_transform.is_identity());
+  const VertexStream* raw = packed.meshes[0].find(Attribute::Texcoord);
+  ASSERT_TRUE(raw);
+  EXPECT_GT(*std::max_element(raw->data.begin(), raw->data.end()), 1.0f);  // integers, not yet 0..1
   // As OBJ: the transform baked; compared with the original, vertex by vertex (by position).
   write(packed, dir / "packed.obj");
   const Scene check = read(dir / "packed.obj");
