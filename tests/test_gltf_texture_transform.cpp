@@ -249,6 +249,19 @@ TEST(GltfTextureTransform, MalformedTransformIsIgnoredWithAWarning) {
   }
 }
 
+TEST(GltfTextureTransform, MalformedTexCoordIsSetZeroWithAWarning) {
+  for (const json& bad : {json(-1), json(1.5), json("1"), json(70000)}) {
+    Builder b = quantized_duck();
+    b.doc["materials"][0]["pbrMetallicRoughness"]["baseColorTexture"]["texCoord"] = bad;
+    Diagnostics d;
+    const Scene s = read_glb(b.glb(), &d);
+    EXPECT_EQ(s.materials.at(0).base_color_texcoord, 0u) << bad.dump();
+    EXPECT_TRUE(has_warning(d, "baseColorTexture.texCoord")) << bad.dump() << "\n" << warnings(d);
+    EXPECT_TRUE(has_warning(d, "set 0 is used")) << bad.dump();
+    EXPECT_EQ(s.materials.at(0).base_color_transform.offset, kOffset);  // the transform still reads
+  }
+}
+
 // ---- KHR_mesh_quantization: every attribute type ----------------------------------------------
 
 // One triangle whose attribute `key` is `type` x3 vertices of componentType `ct`, read back.
@@ -732,7 +745,11 @@ TEST(GltfTextureTransform, GltfpackDefaultQuantizationReadsBackWithinQuantizatio
   EXPECT_FALSE(packed.materials[0].base_color_transform.is_identity());
   const VertexStream* raw = packed.meshes[0].find(Attribute::Texcoord);
   ASSERT_TRUE(raw);
-  EXPECT_GT(*std::max_element(raw->data.begin(), raw->data.end()), 1.0f);  // integers, not yet 0..1
+  // gltfpack 1.3 stores them as normalised ushort of 12 significant bits (0..4095 / 65535), the
+  // transform's scale spreading them over their range: read as they are, not yet in place.
+  EXPECT_EQ(raw->format, ComponentType::UShort);
+  EXPECT_LE(*std::max_element(raw->data.begin(), raw->data.end()), 4095.0f / 65535);
+  EXPECT_GT(packed.materials[0].base_color_transform.scale[0], 10.0f);
   // As OBJ: the transform baked; compared with the original, vertex by vertex (by position).
   write(packed, dir / "packed.obj");
   const Scene check = read(dir / "packed.obj");

@@ -68,9 +68,13 @@ std::optional<uint32_t> texture_source(Reader& rd, uint32_t t) {
 Slot texture_slot(Reader& rd, const json& info, const std::string& path) {
   Slot s;
   std::optional<uint32_t> src = texture_source(rd, rd.get_index(info, "index", path, "textures"));
-  const uint64_t set = rd.get_uint(info, "texCoord", path, 0);
-  if (set > 0xFFFF) rd.error(path + ".texCoord", fmt::format("{} is not a texture coordinate set", set));
-  s.texcoord = uint32_t(set);
+  try {
+    const uint64_t set = rd.get_uint(info, "texCoord", path, 0);
+    if (set > 0xFFFF) rd.error(path + ".texCoord", fmt::format("{} is not a texture coordinate set", set));
+    s.texcoord = uint32_t(set);
+  } catch (const Error& e) {
+    rd.warn(fmt::format("{}; set 0 is used", e.diagnostic().message));
+  }
   s.transform = texture_transform(rd, info, path);
   if (!src) return s;
   const std::string ip = fmt::format("images[{}]", *src);
