@@ -8,6 +8,8 @@
 #include "ops/texture_transform.h"
 #include "test_util.h"
 
+#include <meshport/diff.h>
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -576,6 +578,21 @@ TEST(GltfTextureTransform, SecondTexcoordSetIsWrittenAsTexcoord1AndValidates) {
   report.clear();
   EXPECT_TRUE(testutil::validate_gltf({dir / "lacking.glb"}, report)) << report;
   EXPECT_EQ(read(dir / "lacking.glb").materials.at(0).base_color_texcoord, 0u);
+}
+
+TEST(GltfTextureTransform, DiffReportsAChangedTransformOrSet) {
+  const Scene a = read_glb(quantized_duck().glb());
+  EXPECT_TRUE(diff(a, a).empty());
+  Scene b = a;
+  b.materials[0].base_color_transform.rotation += 0.5f;
+  std::vector<Difference> d = diff(a, b);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].path, "materials[duck].base_color_uv");
+  b = a;
+  b.materials[0].normal_texcoord = 1;
+  d = diff(a, b);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].path, "materials[duck].normal_uv");
 }
 
 // ---- Baking for the other formats -------------------------------------------------------------
