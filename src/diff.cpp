@@ -458,6 +458,21 @@ void compare_materials(const Ctx& c, const Scene& a, const Scene& b) {
     text("normal_texture", x.normal_texture, y.normal_texture);
     text("specular_texture", x.specular_texture, y.specular_texture);
     text("team_colour_texture", x.team_colour_texture, y.team_colour_texture);
+    // Each slot's texture coordinate set and transform, as one vector: set, offset, rotation,
+    // scale, set override.
+    auto mapping = [&](const char* field, uint32_t xs, const TextureTransform& xt, uint32_t ys,
+                       const TextureTransform& yt) {
+      auto v = [](uint32_t s, const TextureTransform& t) {
+        return std::array<float, 7>{float(s), t.offset[0], t.offset[1], t.rotation, t.scale[0], t.scale[1],
+                                    float(t.texcoord)};
+      };
+      if (xs != ys || xt.texcoord != yt.texcoord || !near(v(xs, xt), v(ys, yt), c.tol))
+        c.add(path + "." + field, vec(v(xs, xt)), vec(v(ys, yt)));
+    };
+    mapping("base_color_uv", x.base_color_texcoord, x.base_color_transform, y.base_color_texcoord,
+            y.base_color_transform);
+    mapping("normal_uv", x.normal_texcoord, x.normal_transform, y.normal_texcoord, y.normal_transform);
+    mapping("specular_uv", x.specular_texcoord, x.specular_transform, y.specular_texcoord, y.specular_transform);
     if (!near(x.emissive, y.emissive, c.tol)) c.add(path + ".emissive", vec(x.emissive), vec(y.emissive));
     if (!near(std::array<float, 2>{x.metallic, x.roughness}, std::array<float, 2>{y.metallic, y.roughness}, c.tol))
       c.add(path + ".metallic_roughness", vec(std::array<float, 2>{x.metallic, x.roughness}),

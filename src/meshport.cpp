@@ -11,6 +11,7 @@
 #include "formats/qmsh_tmp.h"
 #include "io.h"
 #include "ops/image_files.h"
+#include "ops/texture_transform.h"
 
 #include <fmt/format.h>
 
@@ -241,7 +242,19 @@ std::vector<OutputFile> write_format(const Scene& input, Format format, const Wr
   }
   Scene resampled;
   if (even_frames) resampled = with_even_frames(input, format, d);
-  const Scene& scene = even_frames ? resampled : input;
+  // Texture coordinate transforms (KHR_texture_transform): only glTF holds them; the others get
+  // the base colour texture's baked into the texture coordinates.
+  Scene baked;
+  const bool bake =
+      format != Format::Gltf && format != Format::Glb && ops::has_texture_transforms(even_frames ? resampled : input);
+  if (bake) {
+    if (even_frames)
+      baked = std::move(resampled);
+    else
+      baked = input;
+    ops::bake_texture_transforms(baked, d);
+  }
+  const Scene& scene = bake ? baked : even_frames ? resampled : input;
   namespace fs = std::filesystem;
   std::string dir = path.empty() ? std::string() : fs::path(path).parent_path().string();
   std::string stem = path.empty() ? std::string() : fs::path(path).stem().string();

@@ -122,7 +122,10 @@ struct Hasher {
   void add(const Material& m) {
     add(m.name), add(m.base_color_texture), add(m.base_color), add(m.normal_texture), add(m.specular_texture);
     add(m.team_colour_texture), add(m.emissive), add(m.metallic), add(m.roughness);
+    add(m.base_color_texcoord), add(m.normal_texcoord), add(m.specular_texcoord);
+    add(m.base_color_transform), add(m.normal_transform), add(m.specular_transform);
   }
+  void add(const TextureTransform& t) { add(t.offset), add(t.rotation), add(t.scale), add(t.texcoord); }
   void add(const Joint& j) { add(j.name), add(j.parent), add(j.rest); }
   void add(const MorphWeightTrack& t) { add(t.mesh), add(t.times), add(t.weights); }
   void add(const Animation& a) {

@@ -130,6 +130,27 @@ struct Mesh {
   bool operator==(const Mesh&) const = default;
 };
 
+// Where a material texture slot samples its texture (glTF textureInfo.texCoord and
+// KHR_texture_transform): at uv' = offset + R * (scale * uv), R = [cos r, sin r; -sin r, cos r]
+// (row-major: u' = cos r * u + sin r * v, v' = -sin r * u + cos r * v; a counter-clockwise rotation
+// in UV space, whose v axis points down, as the extension's implementations and sample models
+// do), with uv from the slot's texture coordinate set, or from set `texcoord` when it is >= 0.
+// Set 0 is the mesh's Texcoord stream, set n > 0 its custom stream "texcoord<n>". Only glTF holds
+// it; writing other formats bakes the base colour slot's into the texture coordinates
+// (ops::bake_texture_transforms).
+struct TextureTransform {
+  std::array<float, 2> offset{0, 0};
+  float rotation = 0;  // radians
+  std::array<float, 2> scale{1, 1};
+  int32_t texcoord = -1;  // KHR_texture_transform's texCoord override, -1 for none
+  bool is_identity() const {
+    return offset == std::array<float, 2>{0, 0} && rotation == 0 && scale == std::array<float, 2>{1, 1} && texcoord < 0;
+  }
+  // The texture coordinate set used by a slot whose own set (textureInfo.texCoord) is `slot_set`.
+  uint32_t set(uint32_t slot_set) const { return texcoord >= 0 ? uint32_t(texcoord) : slot_set; }
+  bool operator==(const TextureTransform&) const = default;
+};
+
 // A material's texture slots each hold a reference as the source file gave it: a path relative
 // to the model's folder ("page-7-barbarians-arizona.png", "textures/body.tga"), a bare stem or
 // material name the texture finder resolves (ops/textures.h, docs/textures.md), or the `path` of
@@ -144,6 +165,10 @@ struct Material {
   std::array<float, 3> emissive{0, 0, 0};  // linear RGB (glTF emissiveFactor)
   float metallic = 0;   // glTF metallicFactor (game formats: 0, not metal)
   float roughness = 1;  // glTF roughnessFactor
+  // Texture coordinate set (glTF textureInfo.texCoord) and transform of the base colour, normal
+  // and specular slots. The team colour mask has no glTF slot: it is sampled like the base colour.
+  uint32_t base_color_texcoord = 0, normal_texcoord = 0, specular_texcoord = 0;
+  TextureTransform base_color_transform, normal_transform, specular_transform;
   bool operator==(const Material&) const = default;
 };
 

@@ -60,7 +60,15 @@
 // - materials: name, baseColorFactor, emissiveFactor, metallicFactor and roughnessFactor (glTF's
 //   defaults 1 when absent), the base colour, normal and KHR_materials_specular textures; images
 //   held in the file become Scene::images, file URIs stay references (gltf_read_materials.cpp,
-//   docs/textures.md "glTF input and extraction").
+//   docs/textures.md "glTF input and extraction"). Each slot keeps its texCoord and its
+//   KHR_texture_transform (Material::*_texcoord / *_transform), not applied to the texture
+//   coordinates; a malformed transform is ignored with a warning. Writers of other formats bake
+//   the base colour's (ops/texture_transform.h).
+// - KHR_mesh_quantization: every integer type is decoded by the accessor rules above (normalised:
+//   c / 127, c / 255, c / 32767, c / 65535, signed ones max(.., -1); otherwise the integer), and
+//   the node's dequantization transform is baked like any node transform; morph normal deltas
+//   turn with the normals without the normal matrix's 1 / scale. Integer positions are declared
+//   Float (the node moved them out of any normalised range).
 // - attachments (Scene::attachments, in node order): the writer's attachment nodes
 //   (extras.meshport.attachment), and every other empty leaf node of the scene read (no mesh, skin,
 //   camera, KHR_lights_punctual light or children, not a joint, not meshport_static nor an

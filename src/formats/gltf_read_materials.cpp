@@ -1,4 +1,5 @@
-// glTF reader: materials (name, factors, texture slots), textures and images. Images a material
+// glTF reader: materials (name, factors, texture slots with their texture coordinate set and
+// KHR_texture_transform), textures and images. Images a material
 // uses whose bytes are in the file (a buffer view or a data: URI) become Scene::images; images
 // with a relative file URI stay references (docs/textures.md, "glTF input and extraction").
 #include "formats/gltf_read.h"
@@ -7,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 
 namespace meshport::gltf::read_impl {
 
@@ -16,7 +18,36 @@ namespace {
 struct Slot {
   std::string reference;         // relative file URI, or the image's name when its bytes are unusable
   std::optional<uint32_t> image; // glTF image whose bytes are in the file (read below)
+  uint32_t texcoord = 0;         // textureInfo.texCoord
+  TextureTransform transform;    // KHR_texture_transform
 };
+
+// The textureInfo's KHR_texture_transform: offset and scale 2 finite numbers, rotation a finite
+// number, texCoord a non-negative integer. A malformed one is ignored with a warning.
+TextureTransform texture_transform(Reader& rd, const json& info, const std::string& path) {
+  const json* ext = field(info, "extensions");
+  const json* tt = ext && ext->is_object() ? field(*ext, "KHR_texture_transform") : nullptr;
+  if (!tt) return {};
+  const std::string tp = path + ".extensions.KHR_texture_transform";
+  try {
+    if (!tt->is_object()) rd.error(tp, fmt::format("is {}, not an object", tt->type_name()));
+    TextureTransform t;
+    rd.get_floats(*tt, "offset", tp, t.offset.data(), 2);
+    rd.get_floats(*tt, "scale", tp, t.scale.data(), 2);
+    t.rotation = narrow(rd.get_number(*tt, "rotation", tp, 0.0));
+    for (float v : {t.offset[0], t.offset[1], t.scale[0], t.scale[1], t.rotation})
+      if (!std::isfinite(v)) rd.error(tp, "a value is beyond the float range");
+    if (field(*tt, "texCoord")) {
+      const uint64_t set = rd.get_uint(*tt, "texCoord", tp, std::nullopt);
+      if (set > 0xFFFF) rd.error(tp + ".texCoord", fmt::format("{} is not a texture coordinate set", set));
+      t.texcoord = int32_t(set);
+    }
+    return t;
+  } catch (const Error& e) {
+    rd.warn(fmt::format("{}; the texture transform is ignored", e.diagnostic().message));
+    return {};
+  }
+}
 
 // The glTF image a texture uses: its `source`, else the first extension's `source`.
 std::optional<uint32_t> texture_source(Reader& rd, uint32_t t) {
@@ -37,6 +68,14 @@ std::optional<uint32_t> texture_source(Reader& rd, uint32_t t) {
 Slot texture_slot(Reader& rd, const json& info, const std::string& path) {
   Slot s;
   std::optional<uint32_t> src = texture_source(rd, rd.get_index(info, "index", path, "textures"));
+  try {
+    const uint64_t set = rd.get_uint(info, "texCoord", path, 0);
+    if (set > 0xFFFF) rd.error(path + ".texCoord", fmt::format("{} is not a texture coordinate set", set));
+    s.texcoord = uint32_t(set);
+  } catch (const Error& e) {
+    rd.warn(fmt::format("{}; set 0 is used", e.diagnostic().message));
+  }
+  s.transform = texture_transform(rd, info, path);
   if (!src) return s;
   const std::string ip = fmt::format("images[{}]", *src);
   const json& img = rd.element("images", *src);
@@ -254,6 +293,9 @@ void read_materials(Reader& rd) {
     mat.normal_texture = resolve(rd, normal, r_normal, who, "normal texture");
     mat.specular_texture = resolve(rd, specular, r_specular, who, "specular texture");
     mat.team_colour_texture = std::move(r_team);
+    mat.base_color_texcoord = base.texcoord, mat.base_color_transform = base.transform;
+    mat.normal_texcoord = normal.texcoord, mat.normal_transform = normal.transform;
+    mat.specular_texcoord = specular.texcoord, mat.specular_transform = specular.transform;
     rd.scene.materials.push_back(std::move(mat));
   }
   // Every texture's and image's indices are checked, used or not.

@@ -18,6 +18,23 @@ uint32_t scene_components(Attribute a, uint32_t size) {
   return size;
 }
 
+namespace {
+
+// What morph target normal displacements are transformed by: the normal matrix scaled to
+// determinant +-1, so that under a rotation with uniform scale (KHR_mesh_quantization's
+// dequantization, on the node or in the inverse bind matrices) they turn as the renormalised
+// normals do, without the normal matrix's 1 / scale.
+Mat3x4 delta_normal_matrix(const Mat3x4& nm) {
+  const double d = std::abs(double(det3(nm)));
+  if (!(d > 0) || !std::isfinite(d)) return nm;
+  const float k = float(1.0 / std::cbrt(d));
+  Mat3x4 r = nm;
+  for (int e = 0; e < 9; ++e) r[e] *= k;
+  return r;
+}
+
+}  // namespace
+
 // ---- Meshes ----------------------------------------------------------------------------------
 
 Primitive read_primitive(Reader& rd, uint32_t m, uint32_t p, const json& mesh, const json& prim, bool compact) {
@@ -68,9 +85,13 @@ Primitive read_primitive(Reader& rd, uint32_t m, uint32_t p, const json& mesh, c
     s.attribute = attr;
     s.name = name;
     // Integer data that is not normalised holds plain numbers; the Scene reads integer formats as
-    // normalised (except blend indices), so such data is declared as float.
-    s.format = (ops::is_integer(a.type) && !a.normalized && attr != Attribute::BlendIndices) ? ComponentType::Float
-                                                                                             : a.type;
+    // normalised (except blend indices), so such data is declared as float. So are integer
+    // positions (KHR_mesh_quantization): the node's (dequantization) transform is baked into them,
+    // which takes them out of a normalised format's range.
+    s.format = (ops::is_integer(a.type) && ((!a.normalized && attr != Attribute::BlendIndices) ||
+                                            attr == Attribute::Position))
+                   ? ComponentType::Float
+                   : a.type;
     s.source_size = a.comps;
     s.components = scene_components(attr, a.comps);
     std::vector<float> v = floats(rd, a);
@@ -395,6 +416,7 @@ void instance_meshes(Reader& rd) {
             Vec3 q = mat_apply(b, {p[0], p[1], p[2]});
             p[0] = q[0], p[1] = q[1], p[2] = q[2];
             const Mat3x4 nm = normal_matrix(b);
+            const Mat3x4 dnm = delta_normal_matrix(nm);
             if (nor) {
               float* x = &nor->data[v * nor->components];
               Vec3 r = normalize(linear(nm, {x[0], x[1], x[2]}));
@@ -412,7 +434,7 @@ void instance_meshes(Reader& rd) {
               d[0] = r[0], d[1] = r[1], d[2] = r[2];
               if (!t.normals.empty()) {
                 float* e = &t.normals[v * 3];
-                Vec3 s = linear(nm, {e[0], e[1], e[2]});
+                Vec3 s = linear(dnm, {e[0], e[1], e[2]});
                 e[0] = s[0], e[1] = s[1], e[2] = s[2];
               }
               if (!t.tangents.empty()) {
@@ -467,13 +489,14 @@ void instance_meshes(Reader& rd) {
               }
             }
           }
+          const Mat3x4 dnm = delta_normal_matrix(nm);
           for (MorphTarget& t : m.morph_targets) {
             for (size_t i = 0; i + 3 <= t.positions.size(); i += 3) {
               Vec3 q = linear(w, {t.positions[i], t.positions[i + 1], t.positions[i + 2]});
               std::copy(q.begin(), q.end(), t.positions.begin() + ptrdiff_t(i));
             }
             for (size_t i = 0; i + 3 <= t.normals.size(); i += 3) {
-              Vec3 q = linear(nm, {t.normals[i], t.normals[i + 1], t.normals[i + 2]});
+              Vec3 q = linear(dnm, {t.normals[i], t.normals[i + 1], t.normals[i + 2]});
               std::copy(q.begin(), q.end(), t.normals.begin() + ptrdiff_t(i));
             }
             for (size_t i = 0; i + 3 <= t.tangents.size(); i += 3) {

@@ -167,6 +167,10 @@ std::optional<Scene> with_normal_map_tangents(const Scene& s, const std::vector<
 
 // gltf_write_meshes.cpp: one glTF mesh (and its node) per written Scene mesh
 void emit_mesh(Writer& w, size_t mi, const Influences* inf_in);
+// The glTF TEXCOORD set each of the mesh's streams is written as, -1 for the others: its Texcoord
+// streams in order (0, 1, ...), then its 2-component custom streams "texcoord<n>" (what the reader
+// makes of TEXCOORD_n, n > 0) while n is the next set.
+std::vector<int> texcoord_sets(const Mesh& m);
 
 // gltf_write_animations.cpp
 void emit_animations(Writer& w);

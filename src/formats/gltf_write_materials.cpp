@@ -1,5 +1,5 @@
-// glTF writer: materials (pbrMetallicRoughness, normalTexture, KHR_materials_specular, emissive),
-// textures and images. docs/textures.md "glTF output".
+// glTF writer: materials (pbrMetallicRoughness, normalTexture, KHR_materials_specular, emissive;
+// each texture with its texture coordinate set and KHR_texture_transform), textures and images. docs/textures.md "glTF output".
 //
 // Every texture slot find_textures() resolves (a file on disk or one of Scene::images) of a
 // material some written mesh uses becomes a glTF image: PNG and JPEG as they are, other formats
@@ -268,12 +268,18 @@ json emit_materials(Writer& w) {
   // written mesh uses get none (PIE's other tileset pages).
   // A normal map needs tangents too (with_normal_map_tangents made them where it could).
   std::vector<std::string> lacking(s.materials.size()), no_tangents(s.materials.size());
+  // The fewest TEXCOORD sets a mesh using the material is written with, and that mesh's name.
+  std::vector<uint32_t> uv_sets(s.materials.size(), UINT32_MAX);
+  std::vector<std::string> fewest(s.materials.size());
   const std::vector<bool> used = used_materials(s);
   for (const Mesh& m : s.meshes) {
     if (!written(m) || m.material < 0 || size_t(m.material) >= s.materials.size()) continue;
     const std::string name = m.name.empty() ? std::string("(unnamed)") : m.name;
     if (!m.find(Attribute::Texcoord) && lacking[size_t(m.material)].empty()) lacking[size_t(m.material)] = name;
     if (!m.find(Attribute::Tangent) && no_tangents[size_t(m.material)].empty()) no_tangents[size_t(m.material)] = name;
+    const std::vector<int> sets = texcoord_sets(m);
+    const uint32_t n = sets.empty() ? 0 : uint32_t(*std::max_element(sets.begin(), sets.end()) + 1);
+    if (n < uv_sets[size_t(m.material)]) uv_sets[size_t(m.material)] = n, fewest[size_t(m.material)] = name;
   }
   std::map<std::pair<int32_t, std::string>, const TextureLookup*> lookups;
   for (const TextureLookup& l : w.textures) lookups.emplace(std::make_pair(l.material, l.slot), &l);
@@ -283,7 +289,36 @@ json emit_materials(Writer& w) {
   };
 
   Images im;
-  bool specular_used = false;
+  bool specular_used = false, transform_used = false;
+  // A written slot's textureInfo: its texture coordinate set and KHR_texture_transform, each only
+  // when every mesh using the material has that set.
+  auto texture_info = [&](size_t i, const char* slot, int index, uint32_t set, const TextureTransform& t) {
+    const Material& m = s.materials[i];
+    json info = {{"index", index}};
+    auto has = [&](uint32_t k, const char* what) {
+      if (k < uv_sets[i]) return true;
+      wwarn(w.diags, fmt::format("material '{}': {} texture: texture coordinate set {}{} not written (set 0 is used): "
+                                 "mesh '{}' has no set {}",
+                                 m.name, slot, k, what, fewest[i], k));
+      return false;
+    };
+    if (set && has(set, "")) info["texCoord"] = set;
+    if (t.is_identity()) return info;
+    if (!std::isfinite(t.offset[0]) || !std::isfinite(t.offset[1]) || !std::isfinite(t.rotation) ||
+        !std::isfinite(t.scale[0]) || !std::isfinite(t.scale[1])) {
+      wwarn(w.diags, fmt::format("material '{}': the {} texture's transform has values that are not finite: not written",
+                                 m.name, slot));
+      return info;
+    }
+    json e = json::object();
+    if (t.offset != std::array<float, 2>{0, 0}) e["offset"] = {num(t.offset[0]), num(t.offset[1])};
+    if (t.rotation != 0) e["rotation"] = num(t.rotation);
+    if (t.scale != std::array<float, 2>{1, 1}) e["scale"] = {num(t.scale[0]), num(t.scale[1])};
+    if (t.texcoord >= 0 && has(uint32_t(t.texcoord), " (the transform's texCoord)")) e["texCoord"] = t.texcoord;
+    info["extensions"]["KHR_texture_transform"] = std::move(e);
+    transform_used = true;
+    return info;
+  };
   json materials = json::array();
   for (size_t i = 0; i < s.materials.size(); ++i) {
     const Material& m = s.materials[i];
@@ -342,11 +377,12 @@ json emit_materials(Writer& w) {
         continue;
       }
       if (base) {
-        pbr["baseColorTexture"] = {{"index", index}};
+        pbr["baseColorTexture"] = texture_info(i, slot, index, m.base_color_texcoord, m.base_color_transform);
       } else if (std::string_view(slot) == "normal") {
-        mat["normalTexture"] = {{"index", index}};
+        mat["normalTexture"] = texture_info(i, slot, index, m.normal_texcoord, m.normal_transform);
       } else {
-        mat["extensions"]["KHR_materials_specular"] = {{"specularColorTexture", {{"index", index}}}};
+        mat["extensions"]["KHR_materials_specular"] = {
+            {"specularColorTexture", texture_info(i, slot, index, m.specular_texcoord, m.specular_transform)}};
         specular_used = true;
       }
     }
@@ -360,7 +396,8 @@ json emit_materials(Writer& w) {
     materials.push_back(std::move(mat));
   }
   emit_images(w, im);
-  if (specular_used) w.root["extensionsUsed"] = json::array({"KHR_materials_specular"});
+  if (specular_used) w.root["extensionsUsed"].push_back("KHR_materials_specular");
+  if (transform_used) w.root["extensionsUsed"].push_back("KHR_texture_transform");
   return materials;
 }
 

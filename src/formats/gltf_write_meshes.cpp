@@ -59,6 +59,22 @@ std::vector<float> stream_floats(const VertexStream& s, uint32_t n, size_t& non_
 
 }  // namespace
 
+std::vector<int> texcoord_sets(const Mesh& m) {
+  std::vector<int> r(m.streams.size(), -1);
+  int n = 0;
+  for (size_t i = 0; i < m.streams.size(); ++i)
+    if (m.streams[i].attribute == Attribute::Texcoord) r[i] = n++;
+  for (bool found = true; found;) {
+    found = false;
+    const std::string name = fmt::format("texcoord{}", n);
+    for (size_t i = 0; i < m.streams.size() && !found; ++i) {
+      const VertexStream& s = m.streams[i];
+      if (r[i] < 0 && s.attribute == Attribute::Custom && s.components == 2 && s.name == name) r[i] = n++, found = true;
+    }
+  }
+  return r;
+}
+
 // `inf_in`: the mesh's influences when it is skinned.
 void emit_mesh(Writer& w, size_t mi, const Influences* inf_in) {
   const Scene& s = w.scene;
@@ -68,7 +84,8 @@ void emit_mesh(Writer& w, size_t mi, const Influences* inf_in) {
   json attributes = json::object();
   json streams = json::array();
   size_t non_finite = 0;
-  uint32_t texcoords = 0, colors = 0;
+  uint32_t colors = 0;
+  const std::vector<int> uv_sets = texcoord_sets(m);
   bool has_position = false, has_normal = false, has_tangent = false, has_blend = false;
   uint32_t blend_sets = 0;
   std::set<std::string> customs;
@@ -146,7 +163,7 @@ void emit_mesh(Writer& w, size_t mi, const Influences* inf_in) {
         break;
       }
       case Attribute::Texcoord: {
-        const std::string name = fmt::format("TEXCOORD_{}", texcoords++);
+        const std::string name = fmt::format("TEXCOORD_{}", uv_sets[size_t(&st - m.streams.data())]);
         if (st.components > 2)
           wwarn(w.diags, fmt::format("{}: texture coordinates have {} components; glTF keeps 2", label, st.components));
         attributes[name] = w.buf.floats(stream_floats(st, 2, non_finite), 2, kArrayBuffer, false);
@@ -172,6 +189,12 @@ void emit_mesh(Writer& w, size_t mi, const Influences* inf_in) {
       }
       case Attribute::Custom: {
         if (is_format_stream(st)) break;  // in the mesh extras (format_streams_json)
+        if (const int set = uv_sets[size_t(&st - m.streams.data())]; set >= 0) {  // "texcoord<n>": TEXCOORD_n
+          const std::string name = fmt::format("TEXCOORD_{}", set);
+          attributes[name] = w.buf.floats(stream_floats(st, 2, non_finite), 2, kArrayBuffer, false);
+          streams.push_back(stream_entry(w, st, name));
+          break;
+        }
         std::string name = custom_attribute(st);
         if (customs.count(name)) {
           size_t k = 2;
