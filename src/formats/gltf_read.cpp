@@ -430,18 +430,12 @@ void check_asset(Reader& rd) {
     if (v.size() < 2 || v[0] != '2' || v[1] != '.')
       rd.error("asset.version", fmt::format("glTF '{}' is not read (only glTF 2.x)", text::clip(v)));
   }
-  static const char* unsupported[] = {"KHR_draco_mesh_compression", "EXT_meshopt_compression",
-                                      "KHR_meshopt_compression"};
-  static const char* supported[] = {"KHR_mesh_quantization", "KHR_materials_unlit", "KHR_texture_transform"};
+  static const char* supported[] = {"KHR_mesh_quantization",   "KHR_materials_unlit",        "KHR_texture_transform",
+                                    "EXT_meshopt_compression", "KHR_meshopt_compression",    "KHR_draco_mesh_compression"};
   const json& req = rd.top("extensionsRequired");
   for (size_t i = 0; i < req.size(); ++i) {
     if (!req[i].is_string()) rd.error(fmt::format("extensionsRequired[{}]", i), "is not a string");
     std::string e = req[i].get<std::string>();
-    if (std::any_of(std::begin(unsupported), std::end(unsupported), [&](const char* u) { return e == u; }))
-      rd.error(fmt::format("extensionsRequired[{}]", i),
-               fmt::format("{} is not supported: its compressed data cannot be "
-                           "read",
-                           text::clip(e)));
     if (std::none_of(std::begin(supported), std::end(supported), [&](const char* u) { return e == u; }))
       rd.warn(fmt::format("extensionsRequired[{}]: {} is not supported; what it adds is ignored", i, text::clip(e)));
   }
