@@ -66,6 +66,11 @@
 //   extras.meshport.mesh (a glTF mesh, mapped to the Scene mesh of its first instance), else -1;
 //   for an empty leaf, the Scene mesh (first primitive) of its nearest ancestor with a mesh, else
 //   -1.
+// - compressed data (extensions required or not): buffer views with EXT_meshopt_compression or
+//   KHR_meshopt_compression are decoded with meshoptimizer on first use (gltf_read_meshopt.cpp;
+//   fallback buffers without data are never loaded); primitives with KHR_draco_mesh_compression
+//   are decoded with libdraco, their accessors then read the decoded values (gltf_read_draco.cpp).
+//   Both pay the decoded size from the memory budget first; corrupt data is an error.
 // - external buffers are relative paths only (percent-decoded, loaded through the SideFileLoader);
 //   absolute paths and URIs with a scheme are an error.
 // - the writer's `extras` (schema at the top of gltf_write.cpp; the document-level ones in
