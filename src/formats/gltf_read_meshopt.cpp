@@ -60,6 +60,8 @@ std::optional<View> meshopt_view(Reader& rd, const json& v, const std::string& p
   const bool attributes = mode == "ATTRIBUTES", triangles = mode == "TRIANGLES", indices = mode == "INDICES";
   if (!attributes && !triangles && !indices)
     rd.error(ep + ".mode", fmt::format("'{}' is not ATTRIBUTES, TRIANGLES or INDICES", text::clip(mode)));
+  if (!attributes && filter != "NONE")
+    rd.error(ep + ".filter", fmt::format("'{}' is only for ATTRIBUTES (the mode is {})", text::clip(filter), mode));
   if (attributes && (cstride < 4 || cstride > 256 || cstride % 4))
     rd.error(ep + ".byteStride", fmt::format("{} is not a multiple of 4 from 4 to 256 (ATTRIBUTES)", cstride));
   if (!attributes && cstride != 2 && cstride != 4)
@@ -87,7 +89,6 @@ std::optional<View> meshopt_view(Reader& rd, const json& v, const std::string& p
              fmt::format("'{}' is not NONE, OCTAHEDRAL, QUATERNION or EXPONENTIAL{}", text::clip(filter),
                          khr ? " (or COLOR)" : ""));
   }
-  if (f != Filter::None && !attributes) rd.error(ep + ".filter", fmt::format("{} is only for ATTRIBUTES", filter));
 
   if (meshopt_fallback(rd.element("buffers", b)))
     rd.error(ep + ".buffer", fmt::format("buffers[{}] is a fallback buffer, which holds no compressed data", b));

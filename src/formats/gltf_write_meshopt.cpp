@@ -4,7 +4,8 @@
 // matrices, animation times and values) is compressed with meshoptimizer's codecs without
 // filters, so decoding gives back the very bytes: vertex and animation data in ATTRIBUTES mode
 // (their strides are multiples of 4 up to 256: floats, and joints of 4 ubytes or ushorts),
-// triangle indices in TRIANGLES mode. Images stay as they are. The compressed bytes are the
+// triangle indices in INDICES mode. Not TRIANGLES: its codec may rotate a triangle's corners
+// ((a, b, c) decodes as (b, c, a)), the same triangle but not the same Scene. Images stay as they are. The compressed bytes are the
 // BIN chunk (or the .bin); the views refer to a fallback buffer without data (buffers[1],
 // extensions.EXT_meshopt_compression.fallback), so the extension is required: the specification
 // says a fallback buffer without data makes it so, and an uncompressed copy would undo the
@@ -32,7 +33,7 @@ void add_extension(json& root, const char* key, const char* name) {
 std::optional<json> Buffer::compressed_view(const void* data, size_t bytes, int target, size_t stride) {
   if (bytes == 0 || bytes % stride) return std::nullopt;
   const size_t count = bytes / stride;
-  const bool indices = target == kElementArrayBuffer && (stride == 2 || stride == 4) && count % 3 == 0;
+  const bool indices = target == kElementArrayBuffer && (stride == 2 || stride == 4);
   if (!indices && (stride % 4 || stride > 256)) return std::nullopt;
   std::vector<uint8_t> out;
   if (indices) {
@@ -48,9 +49,8 @@ std::optional<json> Buffer::compressed_view(const void* data, size_t bytes, int 
       }
       top = std::max(top, idx[i]);
     }
-    meshopt_encodeIndexVersion(1);
-    out.resize(meshopt_encodeIndexBufferBound(count, size_t(top) + 1));
-    out.resize(meshopt_encodeIndexBuffer(out.data(), out.size(), idx.data(), count));
+    out.resize(meshopt_encodeIndexSequenceBound(count, size_t(top) + 1));
+    out.resize(meshopt_encodeIndexSequence(out.data(), out.size(), idx.data(), count));
   } else {
     meshopt_encodeVertexVersion(0);
     out.resize(meshopt_encodeVertexBufferBound(count, stride));
@@ -63,7 +63,7 @@ std::optional<json> Buffer::compressed_view(const void* data, size_t bytes, int 
               {"byteLength", out.size()},
               {"byteStride", stride},
               {"count", count},
-              {"mode", indices ? "TRIANGLES" : "ATTRIBUTES"}};
+              {"mode", indices ? "INDICES" : "ATTRIBUTES"}};
   bin.insert(bin.end(), out.begin(), out.end());
   fallback = (fallback + 3) / 4 * 4;
   json v = {{"buffer", 1}, {"byteOffset", fallback}, {"byteLength", bytes}, {"extensions", {{kExt, std::move(ext)}}}};
