@@ -25,6 +25,8 @@ if [ ! -d "$seeds/iqe" ]; then
     -o -name '*.pie' -o -name '*.qmsh.tmp' -o -name '*.qmsh' -o -name '*.model' -o -name '*.prop' -o -name '*.state' \
     -o -name '*.path' -o -name '*.gltf' -o -name '*.glb' \) | sort)
   (cd "$repo" && "$bins/make_seeds" "$seeds" "${files[@]}") >/dev/null
+  # Compressed glTF data (fuzz_gltf_meshopt, fuzz_gltf_draco), made with the encoders.
+  "$bins/make_compression_seeds" "$seeds"
   # Image seeds (fuzz_image): small images of every format, made by fuzz/make_image_seeds.cpp.
   mkdir -p "$seeds/image"
   cp "$repo"/tests/data/images/* "$seeds/image/"

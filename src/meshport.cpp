@@ -229,6 +229,9 @@ std::vector<OutputFile> write_with(const Scene& input, Format format, const Writ
 // The files a writer produces for `path` ("" when writing to memory: the main file only).
 std::vector<OutputFile> write_format(const Scene& input, Format format, const WriteOptions& options,
                                    const std::string& path, Diagnostics& d) {
+  if (options.compress && format != Format::Gltf && format != Format::Glb)
+    fail(path, fmt::format("compression (--compress) is for glTF output (.gltf, .glb) only, not {}",
+                           format_info(format).name));
   const bool even_frames = format != Format::Gltf && format != Format::Glb && format != Format::Qmsh &&
                            format != Format::QmshTmp && format != Format::ModeDefModel && format != Format::ModeDefProp &&
                            format != Format::ModeDefState && format != Format::ModeDefPath && has_key_times(input);

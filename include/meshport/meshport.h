@@ -75,6 +75,9 @@ struct WriteOptions {
   // glTF (docs/textures.md "glTF output"): a .glb embeds its images unless this is set (convert
   // --external-textures); then they are written beside it, as a .gltf always does.
   bool external_textures = false;
+  // glTF: compress vertex, index and animation data with EXT_meshopt_compression, losslessly
+  // (convert --compress; docs/gltf-obj.md). Other formats refuse it.
+  bool compress = false;
   // glTF: bake this team colour (R, G, B) into the base colour page of every material with a team
   // colour mask (Warzone 2100's grain merge, convert --team-colour R,G,B). Unset: the mask is
   // kept only by name in the material's extras.

@@ -80,6 +80,11 @@
 //   extras.meshport.mesh (a glTF mesh, mapped to the Scene mesh of its first instance), else -1;
 //   for an empty leaf, the Scene mesh (first primitive) of its nearest ancestor with a mesh, else
 //   -1.
+// - compressed data (extensions required or not): buffer views with EXT_meshopt_compression or
+//   KHR_meshopt_compression are decoded with meshoptimizer on first use (gltf_read_meshopt.cpp;
+//   fallback buffers without data are never loaded); primitives with KHR_draco_mesh_compression
+//   are decoded with libdraco, their accessors then read the decoded values (gltf_read_draco.cpp).
+//   Both pay the decoded size from the memory budget first; corrupt data is an error.
 // - external buffers are relative paths only (percent-decoded, loaded through the SideFileLoader);
 //   absolute paths and URIs with a scheme are an error.
 // - the writer's `extras` (schema at the top of gltf_write.cpp; the document-level ones in
@@ -444,18 +449,12 @@ void check_asset(Reader& rd) {
     if (v.size() < 2 || v[0] != '2' || v[1] != '.')
       rd.error("asset.version", fmt::format("glTF '{}' is not read (only glTF 2.x)", text::clip(v)));
   }
-  static const char* unsupported[] = {"KHR_draco_mesh_compression", "EXT_meshopt_compression",
-                                      "KHR_meshopt_compression"};
-  static const char* supported[] = {"KHR_mesh_quantization", "KHR_materials_unlit", "KHR_texture_transform"};
+  static const char* supported[] = {"KHR_mesh_quantization",   "KHR_materials_unlit",        "KHR_texture_transform",
+                                    "EXT_meshopt_compression", "KHR_meshopt_compression",    "KHR_draco_mesh_compression"};
   const json& req = rd.top("extensionsRequired");
   for (size_t i = 0; i < req.size(); ++i) {
     if (!req[i].is_string()) rd.error(fmt::format("extensionsRequired[{}]", i), "is not a string");
     std::string e = req[i].get<std::string>();
-    if (std::any_of(std::begin(unsupported), std::end(unsupported), [&](const char* u) { return e == u; }))
-      rd.error(fmt::format("extensionsRequired[{}]", i),
-               fmt::format("{} is not supported: its compressed data cannot be "
-                           "read",
-                           text::clip(e)));
     if (std::none_of(std::begin(supported), std::end(supported), [&](const char* u) { return e == u; }))
       rd.warn(fmt::format("extensionsRequired[{}]: {} is not supported; what it adds is ignored", i, text::clip(e)));
   }

@@ -214,6 +214,8 @@ struct Reader {
   SceneImages images;
   std::optional<uint32_t> scene_choice;        // --scene N
   std::vector<SceneEntry>* scene_list = nullptr;  // filled with the file's scenes when set
+  std::vector<std::vector<uint8_t>> decoded_views;  // EXT/KHR_meshopt_compression data (gltf_read_meshopt.cpp)
+  std::map<uint32_t, Accessor> draco_accessors;     // the Draco primitive being read (gltf_read_draco.cpp)
 
   // ---- diagnostics
   [[noreturn]] void error(const std::string& path, const std::string& msg) const {
@@ -333,6 +335,25 @@ inline const Accessor& accessor_at(Reader& rd, const json& o, const char* key, c
 }
 std::vector<float> floats(Reader& rd, const Accessor& a);
 std::vector<uint32_t> indices(Reader& rd, const Accessor& a, const std::string& use);
+
+// gltf_read_meshopt.cpp: a buffer view with EXT_meshopt_compression or KHR_meshopt_compression,
+// decoded (its layout is the view's); nothing when it has neither. `len` and `stride` are the
+// view's byteLength and byteStride (0: none).
+std::optional<View> meshopt_view(Reader& rd, const json& v, const std::string& path, uint64_t len, uint64_t stride);
+// True when buffer `b` is a meshopt fallback buffer (extensions.*_meshopt_compression.fallback).
+bool meshopt_fallback(const json& b);
+
+// gltf_read_draco.cpp: while a primitive with KHR_draco_mesh_compression is read, its accessors
+// (attributes and indices) are the decoded data (Reader::draco_accessors, which accessor()
+// returns first); nothing for other primitives.
+struct DracoScope {
+  DracoScope(Reader& rd, const json& prim, const std::string& path);
+  ~DracoScope() { rd.draco_accessors.clear(); }
+  DracoScope(const DracoScope&) = delete;
+  DracoScope& operator=(const DracoScope&) = delete;
+  Reader& rd;
+  std::vector<std::vector<uint8_t>> data;
+};
 
 // gltf_read_materials.cpp
 void read_materials(Reader& rd);

@@ -118,6 +118,8 @@ std::span<const uint8_t> buffer(Reader& rd, uint32_t i) {
   uint64_t len = rd.get_uint(b, "byteLength", path, std::nullopt);
   const json* uri = field(b, "uri");
   if (!uri) {
+    if (meshopt_fallback(b) && (i != 0 || !rd.glb))
+      rd.error(path, "is a meshopt fallback buffer (it has no data): only compressed buffer views may refer to it");
     if (i != 0 || !rd.glb)
       rd.error(path, "has no uri (only buffer 0 of a .glb may omit it, to refer to the BIN chunk)");
     if (!rd.has_bin) rd.error(path, "refers to the GLB BIN chunk, but the file has none");
@@ -168,6 +170,7 @@ const View& view(Reader& rd, uint32_t i) {
   uint64_t stride = rd.get_uint(v, "byteStride", path, 0);
   if (field(v, "byteStride") && (stride < 4 || stride > 252 || stride % 4))
     rd.error(path + ".byteStride", fmt::format("{} is not a multiple of 4 from 4 to 252", stride));
+  if (auto d = meshopt_view(rd, v, path, len, stride)) return *(rd.views[i] = std::move(*d));
   std::span<const uint8_t> bytes = buffer(rd, b);
   if (u128(off) + len > bytes.size())
     rd.error(path, fmt::format("byteOffset {} + byteLength {} = {} is past the end of buffers[{}] ({} bytes)", off, len,
@@ -177,6 +180,7 @@ const View& view(Reader& rd, uint32_t i) {
 }
 
 const Accessor& accessor(Reader& rd, uint32_t i) {
+  if (auto d = rd.draco_accessors.find(i); d != rd.draco_accessors.end()) return d->second;
   if (rd.accessors[i]) return *rd.accessors[i];
   auto a = std::make_unique<Accessor>();
   a->index = i;

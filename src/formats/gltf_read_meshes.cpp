@@ -57,6 +57,7 @@ Primitive read_primitive(Reader& rd, uint32_t m, uint32_t p, const json& mesh, c
   if (!attrs || !attrs->is_object()) rd.error(path, "has no 'attributes' object");
   const std::string ap = path + ".attributes";
   if (!field(*attrs, "POSITION")) rd.error(ap, "has no POSITION");
+  DracoScope draco(rd, prim, path);  // KHR_draco_mesh_compression: the accessors' data, decoded
   const Accessor& pos = accessor_at(rd, *attrs, "POSITION", ap);
   const uint64_t nv = pos.count;
   mm.material = -1;

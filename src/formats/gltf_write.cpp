@@ -244,7 +244,12 @@ void Buffer::append(std::string& list, const json& item) {
   list += item.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-size_t Buffer::view(const void* data, size_t bytes, int target) {
+size_t Buffer::view(const void* data, size_t bytes, int target, size_t stride) {
+  if (compress && stride)
+    if (std::optional<json> v = compressed_view(data, bytes, target, stride)) {
+      append(views, *v);
+      return view_count++;
+    }
   while (bin.size() % 4) bin.push_back(0);
   json v = {{"buffer", 0}, {"byteOffset", bin.size()}, {"byteLength", bytes}};
   if (target) v["target"] = target;
@@ -268,7 +273,7 @@ const char* Buffer::type_name(uint32_t components) {
 size_t Buffer::floats(const std::vector<float>& values, uint32_t components, int target, bool bounds,
                       const char* type) {
   const size_t count = values.size() / components;
-  json a = {{"bufferView", view(values.data(), values.size() * 4, target)},
+  json a = {{"bufferView", view(values.data(), values.size() * 4, target, components * 4)},
             {"componentType", kFloat},
             {"count", count},
             {"type", type ? type : type_name(components)}};
@@ -302,7 +307,7 @@ size_t Buffer::integers(const std::vector<uint32_t>& values, uint32_t components
     }
     if (size == 4) std::memcpy(bytes.data() + i * 4, &values[i], 4);
   }
-  json a = {{"bufferView", view(bytes.data(), bytes.size(), target)},
+  json a = {{"bufferView", view(bytes.data(), bytes.size(), target, components * size)},
             {"componentType", component_type},
             {"count", values.size() / components},
             {"type", type_name(components)}};
@@ -363,6 +368,7 @@ std::vector<OutputFile> write(const Scene& input, const WriteOptions& options, b
   const Scene& scene = tangents ? *tangents : input;
   Writer w(scene, options, output_dir, diags);
   w.binary = binary;
+  w.buf.compress = options.compress;
   w.textures = std::move(textures);
   w.root["asset"] = {{"generator", "meshport"}, {"version", "2.0"}};
 
@@ -414,7 +420,7 @@ std::vector<OutputFile> write(const Scene& input, const WriteOptions& options, b
       b["uri"] = bin_name.empty()
                      ? "data:application/octet-stream;base64," + base64_encode(w.buf.bin.data(), w.buf.bin.size())
                      : uri_encode(bin_name);
-    w.root["buffers"] = json::array({std::move(b)});
+    emit_buffers(w, std::move(b));
   }
 
   std::vector<std::pair<std::string, std::string>> arrays;

@@ -73,10 +73,20 @@ struct Buffer {
   std::string views, accessors;  // the arrays' items, comma-separated
   size_t view_count = 0, accessor_count = 0;
 
+  // WriteOptions::compress (EXT_meshopt_compression, gltf_write_meshopt.cpp): views of elements
+  // (stride > 0) hold their data compressed in `bin` and refer to the fallback buffer (buffer 1,
+  // no data) of `fallback` bytes.
+  bool compress = false;
+  uint64_t fallback = 0;
+
   size_t counted_accessor();
   static void append(std::string& list, const json& item);
   // A new buffer view over `bytes` bytes, starting on a 4-byte boundary. target 0: none.
-  size_t view(const void* data, size_t bytes, int target);
+  // `stride`: the size of an element (0: not elements, e.g. an image), for compression.
+  size_t view(const void* data, size_t bytes, int target, size_t stride = 0);
+  // The compressed view of `bytes` bytes of `stride`-byte elements, or nothing when they cannot be
+  // compressed (gltf_write_meshopt.cpp).
+  std::optional<json> compressed_view(const void* data, size_t bytes, int target, size_t stride);
   static const char* type_name(uint32_t components);
   // Float accessor of `values.size() / components` elements; min/max when `bounds`.
   size_t floats(const std::vector<float>& values, uint32_t components, int target, bool bounds,
@@ -174,6 +184,10 @@ std::vector<int> texcoord_sets(const Mesh& m);
 
 // gltf_write_animations.cpp
 void emit_animations(Writer& w);
+
+// gltf_write_meshopt.cpp: the root's buffers (the BIN / .bin buffer and, when views were
+// compressed, the fallback buffer) and EXT_meshopt_compression in extensionsUsed / Required.
+void emit_buffers(Writer& w, json buffer0);
 
 // gltf_write_extras.cpp: extras.meshport of meshes and primitives, and the document-level one
 json stream_entry(Writer& w, const VertexStream& s, const std::string& gltf_name);

@@ -114,6 +114,9 @@ int main(int argc, char** argv) {
   bool external_textures = false;
   convert->add_flag("--external-textures", external_textures,
                     "glTF: write a .glb's images as files beside it instead of embedding them");
+  bool compress = false;
+  convert->add_flag("--compress", compress,
+                    "glTF: compress vertex, index and animation data losslessly (EXT_meshopt_compression)");
   std::vector<int> team_colour;
   convert->add_option("--team-colour", team_colour,
                       "glTF: bake this team colour into texture pages with a team colour mask (PIE TCMASK)")
@@ -276,6 +279,7 @@ int main(int argc, char** argv) {
       o.write.pie_version = pie_version;
       o.write.texture_dirs = convert_textures;
       o.write.external_textures = external_textures;
+      o.write.compress = compress;
       if (!team_colour.empty()) {
         if (team_colour.size() != 3)
           throw CLI::ValidationError("--team-colour", fmt::format("expects three numbers R,G,B (0 to 255), got {}",
