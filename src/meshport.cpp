@@ -11,6 +11,7 @@
 #include "formats/qmsh_tmp.h"
 #include "io.h"
 #include "ops/image_files.h"
+#include "ops/instances.h"
 
 #include <fmt/format.h>
 
@@ -230,7 +231,24 @@ std::vector<OutputFile> write_format(const Scene& input, Format format, const Wr
   }
   Scene resampled;
   if (even_frames) resampled = with_even_frames(input, format, d);
-  const Scene& scene = even_frames ? resampled : input;
+  // Formats without GPU instancing get the instances expanded, and formats without lines and
+  // points lose those meshes (warning); glTF keeps both (ops/instances.h).
+  const bool gltf = format == Format::Gltf || format == Format::Glb;
+  const Scene& timed = even_frames ? resampled : input;
+  const bool prepare = !gltf && std::any_of(timed.meshes.begin(), timed.meshes.end(), [](const Mesh& m) {
+    return !m.instances.empty() || m.topology != Topology::Triangles;
+  });
+  Scene prepared;
+  if (prepare) {
+    prepared = timed;
+    const size_t instanced = ops::expand_instances(prepared);
+    if (instanced)
+      d.add(warning("", fmt::format("the GPU instances of {} meshes written as copies merged into each mesh: {} has "
+                                    "no instancing",
+                                    instanced, format_info(format).name)));
+    ops::drop_non_triangle_meshes(prepared, format_info(format).name, d);
+  }
+  const Scene& scene = prepare ? prepared : timed;
   namespace fs = std::filesystem;
   std::string dir = path.empty() ? std::string() : fs::path(path).parent_path().string();
   std::string stem = path.empty() ? std::string() : fs::path(path).stem().string();

@@ -432,7 +432,8 @@ void check_asset(Reader& rd) {
   }
   static const char* unsupported[] = {"KHR_draco_mesh_compression", "EXT_meshopt_compression",
                                       "KHR_meshopt_compression"};
-  static const char* supported[] = {"KHR_mesh_quantization", "KHR_materials_unlit", "KHR_texture_transform"};
+  static const char* supported[] = {"KHR_mesh_quantization", "KHR_materials_unlit", "KHR_texture_transform",
+                                    "EXT_mesh_gpu_instancing"};
   const json& req = rd.top("extensionsRequired");
   for (size_t i = 0; i < req.size(); ++i) {
     if (!req[i].is_string()) rd.error(fmt::format("extensionsRequired[{}]", i), "is not a string");

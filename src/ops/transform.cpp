@@ -293,6 +293,7 @@ void flip_v(Scene& scene) {
 // leaves along the old edge n-1-k reversed, so the face's corner flags are reversed too.
 void flip_winding(Scene& scene) {
   for (Mesh& m : scene.meshes) {
+    if (m.topology != Topology::Triangles) continue;  // lines and points have no winding
     std::vector<uint32_t>& tris = m.triangles;
     for (size_t i = 0; i + 3 <= tris.size(); i += 3) std::swap(tris[i + 1], tris[i + 2]);
     // Decision: when polygon_sizes does not cover the triangles, only the triangles are flipped
