@@ -165,10 +165,13 @@ Geometry geometry(const Mesh& m) {
     for (uint32_t v = 0; v < n; ++v) g.corners.push_back(corner_of(pos, uv, nrm, v));
     return g;
   }
-  for (size_t t = 0; t + 2 < m.triangles.size(); t += 3) {
+  // Lines and points (Mesh::topology): items of 2 and 1 corners.
+  const uint32_t k = topology_size(m.topology);
+  g.k = k;
+  for (size_t t = 0; t + k <= m.triangles.size(); t += k) {
     const uint32_t* i = &m.triangles[t];
-    if (i[0] >= n || i[1] >= n || i[2] >= n) continue;
-    for (int c = 0; c < 3; ++c) g.corners.push_back(corner_of(pos, uv, nrm, i[c]));
+    if (std::any_of(i, i + k, [&](uint32_t v) { return v >= n; })) continue;
+    for (uint32_t c = 0; c < k; ++c) g.corners.push_back(corner_of(pos, uv, nrm, i[c]));
   }
   return g;
 }
@@ -407,6 +410,8 @@ void compare_face_channels(const Ctx& c, const MeshPair& mp) {
   }
 }
 
+void compare_transform(const Ctx& c, const std::string& path, const Transform& x, const Transform& y);
+
 void compare_mesh(const Ctx& c, const Scene& a, const Scene& b, MeshPair& mp) {
   const Mesh& ma = a.meshes[mp.a];
   const Mesh& mb = b.meshes[mp.b];
@@ -418,6 +423,14 @@ void compare_mesh(const Ctx& c, const Scene& a, const Scene& b, MeshPair& mp) {
   compare_items(c, mp);
   compare_morphs(c, mp);
   compare_face_channels(c, mp);
+  static const char* topology[] = {"triangles", "lines", "points"};
+  if (ma.topology != mb.topology)
+    c.add(mp.path + ".topology", topology[int(ma.topology)], topology[int(mb.topology)]);
+  if (ma.instances.size() != mb.instances.size())
+    c.add(mp.path + ".instances", fmt::format("{}", ma.instances.size()), fmt::format("{}", mb.instances.size()));
+  else
+    for (size_t k = 0; k < ma.instances.size(); ++k)
+      compare_transform(c, fmt::format("{}.instances[{}]", mp.path, k), ma.instances[k], mb.instances[k]);
 }
 
 std::vector<MeshPair> compare_meshes(const Ctx& c, const Scene& a, const Scene& b) {

@@ -12,6 +12,7 @@
 #include "io.h"
 #include "ops/image_files.h"
 #include "ops/texture_transform.h"
+#include "ops/instances.h"
 
 #include <fmt/format.h>
 
@@ -246,18 +247,27 @@ std::vector<OutputFile> write_format(const Scene& input, Format format, const Wr
   Scene resampled;
   if (even_frames) resampled = with_even_frames(input, format, d);
   // Texture coordinate transforms (KHR_texture_transform): only glTF holds them; the others get
-  // the base colour texture's baked into the texture coordinates.
-  Scene baked;
-  const bool bake =
-      format != Format::Gltf && format != Format::Glb && ops::has_texture_transforms(even_frames ? resampled : input);
-  if (bake) {
-    if (even_frames)
-      baked = std::move(resampled);
-    else
-      baked = input;
-    ops::bake_texture_transforms(baked, d);
+  // the base colour texture's baked into the texture coordinates. Formats without GPU instancing
+  // get the instances expanded, and formats without lines and points lose those meshes (warning);
+  // glTF keeps both (ops/instances.h).
+  const bool gltf = format == Format::Gltf || format == Format::Glb;
+  const Scene& timed = even_frames ? resampled : input;
+  const bool bake = !gltf && ops::has_texture_transforms(timed);
+  const bool prepare = !gltf && std::any_of(timed.meshes.begin(), timed.meshes.end(), [](const Mesh& m) {
+    return !m.instances.empty() || m.topology != Topology::Triangles;
+  });
+  Scene prepared;
+  if (bake || prepare) {
+    prepared = timed;
+    if (bake) ops::bake_texture_transforms(prepared, d);
+    const size_t instanced = ops::expand_instances(prepared);
+    if (instanced)
+      d.add(warning("", fmt::format("the GPU instances of {} meshes written as copies merged into each mesh: {} has "
+                                    "no instancing",
+                                    instanced, format_info(format).name)));
+    ops::drop_non_triangle_meshes(prepared, format_info(format).name, d);
   }
-  const Scene& scene = bake ? baked : even_frames ? resampled : input;
+  const Scene& scene = bake || prepare ? prepared : timed;
   namespace fs = std::filesystem;
   std::string dir = path.empty() ? std::string() : fs::path(path).parent_path().string();
   std::string stem = path.empty() ? std::string() : fs::path(path).stem().string();

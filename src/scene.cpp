@@ -117,7 +117,8 @@ struct Hasher {
   void add(const FaceChannel& c) { add(c.name), add(c.components), add(c.data); }
   void add(const Mesh& m) {
     add(m.name), add(m.material), add(m.streams), add(m.triangles), add(m.polygon_sizes);
-    add(m.smoothing), add(m.morph_targets), add(m.morph_weights), add(m.face_channels);
+    add(m.smoothing), add(m.morph_targets), add(m.morph_weights), add(m.face_channels), add(m.topology);
+    add(m.instances);
   }
   void add(const Material& m) {
     add(m.name), add(m.base_color_texture), add(m.base_color), add(m.normal_texture), add(m.specular_texture);

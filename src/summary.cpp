@@ -53,7 +53,10 @@ MeshSummary summarize_mesh(const Scene& s, const Mesh& m) {
   r.name = m.name;
   r.material = material_name(s, m.material);
   r.vertices = m.vertex_count();
-  r.triangles = m.triangles.size() / 3;
+  r.triangles = m.topology == Topology::Triangles ? m.triangles.size() / 3 : 0;
+  if (m.topology == Topology::Lines) r.lines = m.triangles.size() / 2;
+  if (m.topology == Topology::Points) r.points = m.triangles.size();
+  r.instances = m.instances.size();
   for (const auto& st : m.streams)
     r.attributes.push_back(st.attribute == Attribute::Custom ? st.name : std::string(attribute_name(st.attribute)));
   r.morph_targets = m.morph_targets.size();
@@ -108,8 +111,12 @@ AttachmentSummary summarize_attachment(const Scene& s, const Attachment& a) {
 const char* interpolation_name(Interpolation i) { return i == Interpolation::Step ? "step" : "linear"; }
 
 json mesh_json(const MeshSummary& m) {
-  return {{"name", m.name},           {"material", m.material},   {"vertices", m.vertices},
-          {"triangles", m.triangles}, {"attributes", m.attributes}, {"morph_targets", m.morph_targets}};
+  json j = {{"name", m.name},           {"material", m.material},   {"vertices", m.vertices},
+            {"triangles", m.triangles}, {"attributes", m.attributes}, {"morph_targets", m.morph_targets}};
+  if (m.lines) j["lines"] = m.lines;
+  if (m.points) j["points"] = m.points;
+  if (m.instances) j["instances"] = m.instances;
+  return j;
 }
 
 json animation_json(const AnimationSummary& a) {
@@ -142,11 +149,18 @@ json attachment_json(const AttachmentSummary& a) {
 
 void meshes_text(const Summary& s, std::string& out) {
   put(out, "  meshes: {}  vertices: {}  triangles: {}\n", s.meshes.size(), s.vertices, s.triangles);
+  const auto lines = std::count_if(s.meshes.begin(), s.meshes.end(), [](const MeshSummary& m) { return m.lines > 0; });
+  const auto points = std::count_if(s.meshes.begin(), s.meshes.end(), [](const MeshSummary& m) { return m.points > 0; });
+  if (lines || points) put(out, "  line meshes: {}  point meshes: {}\n", lines, points);
   for (const auto& m : s.meshes) {
     std::string attrs;
     for (const auto& a : m.attributes) attrs += (attrs.empty() ? "" : " ") + a;
-    put(out, "    \"{}\" material \"{}\": {} vertices, {} triangles [{}]{}\n", m.name, m.material, m.vertices, m.triangles,
-        attrs, m.morph_targets ? fmt::format(", {} morph targets", m.morph_targets) : std::string());
+    const std::string elements = m.lines    ? fmt::format("{} line segments", m.lines)
+                                 : m.points ? fmt::format("{} points", m.points)
+                                            : fmt::format("{} triangles", m.triangles);
+    put(out, "    \"{}\" material \"{}\": {} vertices, {} [{}]{}{}\n", m.name, m.material, m.vertices, elements, attrs,
+        m.morph_targets ? fmt::format(", {} morph targets", m.morph_targets) : std::string(),
+        m.instances ? fmt::format(", {} GPU instances", m.instances) : std::string());
   }
 }
 

@@ -106,6 +106,22 @@ struct FaceChannel {
   bool operator==(const FaceChannel&) const = default;
 };
 
+// What a mesh's index list draws. Triangles: `triangles` holds 3 vertex indices per triangle.
+// Lines and Points (read from glTF only, written back by the glTF writer; every other writer
+// leaves such a mesh out with a warning, docs/gltf-obj.md): `triangles` holds 2 indices per line
+// segment, or 1 per point. Steps that work on triangles leave Lines and Points meshes untouched.
+enum class Topology : uint8_t { Triangles, Lines, Points };
+// Indices per element: 3, 2 or 1.
+inline uint32_t topology_size(Topology t) { return t == Topology::Triangles ? 3 : t == Topology::Lines ? 2 : 1; }
+
+struct Transform {
+  std::array<float, 3> translation{0, 0, 0};
+  std::array<float, 4> rotation{0, 0, 0, 1};  // quaternion x y z w
+  std::array<float, 3> scale{1, 1, 1};
+  bool operator==(const Transform&) const = default;
+};
+
+
 struct Mesh {
   std::string name;
   int32_t material = -1;  // index into Scene::materials, -1 for none
@@ -120,6 +136,11 @@ struct Mesh {
   std::vector<MorphTarget> morph_targets;
   std::vector<float> morph_weights;  // default weight per target (empty: all 0)
   std::vector<FaceChannel> face_channels;
+  Topology topology = Topology::Triangles;
+  // GPU instances (glTF EXT_mesh_gpu_instancing): empty, the mesh is drawn once as it is;
+  // otherwise once per transform, each applied to the mesh's vertices (p' = T * R * S * p) to
+  // give model space. Writers of formats without instancing expand them (ops: expand_instances).
+  std::vector<Transform> instances;
 
   size_t vertex_count() const;
   size_t face_count() const { return polygon_sizes.empty() ? triangles.size() / 3 : polygon_sizes.size(); }
@@ -180,13 +201,6 @@ struct Image {
   std::string mime_type;  // "image/png" or "image/jpeg"
   std::vector<uint8_t> data;
   bool operator==(const Image&) const = default;
-};
-
-struct Transform {
-  std::array<float, 3> translation{0, 0, 0};
-  std::array<float, 4> rotation{0, 0, 0, 1};  // quaternion x y z w
-  std::array<float, 3> scale{1, 1, 1};
-  bool operator==(const Transform&) const = default;
 };
 
 struct Joint {

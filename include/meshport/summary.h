@@ -23,6 +23,8 @@ struct MeshSummary {
   size_t triangles = 0;
   std::vector<std::string> attributes;  // "position", "texcoord", ... ; custom streams by name
   size_t morph_targets = 0;
+  size_t lines = 0, points = 0;  // a Lines / Points mesh (Mesh::topology): its elements (triangles 0)
+  size_t instances = 0;          // GPU instances (Mesh::instances); 0: drawn once
 };
 
 // Where the skinned vertices go over all frames of one animation (process.h frame_bounds).

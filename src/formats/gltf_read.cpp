@@ -21,13 +21,19 @@
 //   left-handed, so bitangent = w * cross(n, t) needs the opposite sign to stay the mirrored
 //   bitangent.
 // - triangle strips and fans become triangles; their degenerate triangles (strip joins) are
-//   dropped. Points and lines are an error.
+//   dropped. Points and lines become Topology::Points / Lines meshes (loops and strips as their
+//   segments; points without indices: every vertex).
+// - EXT_mesh_gpu_instancing (gltf_read_instancing.cpp): the node's Scene meshes keep the glTF
+//   mesh's vertices, not baked, and get Mesh::instances = NodeWorld * Instance each; the memory
+//   budget is charged for every instance's copy (a writer without instancing expands them).
 // - attributes: TEXCOORD_n (n > 0) and COLOR_n become custom arrays "texcoordN" / "colorN",
 //   "_NAME" the custom array "NAME"; JOINTS_n / WEIGHTS_n pairs merge into one blend pair of
 //   4 * n components. VertexStream::format is the accessor's type when normalised (and for
 //   joints); integer data that is not normalised holds plain numbers, which the Scene's integer
 //   formats would misread as normalised, so it is declared Float.
-// - primitives sharing one POSITION accessor keep only the vertices their indices use.
+// - primitives sharing one POSITION accessor keep only the vertices their indices use (in order
+//   of first use): the shared accessors are decoded and counted once (shared_floats), each
+//   primitive is charged for its own vertices.
 // - skins: every joint of every skin becomes a Scene joint, parents before children, otherwise in
 //   the order first listed; a non-joint node between two joints becomes a joint too (warning) so
 //   the chain stays connected. A joint whose parent is not a joint is a root whose rest transform
@@ -449,8 +455,9 @@ void check_asset(Reader& rd) {
     if (v.size() < 2 || v[0] != '2' || v[1] != '.')
       rd.error("asset.version", fmt::format("glTF '{}' is not read (only glTF 2.x)", text::clip(v)));
   }
-  static const char* supported[] = {"KHR_mesh_quantization",   "KHR_materials_unlit",        "KHR_texture_transform",
-                                    "EXT_meshopt_compression", "KHR_meshopt_compression",    "KHR_draco_mesh_compression"};
+  static const char* supported[] = {"KHR_mesh_quantization",   "KHR_materials_unlit",     "KHR_texture_transform",
+                                    "EXT_meshopt_compression", "KHR_meshopt_compression", "KHR_draco_mesh_compression",
+                                    "EXT_mesh_gpu_instancing"};
   const json& req = rd.top("extensionsRequired");
   for (size_t i = 0; i < req.size(); ++i) {
     if (!req[i].is_string()) rd.error(fmt::format("extensionsRequired[{}]", i), "is not a string");

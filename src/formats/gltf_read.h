@@ -196,6 +196,7 @@ struct Reader {
   const SideFileLoader& load;
   Diagnostics& diags;
   uint64_t budget = 0;
+  uint64_t spent = 0;  // counted by spend() so far
   json doc;
   bool glb = false;
   bool has_bin = false;
@@ -205,6 +206,7 @@ struct Reader {
   std::vector<BufferSlot> buffers;
   std::vector<std::optional<View>> views;
   std::vector<std::unique_ptr<Accessor>> accessors;
+  std::map<uint32_t, std::vector<float>> shared_floats;  // shared_floats(): per accessor, decoded once
   std::vector<Node> nodes;
   std::vector<uint32_t> topo;  // parents before children
   std::vector<std::vector<Primitive>> meshes;
@@ -222,12 +224,14 @@ struct Reader {
     fail(name, fmt::format("{}: {}", path, msg));
   }
   void warn(std::string msg) { diags.add(warning(name, std::move(msg))); }
+  // Counts `bytes` against the budget; fails, quoting what remains of it, when they do not fit.
   void spend(u128 bytes, const std::string& path, std::string_view what) {
     if (bytes > budget)
-      error(path, fmt::format("{} would need {} bytes of memory, more than the input ({} bytes and its buffers) can "
-                              "justify",
-                              what, text::u128_string(bytes), data.size()));
+      error(path, fmt::format("{} would need {} bytes of memory, but only {} bytes remain of the {} that the input "
+                              "({} bytes and its buffers) can justify",
+                              what, text::u128_string(bytes), budget, budget + spent, data.size()));
     budget -= uint64_t(bytes);
+    spent += uint64_t(bytes);
   }
 
   // ---- JSON access
@@ -334,6 +338,9 @@ inline const Accessor& accessor_at(Reader& rd, const json& o, const char* key, c
   return accessor(rd, rd.get_index(o, key, path, "accessors"));
 }
 std::vector<float> floats(Reader& rd, const Accessor& a);
+// floats(), decoded and counted once per accessor and kept: for vertex arrays several primitives
+// share, each taking only the vertices its indices use.
+const std::vector<float>& shared_floats(Reader& rd, const Accessor& a);
 std::vector<uint32_t> indices(Reader& rd, const Accessor& a, const std::string& use);
 
 // gltf_read_meshopt.cpp: a buffer view with EXT_meshopt_compression or KHR_meshopt_compression,
@@ -379,6 +386,8 @@ uint32_t scene_components(Attribute a, uint32_t size);
 Primitive read_primitive(Reader& rd, uint32_t m, uint32_t p, const json& mesh, const json& prim, bool compact);
 void read_meshes(Reader& rd);
 void instance_meshes(Reader& rd);
+// gltf_read_instancing.cpp: node n's EXT_mesh_gpu_instancing as Scene instances (empty: none).
+std::vector<Transform> read_instances(Reader& rd, uint32_t n);
 
 // gltf_read_animations.cpp
 void read_animations(Reader& rd);

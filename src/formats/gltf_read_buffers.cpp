@@ -278,6 +278,12 @@ std::vector<float> floats(Reader& rd, const Accessor& a) {
   return v;
 }
 
+const std::vector<float>& shared_floats(Reader& rd, const Accessor& a) {
+  auto it = rd.shared_floats.find(a.index);
+  if (it == rd.shared_floats.end()) it = rd.shared_floats.emplace(a.index, floats(rd, a)).first;
+  return it->second;
+}
+
 std::vector<uint32_t> indices(Reader& rd, const Accessor& a, const std::string& use) {
   if (a.comps != 1 || a.columns != 1 || a.normalized ||
       !(a.type == ComponentType::UByte || a.type == ComponentType::UShort || a.type == ComponentType::UInt))

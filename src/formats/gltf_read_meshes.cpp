@@ -49,10 +49,6 @@ Primitive read_primitive(Reader& rd, uint32_t m, uint32_t p, const json& mesh, c
   static const char* modes[] = {"points",    "lines",          "line loop",   "line strip",
                                 "triangles", "triangle strip", "triangle fan"};
   if (mode > 6) rd.error(path + ".mode", fmt::format("{} is not a primitive mode", mode));
-  if (mode < 4)
-    rd.error(path + ".mode",
-             fmt::format("{} ({}) cannot be read: only triangles, triangle strips and triangle fans are", modes[mode],
-                         mode));
   const json* attrs = field(prim, "attributes");
   if (!attrs || !attrs->is_object()) rd.error(path, "has no 'attributes' object");
   const std::string ap = path + ".attributes";
@@ -62,6 +58,40 @@ Primitive read_primitive(Reader& rd, uint32_t m, uint32_t p, const json& mesh, c
   const uint64_t nv = pos.count;
   mm.material = -1;
   if (auto mat = rd.opt_index(prim, "material", path, "materials")) mm.material = int32_t(*mat);
+
+  // Indices, read first: a primitive sharing its vertex arrays with others (`compact`) decodes
+  // only the vertices its indices use (`keep`, in order of first use; its indices renumbered to
+  // them), from
+  // arrays decoded once for all of them (shared_floats), so that the memory and time each such
+  // primitive costs are those of its own vertices.
+  std::vector<uint32_t> list;
+  const bool indexed = field(prim, "indices") != nullptr;
+  if (indexed) {
+    const Accessor& a = accessor_at(rd, prim, "indices", path);
+    list = indices(rd, a, path + ".indices");
+    for (size_t i = 0; i < list.size(); ++i)
+      if (list[i] >= nv)
+        rd.error(path + ".indices",
+                 fmt::format("index {} (element {} of {}) is not below the vertex count ({})", list[i], i, a.path, nv));
+  } else {
+    rd.spend(u128(nv) * 4, path, "vertex list");
+    list.resize(nv);
+    for (size_t i = 0; i < nv; ++i) list[i] = uint32_t(i);
+  }
+  const bool picking = compact && indexed;
+  std::vector<uint32_t> keep;
+  if (picking) {
+    rd.spend(u128(list.size()) * 48, path, "the vertices used");  // keep and the hash map
+    std::unordered_map<uint32_t, uint32_t> to;
+    to.reserve(list.size());
+    for (uint32_t& i : list) {
+      auto [it, added] = to.emplace(i, uint32_t(keep.size()));
+      if (added) keep.push_back(i);
+      i = it->second;
+    }
+  }
+  const size_t nk = picking ? keep.size() : size_t(nv);       // the vertices the Scene mesh gets
+  auto row = [&](size_t i) { return picking ? size_t(keep[i]) : i; };  // their accessor elements
 
   struct Set {
     uint32_t joints = 0, weights = 0;
@@ -95,14 +125,15 @@ Primitive read_primitive(Reader& rd, uint32_t m, uint32_t p, const json& mesh, c
                    : a.type;
     s.source_size = a.comps;
     s.components = scene_components(attr, a.comps);
-    std::vector<float> v = floats(rd, a);
-    if (s.components == a.comps) {
-      s.data = std::move(v);
+    std::vector<float> own;
+    const std::vector<float>& v = picking ? shared_floats(rd, a) : (own = floats(rd, a));
+    if (!picking && s.components == a.comps) {
+      s.data = std::move(own);
     } else {
-      rd.spend(u128(nv) * s.components * 4, kp, "widening");
-      s.data.assign(size_t(nv) * s.components, 0.0f);
-      for (size_t i = 0; i < nv; ++i) {
-        for (uint32_t c = 0; c < a.comps; ++c) s.data[i * s.components + c] = v[i * a.comps + c];
+      rd.spend(u128(nk) * s.components * 4, kp, picking ? "the vertices the primitive uses" : "widening");
+      s.data.assign(nk * s.components, 0.0f);
+      for (size_t i = 0; i < nk; ++i) {
+        for (uint32_t c = 0; c < a.comps; ++c) s.data[i * s.components + c] = v[row(i) * a.comps + c];
         if (attr == Attribute::Tangent && a.comps < 4) s.data[i * s.components + 3] = 1.0f;
       }
     }
@@ -156,13 +187,13 @@ Primitive read_primitive(Reader& rd, uint32_t m, uint32_t p, const json& mesh, c
     out.has_blend = true;
     out.joints_path = fmt::format("{}.JOINTS_{}", ap, blend.begin()->first);
     const uint32_t width = uint32_t(sets.size()) * 4;
-    rd.spend(u128(nv) * width * 8, ap, "joints and weights");
+    rd.spend(u128(nk) * width * 8, ap, "joints and weights");
     VertexStream bi, bw;
     bi.attribute = Attribute::BlendIndices;
     bw.attribute = Attribute::BlendWeights;
     bi.components = bi.source_size = bw.components = bw.source_size = width;
-    bi.data.assign(size_t(nv) * width, 0.0f);
-    bw.data.assign(size_t(nv) * width, 0.0f);
+    bi.data.assign(nk * width, 0.0f);
+    bw.data.assign(nk * width, 0.0f);
     bi.format = bw.format = ComponentType::UByte;
     for (size_t k = 0; k < sets.size(); ++k) {
       const Accessor* ja = sets[k].first;
@@ -181,11 +212,13 @@ Primitive read_primitive(Reader& rd, uint32_t m, uint32_t p, const json& mesh, c
         bw.format = k == 0 ? wf : ComponentType::Float;
       else if (ops::component_size(wf) > ops::component_size(bw.format))
         bw.format = wf;
-      std::vector<float> j = floats(rd, *ja), w = floats(rd, *wa);
-      for (size_t i = 0; i < nv; ++i)
+      std::vector<float> jo, wo;
+      const std::vector<float>& j = picking ? shared_floats(rd, *ja) : (jo = floats(rd, *ja));
+      const std::vector<float>& w = picking ? shared_floats(rd, *wa) : (wo = floats(rd, *wa));
+      for (size_t i = 0; i < nk; ++i)
         for (uint32_t c = 0; c < ja->comps; ++c) {
-          bi.data[i * width + k * 4 + c] = j[i * ja->comps + c];
-          if (c < wa->comps) bw.data[i * width + k * 4 + c] = w[i * wa->comps + c];
+          bi.data[i * width + k * 4 + c] = j[row(i) * ja->comps + c];
+          if (c < wa->comps) bw.data[i * width + k * 4 + c] = w[row(i) * wa->comps + c];
         }
     }
     standard.emplace_back("JOINTS_0", std::move(bi));
@@ -202,21 +235,24 @@ Primitive read_primitive(Reader& rd, uint32_t m, uint32_t p, const json& mesh, c
       mm.streams.push_back(std::move(k.second));
     }
 
-  // Triangles.
-  std::vector<uint32_t> list;
-  if (field(prim, "indices")) {
-    const Accessor& a = accessor_at(rd, prim, "indices", path);
-    list = indices(rd, a, path + ".indices");
-    for (size_t i = 0; i < list.size(); ++i)
-      if (list[i] >= nv)
-        rd.error(path + ".indices",
-                 fmt::format("index {} (element {} of {}) is not below the vertex count ({})", list[i], i, a.path, nv));
-  } else {
-    rd.spend(u128(nv) * 4, path, "vertex list");
-    list.resize(nv);
-    for (size_t i = 0; i < nv; ++i) list[i] = uint32_t(i);
-  }
-  if (mode == 4) {
+  // Points, line segments (loops and strips as their segments) or triangles.
+  if (mode == 0) {
+    mm.topology = Topology::Points;
+    mm.triangles = std::move(list);
+  } else if (mode < 4) {
+    mm.topology = Topology::Lines;
+    if (mode == 1) {
+      if (list.size() % 2)
+        rd.warn(fmt::format("{}: {} indices are not whole line segments; the last is ignored", path, list.size()));
+      list.resize(list.size() / 2 * 2);
+      mm.triangles = std::move(list);
+    } else {
+      const size_t n = list.size() < 2 ? 0 : mode == 2 ? list.size() : list.size() - 1;
+      rd.spend(u128(n) * 8, path, fmt::format("the segments of the {}", modes[mode]));
+      mm.triangles.reserve(n * 2);
+      for (size_t i = 0; i < n; ++i) mm.triangles.insert(mm.triangles.end(), {list[i], list[(i + 1) % list.size()]});
+    }
+  } else if (mode == 4) {
     if (list.size() % 3)
       rd.warn(fmt::format("{}: {} indices are not whole triangles; the last {} are ignored", path, list.size(),
                           list.size() % 3));
@@ -252,16 +288,18 @@ Primitive read_primitive(Reader& rd, uint32_t m, uint32_t p, const json& mesh, c
       if (a.count != nv || a.columns != 1)
         rd.error(fmt::format("{}.{}", tp, key), fmt::format("{} has {} elements of {}; the target needs {} of VEC3",
                                                             a.path, a.count, a.type_name, nv));
-      std::vector<float> v = floats(rd, a);
-      std::vector<float> d(size_t(nv) * 3, 0.0f);
-      for (size_t i = 0; i < nv; ++i)
-        for (uint32_t c = 0; c < std::min(a.comps, 3u); ++c) d[i * 3 + c] = v[i * a.comps + c];
+      std::vector<float> own;
+      const std::vector<float>& v = picking ? shared_floats(rd, a) : (own = floats(rd, a));
+      if (picking) rd.spend(u128(nk) * 12, fmt::format("{}.{}", tp, key), "the vertices the primitive uses");
+      std::vector<float> d(nk * 3, 0.0f);
+      for (size_t i = 0; i < nk; ++i)
+        for (uint32_t c = 0; c < std::min(a.comps, 3u); ++c) d[i * 3 + c] = v[row(i) * a.comps + c];
       return d;
     };
     if (field(tgt, "POSITION"))
       mt.positions = delta("POSITION");
     else
-      mt.positions.assign(size_t(nv) * 3, 0.0f);
+      mt.positions.assign(nk * 3, 0.0f);
     if (field(tgt, "NORMAL")) mt.normals = delta("NORMAL");
     if (field(tgt, "TANGENT")) mt.tangents = delta("TANGENT");
     mm.morph_targets.push_back(std::move(mt));
@@ -300,36 +338,6 @@ Primitive read_primitive(Reader& rd, uint32_t m, uint32_t p, const json& mesh, c
   out.has_blend = mm.find(Attribute::BlendIndices) && mm.find(Attribute::BlendWeights);
   if (out.has_blend && out.joints_path.empty()) out.joints_path = ap;
 
-  // A vertex array shared with other primitives: keep only the vertices this one uses.
-  if (compact) {
-    std::vector<uint32_t> remap(nv, UINT32_MAX);
-    uint32_t used = 0;
-    for (uint32_t v : mm.triangles)
-      if (remap[v] == UINT32_MAX) remap[v] = used++;
-    if (used < nv) {
-      std::vector<uint32_t> keep(used);
-      for (size_t v = 0; v < nv; ++v)
-        if (remap[v] != UINT32_MAX) keep[remap[v]] = uint32_t(v);
-      auto pick = [&](std::vector<float>& d, uint32_t k) {
-        std::vector<float> o(size_t(used) * k);
-        for (size_t i = 0; i < used; ++i)
-          std::copy_n(d.begin() + ptrdiff_t(size_t(keep[i]) * k), k, o.begin() + ptrdiff_t(i * k));
-        d = std::move(o);
-      };
-      for (VertexStream& s : mm.streams) pick(s.data, s.components);
-      for (MorphTarget& t : mm.morph_targets) {
-        pick(t.positions, 3);
-        if (!t.normals.empty()) pick(t.normals, 3);
-        if (!t.tangents.empty()) pick(t.tangents, 3);
-      }
-      if (!mm.smoothing.vertex_key.empty()) {
-        std::vector<int32_t> k(used);
-        for (size_t i = 0; i < used; ++i) k[i] = mm.smoothing.vertex_key[keep[i]];
-        mm.smoothing.vertex_key = std::move(k);
-      }
-      for (uint32_t& v : mm.triangles) v = remap[v];
-    }
-  }
   return out;
 }
 
@@ -368,11 +376,15 @@ void read_meshes(Reader& rd) {
 void instance_meshes(Reader& rd) {
   std::vector<bool> used(rd.meshes.size());
   size_t unskinned_blend = 0, skinless = 0;
-  auto charge = [&](const Mesh& m, const std::string& path) {
+  // A Scene mesh made from a primitive; with GPU instances, also the copies a writer without
+  // instancing expands them to (ops: expand_instances).
+  auto charge = [&](const Mesh& m, const std::string& path, size_t instances = 0) {
     u128 bytes = u128(m.triangles.size()) * 4;
     for (const VertexStream& s : m.streams) bytes += u128(s.data.size()) * 4;
     for (const MorphTarget& t : m.morph_targets) bytes += u128(t.positions.size() + t.normals.size() + t.tangents.size()) * 4;
-    rd.spend(bytes, path, "an instance of the mesh");
+    if (instances) bytes *= instances;
+    rd.spend(bytes, path,
+             instances ? fmt::format("{} GPU instances of the mesh", instances) : std::string("an instance of the mesh"));
   };
   auto drop_blend = [](Mesh& m) {
     std::erase_if(m.streams, [](const VertexStream& s) {
@@ -386,10 +398,11 @@ void instance_meshes(Reader& rd) {
     used[*node.mesh] = true;
     if (!node.active) continue;
     const std::string np = fmt::format("nodes[{}]", n);
+    const std::vector<Transform> instances = read_instances(rd, uint32_t(n));
     node.scene_mesh = int32_t(rd.scene.meshes.size());
     if (rd.mesh_scene[*node.mesh] < 0) rd.mesh_scene[*node.mesh] = node.scene_mesh;
     for (const Primitive& prim : rd.meshes[*node.mesh]) {
-      charge(prim.mesh, np);
+      charge(prim.mesh, np, instances.size());
       Mesh m = prim.mesh;
       const Skin* skin = node.skin && prim.has_blend ? &rd.skins[*node.skin] : nullptr;
       if (skin) {
@@ -468,7 +481,8 @@ void instance_meshes(Reader& rd) {
         } else if (node.skin) {
           ++skinless;
         }
-        if (node.world != mat_identity()) {
+        m.instances = instances;  // their transforms include the node's: its vertices stay as they are
+        if (instances.empty() && node.world != mat_identity()) {
           const Mat3x4& w = node.world;
           const Mat3x4 nm = normal_matrix(w);
           const bool mirror = det3(w) < 0;

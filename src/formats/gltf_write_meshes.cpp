@@ -57,6 +57,35 @@ std::vector<float> stream_floats(const VertexStream& s, uint32_t n, size_t& non_
   return r;
 }
 
+// EXT_mesh_gpu_instancing on the mesh's node (identity transform, so the Scene's instance
+// transforms are the node's instance transforms): TRANSLATION always, ROTATION and SCALE when
+// some instance has them. In extensionsUsed only: a viewer without the extension draws the mesh
+// once, which is still a view of the model.
+void emit_instances(Writer& w, json& node, const Mesh& m, const std::string& label, bool skinned) {
+  if (skinned) {
+    wwarn(w.diags, fmt::format("{}: {} GPU instances not written: glTF's instancing of a skinned mesh is not defined",
+                               label, m.instances.size()));
+    return;
+  }
+  std::vector<float> t, r, s;
+  bool rotated = false, scaled = false;
+  for (const Transform& x : m.instances) {
+    t.insert(t.end(), x.translation.begin(), x.translation.end());
+    r.insert(r.end(), x.rotation.begin(), x.rotation.end());
+    s.insert(s.end(), x.scale.begin(), x.scale.end());
+    rotated = rotated || x.rotation != Transform{}.rotation;
+    scaled = scaled || x.scale != Transform{}.scale;
+  }
+  json attrs = {{"TRANSLATION", w.buf.floats(t, 3, 0, false)}};
+  if (rotated) attrs["ROTATION"] = w.buf.floats(r, 4, 0, false);
+  if (scaled) attrs["SCALE"] = w.buf.floats(s, 3, 0, false);
+  node["extensions"]["EXT_mesh_gpu_instancing"] = {{"attributes", std::move(attrs)}};
+  json& used = w.root["extensionsUsed"];
+  if (!used.is_array()) used = json::array();
+  if (std::find(used.begin(), used.end(), "EXT_mesh_gpu_instancing") == used.end())
+    used.push_back("EXT_mesh_gpu_instancing");
+}
+
 }  // namespace
 
 std::vector<int> texcoord_sets(const Mesh& m) {
@@ -247,7 +276,9 @@ void emit_mesh(Writer& w, size_t mi, const Influences* inf_in) {
     }
   }
 
-  json prim = {{"attributes", attributes}, {"mode", 4}};
+  // Lines and points (Mesh::topology) are LINES and POINTS primitives of their indices.
+  const int mode = m.topology == Topology::Lines ? 1 : m.topology == Topology::Points ? 0 : 4;
+  json prim = {{"attributes", attributes}, {"mode", mode}};
   {
     const bool wide = nv > 65535;  // 65535 is the primitive restart value of UNSIGNED_SHORT
     prim["indices"] = w.buf.integers(m.triangles, 1, wide ? kUInt : kUShort, kElementArrayBuffer);
@@ -323,6 +354,7 @@ void emit_mesh(Writer& w, size_t mi, const Influences* inf_in) {
   w.scene_nodes.insert(w.scene_nodes.begin() + long(index), w.nodes.size());
   w.gltf_mesh[mi] = int32_t(index);
   w.mesh_node[mi] = int32_t(w.nodes.size());
+  if (!m.instances.empty()) emit_instances(w, node, m, label, skinned);
   w.nodes.push_back(std::move(node));
 }
 

@@ -18,14 +18,23 @@ Bounds rest_bounds(const Scene& scene) {
   for (const auto& m : scene.meshes) {
     const VertexStream* p = m.find(Attribute::Position);
     if (!p) continue;
-    for (size_t v = 0, n = p->vertex_count(); v < n; ++v)
-      for (uint32_t c = 0; c < 3; ++c) {
-        float x = p->get(v, c);
-        if (b.empty) b.min[c] = b.max[c] = x;
-        b.min[c] = std::min(b.min[c], x);
-        b.max[c] = std::max(b.max[c], x);
-        if (c == 2) b.empty = false;
+    // GPU instances (Mesh::instances): the vertices of every copy.
+    const size_t copies = std::max<size_t>(m.instances.size(), 1);
+    for (size_t k = 0; k < copies; ++k) {
+      const Mat3x4 t = m.instances.empty() ? mat_identity()
+                                           : mat_from_trs(m.instances[k].translation, m.instances[k].rotation,
+                                                          m.instances[k].scale);
+      for (size_t v = 0, n = p->vertex_count(); v < n; ++v) {
+        const Vec3 q = mat_apply(t, {p->get(v, 0), p->get(v, 1), p->get(v, 2)});
+        for (uint32_t c = 0; c < 3; ++c) {
+          const float x = m.instances.empty() ? p->get(v, c) : q[c];
+          if (b.empty) b.min[c] = b.max[c] = x;
+          b.min[c] = std::min(b.min[c], x);
+          b.max[c] = std::max(b.max[c], x);
+          if (c == 2) b.empty = false;
+        }
       }
+    }
   }
   return b;
 }

@@ -20,11 +20,20 @@ void check_mesh_in(const Scene& s, size_t i) {
     if ((st.components ? st.data.size() % st.components : st.data.size()) != 0 || st.vertex_count() != nv)
       bad(fmt::format("mesh {} ('{}'): a stream holds {} values of {} components, but the mesh has {} vertices", i,
                       m.name, st.data.size(), st.components, nv));
-  if (m.triangles.size() % 3)
-    bad(fmt::format("mesh {} ('{}'): {} triangle indices are not a multiple of 3", i, m.name, m.triangles.size()));
+  const uint32_t per = topology_size(m.topology);  // lines and points: 2 and 1 indices each
+  if (m.triangles.size() % per)
+    bad(fmt::format("mesh {} ('{}'): {} {} indices are not a multiple of {}", i, m.name, m.triangles.size(),
+                    per == 3 ? "triangle" : "line", per));
+  for (size_t k = 0; k < m.instances.size(); ++k) {
+    const Transform& t = m.instances[k];
+    for (float x : {t.translation[0], t.translation[1], t.translation[2], t.rotation[0], t.rotation[1], t.rotation[2],
+                    t.rotation[3], t.scale[0], t.scale[1], t.scale[2]})
+      if (!std::isfinite(x)) bad(fmt::format("mesh {} ('{}'): instance {} has a transform that is not finite", i, m.name, k));
+  }
   for (size_t t = 0; t < m.triangles.size(); ++t)
     if (m.triangles[t] >= nv)
-      bad(fmt::format("mesh {} ('{}'): triangle {} uses vertex {}, but the mesh has {} vertices", i, m.name, t / 3,
+      bad(fmt::format("mesh {} ('{}'): {} {} uses vertex {}, but the mesh has {} vertices", i, m.name,
+                      per == 3 ? "triangle" : per == 2 ? "line" : "point", t / per,
                       m.triangles[t], nv));
   if (m.material < -1 || m.material >= int64_t(s.materials.size()))
     bad(fmt::format("mesh {} ('{}'): material {} does not exist", i, m.name, m.material));

@@ -198,6 +198,7 @@ Work select_meshes(Scene& scene, const NormalOptions& o, Diagnostics* diags) {
   Work w;
   w.angle = o.angle;
   for (Mesh& m : scene.meshes) {
+    if (m.topology != Topology::Triangles) continue;  // lines and points have no faces to shade
     if (m.find(Attribute::Normal) && !o.recompute) continue;
     if (!m.find(Attribute::Position)) {
       if (!m.streams.empty() || !m.triangles.empty())

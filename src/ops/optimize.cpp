@@ -113,7 +113,7 @@ void optimize_meshes(Scene& scene) {
   for (Mesh& m : scene.meshes) {
     // Decision: a mesh without triangles is left as it is (fetch optimisation would drop all
     // of its vertices).
-    if (m.triangles.empty()) continue;
+    if (m.triangles.empty() || m.topology != Topology::Triangles) continue;  // lines, points: as they are
     ops::clear_polygons(m);
     optimize_cache(m);
     optimize_fetch(m);

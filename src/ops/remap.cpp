@@ -11,8 +11,10 @@ namespace meshport::ops {
 
 void check_mesh(const Mesh& m) {
   const size_t vertices = m.vertex_count();
-  if (m.triangles.size() % 3)
-    fail("", fmt::format("mesh \"{}\": {} triangle indices is not a multiple of 3", m.name, m.triangles.size()));
+  const uint32_t per = topology_size(m.topology);  // lines and points: 2 and 1 indices each
+  if (m.triangles.size() % per)
+    fail("", fmt::format("mesh \"{}\": {} {} indices is not a multiple of {}", m.name, m.triangles.size(),
+                         per == 3 ? "triangle" : "line", per));
   for (const VertexStream& s : m.streams)
     if (s.data.size() != vertices * s.components)
       fail("", fmt::format("mesh \"{}\": a vertex stream does not have {} vertices", m.name, vertices));
@@ -25,7 +27,7 @@ void check_mesh(const Mesh& m) {
         (!t.tangents.empty() && t.tangents.size() != vertices * 3))
       fail("", fmt::format("mesh \"{}\": morph target \"{}\" does not have 3 values per vertex ({} vertices)", m.name,
                            t.name, vertices));
-  const size_t tris = m.triangles.size() / 3;
+  const size_t tris = m.triangles.size() / per;
   for (const FaceChannel& c : m.face_channels)
     if (c.components == 0 || c.data.size() != tris * c.components)
       fail("", fmt::format("mesh \"{}\": face channel \"{}\" does not have {} values per triangle ({} triangles)",

@@ -802,6 +802,7 @@ bool can_have_tangents(const Mesh& mesh) {
 size_t generate_tangents(Scene& scene, const TangentOptions& options, Diagnostics* diags) {
   // Every mesh is checked before any is changed, so a malformed one leaves the Scene untouched.
   for (const Mesh& mesh : scene.meshes) {
+    if (mesh.topology != Topology::Triangles) continue;  // lines and points have no faces
     if (!wants_tangents(mesh, options) || !can_have_tangents(mesh)) continue;
     ops::check_mesh(mesh);
     if (mesh.triangles.size() + mesh.vertex_count() >= 0x7FFFFFFFu)
@@ -809,7 +810,7 @@ size_t generate_tangents(Scene& scene, const TangentOptions& options, Diagnostic
   }
   size_t count = 0;
   for (Mesh& mesh : scene.meshes) {
-    if (!wants_tangents(mesh, options)) continue;
+    if (mesh.topology != Topology::Triangles || !wants_tangents(mesh, options)) continue;
     if (!can_have_tangents(mesh)) {
       if (options.recompute && diags)
         diags->add(warning("", fmt::format("mesh \"{}\": no tangents: it has no {}", mesh.name,

@@ -10,6 +10,9 @@
 // Morph targets: position displacements become s * R * d (no translation), normal
 // displacements R * d.
 //
+// GPU instances (Mesh::instances) are model-space transforms of their mesh's vertices: they
+// become M * instance, as model-space attachments do, and the instanced mesh's vertices stay.
+//
 // Attachments follow the same world matrices. A model-space one (joint -1) becomes M * A:
 // translation s * R * t + translate, rotation R * q, scale multiplied by s. A joint-relative one
 // becomes S(scale) * A (translation and scale multiplied by s, rotation kept), so that under its
@@ -250,7 +253,20 @@ void transform_scene(Scene& scene, const TransformOptions& options) {
   const Rotation r = make_rotation(options.rotate_degrees);
   const double scale = options.scale;
   const std::array<float, 3>& t = options.translate;
-  for (Mesh& m : scene.meshes) transform_mesh(m, r, scale, t);
+  for (Mesh& m : scene.meshes) {
+    if (m.instances.empty()) {
+      transform_mesh(m, r, scale, t);
+      continue;
+    }
+    // GPU instances: model space is instance * vertex, so M * instance is the new instance (as a
+    // model-space attachment: exact in translation, rotation and scale); the vertices stay.
+    for (Transform& k : m.instances) {
+      Attachment a;
+      a.transform = k;
+      transform_attachment(a, r, scale, t);
+      k = a.transform;
+    }
+  }
   for (Joint& j : scene.joints) {
     if (j.parent < 0)
       transform_root(j.rest, r, scale, t);
@@ -294,6 +310,7 @@ void flip_v(Scene& scene) {
 // leaves along the old edge n-1-k reversed, so the face's corner flags are reversed too.
 void flip_winding(Scene& scene) {
   for (Mesh& m : scene.meshes) {
+    if (m.topology != Topology::Triangles) continue;  // lines and points have no winding
     std::vector<uint32_t>& tris = m.triangles;
     for (size_t i = 0; i + 3 <= tris.size(); i += 3) std::swap(tris[i + 1], tris[i + 2]);
     // Decision: when polygon_sizes does not cover the triangles, only the triangles are flipped
