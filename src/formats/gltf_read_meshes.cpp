@@ -60,8 +60,8 @@ Primitive read_primitive(Reader& rd, uint32_t m, uint32_t p, const json& mesh, c
   if (auto mat = rd.opt_index(prim, "material", path, "materials")) mm.material = int32_t(*mat);
 
   // Indices, read first: a primitive sharing its vertex arrays with others (`compact`) decodes
-  // only the vertices its indices use (`keep`, in order of first use; its indices renumbered to
-  // them), from
+  // only the vertices its indices use (`keep`, in order of first use, or the accessor's order
+  // when it uses them all; its indices renumbered to them), from
   // arrays decoded once for all of them (shared_floats), so that the memory and time each such
   // primitive costs are those of its own vertices.
   std::vector<uint32_t> list;
@@ -88,6 +88,11 @@ Primitive read_primitive(Reader& rd, uint32_t m, uint32_t p, const json& mesh, c
       auto [it, added] = to.emplace(i, uint32_t(keep.size()));
       if (added) keep.push_back(i);
       i = it->second;
+    }
+    // Every vertex used: the accessor's order stays (as for an unshared array).
+    if (keep.size() == nv) {
+      for (uint32_t& i : list) i = keep[i];
+      for (size_t i = 0; i < keep.size(); ++i) keep[i] = uint32_t(i);
     }
   }
   const size_t nk = picking ? keep.size() : size_t(nv);       // the vertices the Scene mesh gets
