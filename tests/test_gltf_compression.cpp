@@ -3,6 +3,7 @@
 // --compress, gltf_write_meshopt.cpp). The compressed files are built here with the packaged
 // encoders (libdraco, meshoptimizer) next to the same data uncompressed, and compared; then the
 // real tools (gltfpack, glTF-Transform) compress a meshport .glb.
+#include "gltf_builder.h"
 #include "test_util.h"
 
 #include <meshport/diff.h>
@@ -58,26 +59,10 @@ struct Source {
   size_t vertices() const { return pos.size() / 3; }
 };
 
-template <class T>
-std::vector<uint8_t> bytes_of(const std::vector<T>& v) {
-  std::vector<uint8_t> b(v.size() * sizeof(T));
-  if (!b.empty()) std::memcpy(b.data(), v.data(), b.size());
-  return b;
-}
+using testutil::bytes_of;
 
 std::vector<uint8_t> make_glb(std::string text, std::vector<uint8_t> b) {
-  while (text.size() % 4) text += ' ';
-  while (b.size() % 4) b.push_back(0);
-  std::vector<uint8_t> out;
-  auto u32 = [&](uint32_t v) {
-    for (int k = 0; k < 4; ++k) out.push_back(uint8_t(v >> (8 * k)));
-  };
-  u32(0x46546C67), u32(2), u32(uint32_t(12 + 8 + text.size() + 8 + b.size()));
-  u32(uint32_t(text.size())), u32(0x4E4F534A);
-  out.insert(out.end(), text.begin(), text.end());
-  u32(uint32_t(b.size())), u32(0x004E4942);
-  out.insert(out.end(), b.begin(), b.end());
-  return out;
+  return testutil::GltfBuilder::make_glb(std::move(text), std::move(b));
 }
 
 // A glTF document and its BIN chunk. With `meshopt`, views given a mode are compressed into the

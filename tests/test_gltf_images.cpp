@@ -4,6 +4,7 @@
 // images made by the tests.
 #include "image_samples.h"
 #include "ops/image_files.h"
+#include "gltf_builder.h"
 #include "test_util.h"
 
 #include <fmt/format.h>
@@ -99,20 +100,7 @@ struct Glb {
   Bytes glb() const {
     json d = doc;
     d["buffers"] = json::array({{{"byteLength", bin.size()}}});
-    std::string text = d.dump();
-    while (text.size() % 4) text += ' ';
-    Bytes b = bin;
-    while (b.size() % 4) b.push_back(0);
-    Bytes out;
-    auto u32 = [&](uint32_t v) {
-      for (int k = 0; k < 4; ++k) out.push_back(uint8_t(v >> (8 * k)));
-    };
-    u32(0x46546C67), u32(2), u32(uint32_t(12 + 8 + text.size() + 8 + b.size()));
-    u32(uint32_t(text.size())), u32(0x4E4F534A);
-    out.insert(out.end(), text.begin(), text.end());
-    u32(uint32_t(b.size())), u32(0x004E4942);
-    out.insert(out.end(), b.begin(), b.end());
-    return out;
+    return testutil::GltfBuilder::make_glb(d.dump(), bin);
   }
   Scene read(Diagnostics* d = nullptr) const { return read_memory(glb(), Format::Glb, "t.glb", d); }
 };

@@ -6,6 +6,7 @@
 // texture coordinates dequantized by the base colour texture's KHR_texture_transform.
 #include "image/image.h"
 #include "ops/texture_transform.h"
+#include "gltf_builder.h"
 #include "test_util.h"
 
 #include <meshport/diff.h>
@@ -26,54 +27,17 @@ using json = nlohmann::json;
 
 namespace {
 
-template <class T>
-std::vector<uint8_t> bytes_of(const std::vector<T>& v) {
-  std::vector<uint8_t> b(v.size() * sizeof(T));
-  if (!b.empty()) std::memcpy(b.data(), v.data(), b.size());
-  return b;
-}
+using testutil::bytes_of;
 
-// A glTF document under construction: JSON plus one binary buffer.
-struct Builder {
-  json doc;
-  std::vector<uint8_t> bin;
-
-  Builder() { doc["asset"] = {{"version", "2.0"}}; }
-
-  size_t view(const std::vector<uint8_t>& b, uint32_t stride = 0) {
-    while (bin.size() % 4) bin.push_back(0);
-    const size_t off = bin.size();
-    bin.insert(bin.end(), b.begin(), b.end());
-    json v = {{"buffer", 0}, {"byteOffset", off}, {"byteLength", b.size()}};
-    if (stride) v["byteStride"] = stride;
-    doc["bufferViews"].push_back(v);
-    return doc["bufferViews"].size() - 1;
-  }
+// The shared builder (gltf_builder.h), with accessors made from raw bytes.
+struct Builder : testutil::GltfBuilder {
+  using GltfBuilder::accessor;
   // `count` elements of `type` with componentType `ct`, from `bytes` laid out with `stride`.
   size_t accessor(const std::vector<uint8_t>& bytes, int ct, const std::string& type, size_t count,
                   bool normalized = false, uint32_t stride = 0) {
     json a = {{"bufferView", view(bytes, stride)}, {"componentType", ct}, {"type", type}, {"count", count}};
     if (normalized) a["normalized"] = true;
-    doc["accessors"].push_back(a);
-    return doc["accessors"].size() - 1;
-  }
-  std::vector<uint8_t> glb() const {
-    json d = doc;
-    d["buffers"] = json::array({{{"byteLength", bin.size()}}});
-    std::string text = d.dump();
-    while (text.size() % 4) text += ' ';
-    std::vector<uint8_t> b = bin;
-    while (b.size() % 4) b.push_back(0);
-    std::vector<uint8_t> out;
-    auto u32 = [&](uint32_t v) {
-      for (int k = 0; k < 4; ++k) out.push_back(uint8_t(v >> (8 * k)));
-    };
-    u32(0x46546C67), u32(2), u32(uint32_t(12 + 8 + text.size() + 8 + b.size()));
-    u32(uint32_t(text.size())), u32(0x4E4F534A);
-    out.insert(out.end(), text.begin(), text.end());
-    u32(uint32_t(b.size())), u32(0x004E4942);
-    out.insert(out.end(), b.begin(), b.end());
-    return out;
+    return GltfBuilder::accessor(a);
   }
 };
 
