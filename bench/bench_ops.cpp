@@ -81,5 +81,13 @@ void BM_Transform(benchmark::State& state) {
 }
 BENCHMARK(BM_Transform)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// --simplify 0.5 (items/s: the input's vertices).
+void BM_Simplify(benchmark::State& state) {
+  SimplifyOptions o;
+  o.ratio = 0.5f;
+  run_step(state, true, [&](Scene& s) { simplify_meshes(s, o); });
+}
+BENCHMARK(BM_Simplify)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 }  // namespace
 }  // namespace meshport::bench

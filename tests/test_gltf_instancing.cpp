@@ -439,3 +439,27 @@ TEST(GltfInstancing, PointsAndLinesAreSkippedByOtherFormats) {
     EXPECT_EQ(back.meshes[0].topology, Topology::Triangles);
   }
 }
+
+// --expand-instances writes the copies to glTF too (Blender 3.4 does not read the extension).
+TEST(GltfInstancing, ExpandInstancesFlagWritesCopiesToGltf) {
+  Scene s;
+  Mesh m;
+  m.name = "tri";
+  m.streams.push_back(testutil::float_stream(Attribute::Position, 3, {0, 0, 0, 1, 0, 0, 0, 1, 0}));
+  m.triangles = {0, 1, 2};
+  m.instances = {testutil::trs({0, 0, 0}), testutil::trs({5, 0, 0}), testutil::trs({0, 0, 5}, {0, 0, 0, 1}, {2, 2, 2})};
+  s.meshes.push_back(m);
+  ProcessOptions o;
+  o.expand_instances = true;
+  o.normals = o.tangents = Generate::Off;
+  process(s, o);
+  const Scene back = read_memory(write_memory(s, Format::Glb), Format::Glb, "t.glb");
+  ASSERT_EQ(back.meshes.size(), 1u);
+  EXPECT_TRUE(back.meshes[0].instances.empty());
+  EXPECT_EQ(back.meshes[0].vertex_count(), 9u);
+  EXPECT_EQ(back.meshes[0].triangles.size(), 9u);
+  const VertexStream& p = *back.meshes[0].find(Attribute::Position);
+  EXPECT_EQ(p.get(4, 0), 6.0f);  // copy 1, vertex 1: (1, 0, 0) + (5, 0, 0)
+  EXPECT_EQ(p.get(8, 1), 2.0f);  // copy 2, vertex 2: (0, 1, 0) * 2 + (0, 0, 5)
+  EXPECT_EQ(p.get(8, 2), 5.0f);
+}

@@ -115,6 +115,10 @@ enum class Generate : uint8_t {
   Off,
 };
 struct ProcessOptions {
+  // First: every GPU instance (Mesh::instances) as a copy merged into its mesh, also for glTF
+  // (for viewers without EXT_mesh_gpu_instancing, such as Blender 3.4); the other formats always
+  // get them expanded.
+  bool expand_instances = false;
   bool flip_winding = false;
   bool flip_v = false;
   TransformOptions transform;  // identity unless set

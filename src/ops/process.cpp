@@ -2,6 +2,8 @@
 #include <meshport/modal.h>
 #include <meshport/process.h>
 
+#include "ops/instances.h"
+
 namespace meshport {
 
 static bool is_identity(const TransformOptions& t) {
@@ -10,6 +12,7 @@ static bool is_identity(const TransformOptions& t) {
 }
 
 void process(Scene& scene, const ProcessOptions& o, Diagnostics* diags) {
+  if (o.expand_instances) ops::expand_instances(scene);
   if (o.flip_winding) flip_winding(scene);
   if (o.flip_v) flip_v(scene);
   if (!is_identity(o.transform)) transform_scene(scene, o.transform);

@@ -132,6 +132,10 @@ int main(int argc, char** argv) {
   float smooth_angle = -1;
   std::string rotate, translate;
   auto* g = "Processing (in this order)";
+  convert->add_flag("--expand-instances", proc.expand_instances,
+                    "Write glTF GPU instances (EXT_mesh_gpu_instancing) as copies, also to glTF (Blender 3.4 shows "
+                    "only one otherwise)")
+      ->group(g);
   convert->add_flag("--flip-winding", proc.flip_winding, "Reverse every triangle (assets authored inside out)")
       ->group(g);
   convert->add_flag("--flip-v", proc.flip_v, "Flip texture coordinates vertically (v' = 1 - v)")->group(g);
