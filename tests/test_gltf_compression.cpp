@@ -196,7 +196,7 @@ std::vector<uint8_t> meshopt_grid(bool meshopt, const std::string& ext = "EXT_me
 // A Draco mesh of the grid: float positions, normals, texture coordinates and weights, ubyte
 // joints, each attribute's unique id its index. Sequential encoding without quantization is
 // lossless and keeps the point and face order; `quantize` uses edgebreaker and quantization.
-draco::EncoderBuffer draco_grid(bool quantize) {
+draco::EncoderBuffer draco_grid(bool quantize, draco::DataType weight_type = draco::DT_FLOAT32) {
   const Source s;
   draco::Mesh m;
   const size_t n = s.vertices();
@@ -215,7 +215,10 @@ draco::EncoderBuffer draco_grid(bool quantize) {
   EXPECT_EQ(add(draco::GeometryAttribute::NORMAL, 3, draco::DT_FLOAT32, s.nrm.data()), 1);
   EXPECT_EQ(add(draco::GeometryAttribute::TEX_COORD, 2, draco::DT_FLOAT32, s.uv.data()), 2);
   EXPECT_EQ(add(draco::GeometryAttribute::GENERIC, 4, draco::DT_UINT8, s.jnt.data()), 3);
-  EXPECT_EQ(add(draco::GeometryAttribute::GENERIC, 4, draco::DT_FLOAT32, s.wgt.data()), 4);
+  const std::vector<uint8_t> odd(s.wgt.size(), 129);  // bytes no bool holds
+  EXPECT_EQ(add(draco::GeometryAttribute::GENERIC, 4, weight_type,
+                weight_type == draco::DT_FLOAT32 ? static_cast<const void*>(s.wgt.data()) : odd.data()),
+            4);
   for (size_t f = 0; f < s.idx.size() / 3; ++f)
     m.AddFace({draco::PointIndex(s.idx[f * 3]), draco::PointIndex(s.idx[f * 3 + 1]), draco::PointIndex(s.idx[f * 3 + 2])});
   draco::Encoder enc;
@@ -452,6 +455,14 @@ TEST(GltfCompression, DracoBadOrCorruptDataIsAClearError) {
             "meshes[0].primitives[0].indices: accessors[5] has 51 elements, but the Draco mesh has 18 triangles (54 indices)");
   const std::vector<uint8_t> junk(64, 0x41);
   EXPECT_EQ(error_of(draco_glb(&junk)).rfind(ep + " (bufferViews[0]): is not Draco data", 0), 0u) << error_of(draco_glb(&junk));
+  // A Draco type no glTF accessor holds, here bool weights for a float accessor (fuzz finding:
+  // Draco's own conversion reads any byte as a bool).
+  for (draco::DataType t : {draco::DT_BOOL, draco::DT_FLOAT64, draco::DT_INT64}) {
+    draco::EncoderBuffer b = draco_grid(false, t);
+    const std::vector<uint8_t> x(b.data(), b.data() + b.size());
+    EXPECT_EQ(error_of(draco_glb(&x)).rfind(ep + ".attributes.WEIGHTS_0: the Draco attribute holds ", 0), 0u)
+        << error_of(draco_glb(&x));
+  }
   // A point cloud.
   draco::PointCloud pc;
   pc.set_num_points(3);

@@ -42,7 +42,13 @@ std::vector<uint8_t> attribute_bytes(Reader& rd, const draco::Mesh& mesh, const 
   if (att.num_components() != a.comps || a.columns != 1)
     rd.error(kp, fmt::format("the Draco attribute has {} components, but {} is {}", int(att.num_components()), a.path,
                              a.type_name));
-  const auto dt = component_of(att.data_type());
+  // Draco's bool, 64-bit and invalid types are no glTF component type; its conversion of bool
+  // values would even read bytes other than 0 and 1 as bools (undefined behaviour): refused.
+  const draco::DataType t = att.data_type();
+  if (t == draco::DT_BOOL || t == draco::DT_INVALID || t == draco::DT_INT64 || t == draco::DT_UINT64 ||
+      t == draco::DT_FLOAT64 || t >= draco::DT_TYPES_COUNT)
+    rd.error(kp, fmt::format("the Draco attribute holds {} values, which no glTF accessor holds", draco_type_name(t)));
+  const auto dt = component_of(t);
   const bool same = dt && *dt == a.type;
   if (!same && a.type != ComponentType::Float)
     rd.error(kp, fmt::format("the Draco attribute holds {} values, but {} is {}", draco_type_name(att.data_type()),
