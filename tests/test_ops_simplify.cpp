@@ -114,6 +114,18 @@ TEST(OpsSimplify, RatioAndMeshesWithinTheTargetAreUntouched) {
   EXPECT_EQ(t, before);
 }
 
+TEST(OpsSimplify, LineMeshesAreLeftAlone) {
+  Scene s;
+  Mesh lines = grid(4);
+  lines.face_channels.clear();
+  lines.topology = Topology::Lines;  // its 96 indices read as 48 segments
+  s.meshes.push_back(lines);
+  SimplifyOptions o;
+  o.ratio = 0.1f;
+  EXPECT_EQ(simplify_meshes(s, o), 0u);
+  EXPECT_EQ(s.meshes[0], lines);
+}
+
 TEST(OpsSimplify, BadRatioIsAnError) {
   Scene s;
   s.meshes.push_back(grid(2));

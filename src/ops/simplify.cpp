@@ -1,6 +1,7 @@
 // Simplification with meshoptimizer (process.h simplify_meshes).
 //
-// Per mesh: polygons become triangles (ops::clear_polygons: per-face rules become per-triangle);
+// Line and point meshes (Mesh::topology) are left as they are. Per mesh: polygons become
+// triangles (ops::clear_polygons: per-face rules become per-triangle);
 // meshopt_simplify collapses edges until the target index count (relative error up to 1: the
 // target decides), the sloppy simplifier takes over when a limit must hold and the topology
 // stops the first one; each new triangle takes its per-triangle data from the original triangle
@@ -128,7 +129,7 @@ size_t simplify_meshes(Scene& scene, const SimplifyOptions& o, Diagnostics* diag
   size_t changed = 0;
   for (Mesh& m : scene.meshes) {
     const size_t tris = m.triangles.size() / 3;
-    if (tris == 0) continue;
+    if (tris == 0 || m.topology != Topology::Triangles) continue;  // lines and points are left as they are
     size_t target = std::max<size_t>(1, size_t(std::ceil(double(o.ratio) * double(tris))));
     if (o.max_triangles > 0) target = std::min(target, o.max_triangles);
     const size_t before = tris;
