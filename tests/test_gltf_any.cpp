@@ -105,6 +105,14 @@ TEST(MaterialNames, FiftyUnnamedGltfMaterialsStayFiftyInIqeAndIqm) {
     Scene again = read_memory(write_memory(back, f), f, f == Format::Iqe ? "t.iqe" : "t.iqm");
     EXPECT_EQ(again.materials, back.materials);
   }
+  // A .glb keeps them as they are: 50 materials without names, valid.
+  testutil::TempDir dir;
+  const std::string glb = (dir.path / "fifty.glb").string();
+  write(g, glb);
+  const Scene back = read(glb);
+  EXPECT_EQ(back.materials, g.materials);
+  std::string report;
+  EXPECT_TRUE(testutil::validate_gltf({glb}, report)) << report;
   // OBJ names them too (its own rule, material<i>).
   std::vector<uint8_t> obj = write_memory(g, Format::Obj);
   std::string text(obj.begin(), obj.end());

@@ -215,7 +215,7 @@ draco::EncoderBuffer draco_grid(bool quantize, draco::DataType weight_type = dra
   EXPECT_EQ(add(draco::GeometryAttribute::NORMAL, 3, draco::DT_FLOAT32, s.nrm.data()), 1);
   EXPECT_EQ(add(draco::GeometryAttribute::TEX_COORD, 2, draco::DT_FLOAT32, s.uv.data()), 2);
   EXPECT_EQ(add(draco::GeometryAttribute::GENERIC, 4, draco::DT_UINT8, s.jnt.data()), 3);
-  const std::vector<uint8_t> odd(s.wgt.size(), 129);  // bytes no bool holds
+  const std::vector<uint8_t> odd(s.wgt.size() * 8, 129);  // bytes no bool holds; room for 64-bit types
   EXPECT_EQ(add(draco::GeometryAttribute::GENERIC, 4, weight_type,
                 weight_type == draco::DT_FLOAT32 ? static_cast<const void*>(s.wgt.data()) : odd.data()),
             4);
