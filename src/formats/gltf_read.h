@@ -53,7 +53,6 @@ std::optional<uint64_t> as_uint(const json& v);
 
 // ---- Small math (gltf_read_nodes.cpp) -------------------------------------------------------
 
-Vec3 linear(const Mat3x4& m, Vec3 v);
 float det3(const Mat3x4& m);
 // Inverse transpose of the 3x3 part (translation 0): transforms normals.
 Mat3x4 normal_matrix(const Mat3x4& m);

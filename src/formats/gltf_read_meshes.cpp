@@ -438,27 +438,27 @@ void instance_meshes(Reader& rd) {
             const Mat3x4 dnm = delta_normal_matrix(nm);
             if (nor) {
               float* x = &nor->data[v * nor->components];
-              Vec3 r = normalize(linear(nm, {x[0], x[1], x[2]}));
+              Vec3 r = normalize(mat_apply_linear(nm, {x[0], x[1], x[2]}));
               x[0] = r[0], x[1] = r[1], x[2] = r[2];
             }
             if (tan) {
               float* x = &tan->data[v * tan->components];
-              Vec3 r = normalize(linear(b, {x[0], x[1], x[2]}));
+              Vec3 r = normalize(mat_apply_linear(b, {x[0], x[1], x[2]}));
               x[0] = r[0], x[1] = r[1], x[2] = r[2];
               if (det3(b) < 0) x[3] = -x[3];
             }
             for (MorphTarget& t : m.morph_targets) {
               float* d = &t.positions[v * 3];
-              Vec3 r = linear(b, {d[0], d[1], d[2]});
+              Vec3 r = mat_apply_linear(b, {d[0], d[1], d[2]});
               d[0] = r[0], d[1] = r[1], d[2] = r[2];
               if (!t.normals.empty()) {
                 float* e = &t.normals[v * 3];
-                Vec3 s = linear(dnm, {e[0], e[1], e[2]});
+                Vec3 s = mat_apply_linear(dnm, {e[0], e[1], e[2]});
                 e[0] = s[0], e[1] = s[1], e[2] = s[2];
               }
               if (!t.tangents.empty()) {
                 float* e = &t.tangents[v * 3];
-                Vec3 s = linear(b, {e[0], e[1], e[2]});
+                Vec3 s = mat_apply_linear(b, {e[0], e[1], e[2]});
                 e[0] = s[0], e[1] = s[1], e[2] = s[2];
               }
             }
@@ -503,7 +503,7 @@ void instance_meshes(Reader& rd) {
               const bool normal = s.attribute == Attribute::Normal;
               for (size_t v = 0; v < nv; ++v) {
                 float* p = &s.data[v * s.components];
-                Vec3 q = normalize(linear(normal ? nm : w, {p[0], p[1], p[2]}));
+                Vec3 q = normalize(mat_apply_linear(normal ? nm : w, {p[0], p[1], p[2]}));
                 p[0] = q[0], p[1] = q[1], p[2] = q[2];
                 if (!normal && mirror) p[3] = -p[3];
               }
@@ -511,18 +511,9 @@ void instance_meshes(Reader& rd) {
           }
           const Mat3x4 dnm = delta_normal_matrix(nm);
           for (MorphTarget& t : m.morph_targets) {
-            for (size_t i = 0; i + 3 <= t.positions.size(); i += 3) {
-              Vec3 q = linear(w, {t.positions[i], t.positions[i + 1], t.positions[i + 2]});
-              std::copy(q.begin(), q.end(), t.positions.begin() + ptrdiff_t(i));
-            }
-            for (size_t i = 0; i + 3 <= t.normals.size(); i += 3) {
-              Vec3 q = linear(dnm, {t.normals[i], t.normals[i + 1], t.normals[i + 2]});
-              std::copy(q.begin(), q.end(), t.normals.begin() + ptrdiff_t(i));
-            }
-            for (size_t i = 0; i + 3 <= t.tangents.size(); i += 3) {
-              Vec3 q = linear(w, {t.tangents[i], t.tangents[i + 1], t.tangents[i + 2]});
-              std::copy(q.begin(), q.end(), t.tangents.begin() + ptrdiff_t(i));
-            }
+            mat_apply_linear_all(w, t.positions);
+            mat_apply_linear_all(dnm, t.normals);
+            mat_apply_linear_all(w, t.tangents);
           }
           if (mirror) {
             Scene tmp;

@@ -11,11 +11,6 @@ namespace meshport::gltf::read_impl {
 // ---------------------------------------------------------------------------------------------
 // Small math
 
-Vec3 linear(const Mat3x4& m, Vec3 v) {
-  return {m[0] * v[0] + m[3] * v[1] + m[6] * v[2], m[1] * v[0] + m[4] * v[1] + m[7] * v[2],
-          m[2] * v[0] + m[5] * v[1] + m[8] * v[2]};
-}
-
 float det3(const Mat3x4& m) {
   return dot(cross(Vec3{m[0], m[1], m[2]}, Vec3{m[3], m[4], m[5]}), Vec3{m[6], m[7], m[8]});
 }
@@ -196,6 +191,7 @@ void read_nodes(Reader& rd) {
     s = rd.check_index(*v, "scene", "scenes");
   }
   const uint32_t file_default = s;
+  auto scene_path = [](size_t k) { return fmt::format("scenes[{}]", k); };
   if (rd.scene_choice) {
     if (*rd.scene_choice >= scenes.size())
       fail(rd.name, fmt::format("--scene {}: the file has {} scene{} (0..{})", *rd.scene_choice, scenes.size(),
@@ -204,19 +200,19 @@ void read_nodes(Reader& rd) {
   } else if (scenes.size() > 1) {
     rd.warn(fmt::format("note: the file has {} scenes; scenes[{}] ('{}') is read (--scene N reads another; meshport "
                         "info lists them)",
-                        scenes.size(), s, text::clip(rd.get_string(rd.object_at(scenes, s, fmt::format("scenes[{}]", s)),
-                                                                  "name", fmt::format("scenes[{}]", s)))));
+                        scenes.size(), s,
+                        text::clip(rd.get_string(rd.object_at(scenes, s, scene_path(s)), "name", scene_path(s)))));
   }
   if (rd.scene_list) {
     rd.scene_list->clear();
     for (size_t k = 0; k < scenes.size(); ++k) {
-      const std::string kp = fmt::format("scenes[{}]", k);
+      const std::string kp = scene_path(k);
       const json& so = rd.object_at(scenes, k, kp);
       rd.scene_list->push_back({rd.get_string(so, "name", kp), rd.get_array(so, "nodes", kp).size(),
                                 k == file_default, k == s});
     }
   }
-  const std::string sp = fmt::format("scenes[{}]", s);
+  const std::string sp = scene_path(s);
   const json& roots = rd.get_array(rd.object_at(scenes, s, sp), "nodes", sp);
   for (size_t k = 0; k < roots.size(); ++k) {
     const std::string rp = fmt::format("{}.nodes[{}]", sp, k);
@@ -431,6 +427,17 @@ void read_skeleton(Reader& rd) {
   }
 }
 
+namespace {
+
+// `n` itself when it is a joint, else its nearest joint ancestor; -1 when there is none.
+int32_t nearest_joint_node(const Reader& rd, uint32_t n) {
+  int32_t x = int32_t(n);
+  while (x >= 0 && rd.nodes[size_t(x)].joint < 0) x = rd.nodes[size_t(x)].parent;
+  return x;
+}
+
+}  // namespace
+
 // ---- Attachments -----------------------------------------------------------------------------
 
 // The writer's attachment nodes, and every other empty leaf (no mesh, skin, camera, light or
@@ -448,8 +455,8 @@ Attachment attachment(Reader& rd, uint32_t n) {
   const Node& node = rd.nodes[n];
   Attachment a;
   a.name = node.name;
-  int32_t above = node.parent;  // the nearest joint ancestor, if any
-  while (above >= 0 && rd.nodes[above].joint < 0) above = rd.nodes[above].parent;
+  // The nearest joint ancestor, if any.
+  const int32_t above = node.parent < 0 ? -1 : nearest_joint_node(rd, uint32_t(node.parent));
   bool exact = node.trs_exact;
   if (above >= 0) {
     a.joint = rd.nodes[above].joint;
@@ -472,8 +479,7 @@ Attachment attachment(Reader& rd, uint32_t n) {
 }
 
 void bind_to_joint(Reader& rd, uint32_t n, Mesh& m) {
-  int32_t x = int32_t(n);
-  while (x >= 0 && rd.nodes[size_t(x)].joint < 0) x = rd.nodes[size_t(x)].parent;
+  const int32_t x = nearest_joint_node(rd, n);
   if (x < 0 || !m.find(Attribute::Position)) return;
   const size_t nv = m.vertex_count();
   rd.spend(u128(nv) * 8, fmt::format("nodes[{}]", n), "binding the mesh to its joint");

@@ -29,11 +29,6 @@ Mat3x4 normal_matrix_of(const Transform& t) {
   return mat_from_trs({0, 0, 0}, t.rotation, inv);
 }
 
-Vec3 linear_part(const Mat3x4& m, Vec3 v) {
-  return {m[0] * v[0] + m[3] * v[1] + m[6] * v[2], m[1] * v[0] + m[4] * v[1] + m[7] * v[2],
-          m[2] * v[0] + m[5] * v[1] + m[8] * v[2]};
-}
-
 bool finite(const Transform& t) {
   auto ok = [](const auto& a) { return std::all_of(a.begin(), a.end(), [](float x) { return std::isfinite(x); }); };
   return ok(t.translation) && ok(t.rotation) && ok(t.scale);
@@ -59,21 +54,15 @@ Mesh transformed_copy(const Mesh& m, const Transform& t) {
       const bool normal = s.attribute == Attribute::Normal;
       for (size_t v = 0; v < nv; ++v) {
         float* p = &s.data[v * s.components];
-        const Vec3 q = normalize(linear_part(normal ? nm : mat, {p[0], p[1], p[2]}));
+        const Vec3 q = normalize(mat_apply_linear(normal ? nm : mat, {p[0], p[1], p[2]}));
         p[0] = q[0], p[1] = q[1], p[2] = q[2];
         if (!normal && mirror && s.components > 3) p[3] = -p[3];
       }
     }
   }
   for (MorphTarget& mt : c.morph_targets) {
-    for (size_t i = 0; i + 3 <= mt.positions.size(); i += 3) {
-      const Vec3 q = linear_part(mat, {mt.positions[i], mt.positions[i + 1], mt.positions[i + 2]});
-      std::copy(q.begin(), q.end(), mt.positions.begin() + ptrdiff_t(i));
-    }
-    for (size_t i = 0; i + 3 <= mt.normals.size(); i += 3) {
-      const Vec3 q = linear_part(nm, {mt.normals[i], mt.normals[i + 1], mt.normals[i + 2]});
-      std::copy(q.begin(), q.end(), mt.normals.begin() + ptrdiff_t(i));
-    }
+    mat_apply_linear_all(mat, mt.positions);
+    mat_apply_linear_all(nm, mt.normals);
   }
   if (mirror && c.topology == Topology::Triangles) {
     Scene tmp;

@@ -3,6 +3,8 @@
 
 #include <array>
 #include <cmath>
+#include <cstddef>
+#include <vector>
 
 namespace meshport {
 
@@ -72,6 +74,18 @@ inline Vec3 mat_apply(const Mat3x4& m, Vec3 p) {
   return {m[0] * p[0] + m[3] * p[1] + m[6] * p[2] + m[9],
           m[1] * p[0] + m[4] * p[1] + m[7] * p[2] + m[10],
           m[2] * p[0] + m[5] * p[1] + m[8] * p[2] + m[11]};
+}
+// The 3x3 part only (a direction or displacement: no translation).
+inline Vec3 mat_apply_linear(const Mat3x4& m, Vec3 v) {
+  return {m[0] * v[0] + m[3] * v[1] + m[6] * v[2], m[1] * v[0] + m[4] * v[1] + m[7] * v[2],
+          m[2] * v[0] + m[5] * v[1] + m[8] * v[2]};
+}
+// Every packed x y z triple of `xyz` (morph target displacements) by the 3x3 part of `m`.
+inline void mat_apply_linear_all(const Mat3x4& m, std::vector<float>& xyz) {
+  for (size_t i = 0; i + 3 <= xyz.size(); i += 3) {
+    const Vec3 q = mat_apply_linear(m, {xyz[i], xyz[i + 1], xyz[i + 2]});
+    xyz[i] = q[0], xyz[i + 1] = q[1], xyz[i + 2] = q[2];
+  }
 }
 // Inverse of an affine matrix (general 3x3 part); identity when singular.
 Mat3x4 mat_inverse(const Mat3x4& m);
