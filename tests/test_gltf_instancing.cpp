@@ -285,6 +285,24 @@ TEST(GltfInstancing, ExpandFlipsMirroredCopiesAndKeepsMorphTargets) {
   EXPECT_EQ(nan.meshes[0].instances.size(), 1u);
 }
 
+// Morph target tangent displacements follow their copies like positions do.
+TEST(GltfInstancing, ExpandKeepsMorphTargetTangentsPerCopy) {
+  Scene s;
+  Mesh m;
+  m.name = "tri";
+  m.streams.push_back(testutil::float_stream(Attribute::Position, 3, {0, 0, 0, 1, 0, 0, 0, 1, 0}));
+  m.triangles = {0, 1, 2};
+  MorphTarget t;
+  t.positions = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  t.tangents = {1, 0, 0, 1, 0, 0, 0, 1, 0};
+  m.morph_targets.push_back(t);
+  m.instances = {testutil::trs({0, 0, 0}), testutil::trs({0, 0, 0}, {0, 0, 0, 1}, {2, 3, 1})};
+  s.meshes.push_back(m);
+  ASSERT_EQ(ops::expand_instances(s), 1u);
+  EXPECT_EQ(s.meshes[0].morph_targets[0].tangents,
+            (std::vector<float>{1, 0, 0, 1, 0, 0, 0, 1, 0, 2, 0, 0, 2, 0, 0, 0, 3, 0}));
+}
+
 TEST(GltfInstancing, TransformMovesTheInstancesNotTheVertices) {
   Scene s = read_gltf(instanced_cube(false).gltf());
   const std::vector<float> before = s.meshes[0].find(Attribute::Position)->data;

@@ -63,6 +63,7 @@ Mesh transformed_copy(const Mesh& m, const Transform& t) {
   for (MorphTarget& mt : c.morph_targets) {
     mat_apply_linear_all(mat, mt.positions);
     mat_apply_linear_all(nm, mt.normals);
+    mat_apply_linear_all(mat, mt.tangents);
   }
   if (mirror && c.topology == Topology::Triangles) {
     Scene tmp;
@@ -91,6 +92,7 @@ void append_copy(Mesh& out, const Mesh& c, size_t base, int32_t key_offset) {
     const MorphTarget& b = c.morph_targets[t];
     a.positions.insert(a.positions.end(), b.positions.begin(), b.positions.end());
     a.normals.insert(a.normals.end(), b.normals.begin(), b.normals.end());
+    a.tangents.insert(a.tangents.end(), b.tangents.begin(), b.tangents.end());
   }
   for (size_t f = 0; f < out.face_channels.size(); ++f)
     out.face_channels[f].data.insert(out.face_channels[f].data.end(), c.face_channels[f].data.begin(),
@@ -128,7 +130,7 @@ size_t expand_instances(Scene& scene) {
     out.smoothing.face_uv.clear();
     out.smoothing.corner_edge.clear();
     out.smoothing.vertex_key.clear();
-    for (MorphTarget& t : out.morph_targets) t.positions.clear(), t.normals.clear();
+    for (MorphTarget& t : out.morph_targets) t.positions.clear(), t.normals.clear(), t.tangents.clear();
     for (FaceChannel& f : out.face_channels) f.data.clear();
     for (size_t k = 0; k < instances.size(); ++k)
       append_copy(out, transformed_copy(m, instances[k]), k * nv, int32_t(k) * keys);

@@ -11,7 +11,8 @@ namespace meshport::ops {
 
 // Replaces every instanced mesh by one mesh holding a copy of its vertices and triangles per
 // instance, each transformed by its instance (positions; normals by the inverse transpose and
-// tangents by the matrix, renormalised; morph target displacements alike; a mirroring instance's
+// tangents by the matrix, renormalised; morph target position, normal and tangent displacements
+// alike; a mirroring instance's
 // copy gets its winding flipped and its tangent handedness negated), the copies merged in
 // instance order so that the mesh keeps its index (attachments, morph weight tracks and format
 // data naming it stay right) and its name, material and morph targets. Polygons, smoothing rules
