@@ -355,6 +355,12 @@ void put_u32(std::vector<uint8_t>& b, uint32_t v) {
 
 }  // namespace
 
+void list_extension(json& root, const char* key, const char* name) {
+  json& list = root[key];
+  if (!list.is_array()) list = json::array();
+  if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
+}
+
 }  // namespace meshport::gltf::write_impl
 
 namespace meshport::gltf {

@@ -188,6 +188,8 @@ void emit_animations(Writer& w);
 // gltf_write_meshopt.cpp: the root's buffers (the BIN / .bin buffer and, when views were
 // compressed, the fallback buffer) and EXT_meshopt_compression in extensionsUsed / Required.
 void emit_buffers(Writer& w, json buffer0);
+// Adds `name` to the root's `key` list ("extensionsUsed", "extensionsRequired") once.
+void list_extension(json& root, const char* key, const char* name);
 
 // gltf_write_extras.cpp: extras.meshport of meshes and primitives, and the document-level one
 json stream_entry(Writer& w, const VertexStream& s, const std::string& gltf_name);

@@ -396,8 +396,8 @@ json emit_materials(Writer& w) {
     materials.push_back(std::move(mat));
   }
   emit_images(w, im);
-  if (specular_used) w.root["extensionsUsed"].push_back("KHR_materials_specular");
-  if (transform_used) w.root["extensionsUsed"].push_back("KHR_texture_transform");
+  if (specular_used) list_extension(w.root, "extensionsUsed", "KHR_materials_specular");
+  if (transform_used) list_extension(w.root, "extensionsUsed", "KHR_texture_transform");
   return materials;
 }
 

@@ -80,10 +80,7 @@ void emit_instances(Writer& w, json& node, const Mesh& m, const std::string& lab
   if (rotated) attrs["ROTATION"] = w.buf.floats(r, 4, 0, false);
   if (scaled) attrs["SCALE"] = w.buf.floats(s, 3, 0, false);
   node["extensions"]["EXT_mesh_gpu_instancing"] = {{"attributes", std::move(attrs)}};
-  json& used = w.root["extensionsUsed"];
-  if (!used.is_array()) used = json::array();
-  if (std::find(used.begin(), used.end(), "EXT_mesh_gpu_instancing") == used.end())
-    used.push_back("EXT_mesh_gpu_instancing");
+  list_extension(w.root, "extensionsUsed", "EXT_mesh_gpu_instancing");
 }
 
 }  // namespace

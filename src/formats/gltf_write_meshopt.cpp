@@ -5,8 +5,8 @@
 // filters, so decoding gives back the very bytes: vertex and animation data in ATTRIBUTES mode
 // (their strides are multiples of 4 up to 256: floats, and joints of 4 ubytes or ushorts),
 // triangle indices in INDICES mode. Not TRIANGLES: its codec may rotate a triangle's corners
-// ((a, b, c) decodes as (b, c, a)), the same triangle but not the same Scene. Images stay as they are. The compressed bytes are the
-// BIN chunk (or the .bin); the views refer to a fallback buffer without data (buffers[1],
+// ((a, b, c) decodes as (b, c, a)), the same triangle but not the same Scene. Images stay as
+// they are. The compressed bytes are the BIN chunk (or the .bin); the views refer to a fallback buffer without data (buffers[1],
 // extensions.EXT_meshopt_compression.fallback), so the extension is required: the specification
 // says a fallback buffer without data makes it so, and an uncompressed copy would undo the
 // compression (gltfpack -c writes the same).
@@ -19,14 +19,6 @@ namespace meshport::gltf::write_impl {
 namespace {
 
 constexpr const char* kExt = "EXT_meshopt_compression";
-
-void add_extension(json& root, const char* key, const char* name) {
-  json& list = root[key];
-  if (!list.is_array()) list = json::array();
-  for (const json& e : list)
-    if (e == name) return;
-  list.push_back(name);
-}
 
 }  // namespace
 
@@ -76,8 +68,8 @@ void emit_buffers(Writer& w, json buffer0) {
   json buffers = json::array({std::move(buffer0)});
   if (w.buf.fallback) {
     buffers.push_back({{"byteLength", w.buf.fallback}, {"extensions", {{kExt, {{"fallback", true}}}}}});
-    add_extension(w.root, "extensionsUsed", kExt);
-    add_extension(w.root, "extensionsRequired", kExt);
+    list_extension(w.root, "extensionsUsed", kExt);
+    list_extension(w.root, "extensionsRequired", kExt);
   }
   w.root["buffers"] = std::move(buffers);
 }
