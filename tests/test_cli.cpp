@@ -127,9 +127,10 @@ TEST(Cli, ConvertAttachesAnimationsByName) {
 }
 
 TEST(Cli, ValidateExitCodes) {
-  CliRun ok = run("validate " + data("skinned.iqe"));
+  CliRun ok = run("validate -v " + data("skinned.iqe"));
   EXPECT_EQ(ok.status, 0) << ok.out;
-  EXPECT_NE(ok.out.find("skinned.iqe: ok (0 errors, 0 warnings)"), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find("skinned.iqe: valid (0 errors, 0 warnings)"), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find("1 file: 1 valid, 0 warned, 0 invalid, 0 skipped in "), std::string::npos) << ok.out;
   CliRun bad = run("validate " + data("skinned.iqe") + " " + data("badindex.iqe"));
   EXPECT_EQ(bad.status, 1);
   EXPECT_NE(bad.out.find("badindex.iqe:6:8: error: face index 7"), std::string::npos) << bad.out;

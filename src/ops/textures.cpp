@@ -93,9 +93,8 @@ std::string strip_texture_commands(std::string s) {
 
 namespace ops {
 
-std::vector<SkinEntry> parse_iqm_cfg(std::string_view text, std::string_view model_file) {
-  std::vector<SkinEntry> out;
-  bool applies = true;
+std::vector<CfgCommand> iqm_cfg_commands(std::string_view text) {
+  std::vector<CfgCommand> out;
   each_line(text, [&](size_t line, std::string_view l) {
     // Commands separated by ';' outside quotes.
     bool quoted = false;
@@ -105,16 +104,25 @@ std::vector<SkinEntry> parse_iqm_cfg(std::string_view text, std::string_view mod
       if (i < l.size() && (quoted || l[i] != ';')) continue;
       std::vector<std::string> w = words(l.substr(start, i - start));
       start = i + 1;
-      if (w.empty()) continue;
-      if (w[0] == "iqmload" && w.size() >= 2) {
-        applies = iequal(file_name_of(w[1]), model_file);
-      } else if (applies && w[0] == "iqmskin" && w.size() >= 3) {
-        out.push_back({w[1], "base colour", strip_texture_commands(w[2]), line});
-      } else if (applies && w[0] == "iqmbumpmap" && w.size() >= 3) {
-        out.push_back({w[1], "normal", strip_texture_commands(w[2]), line});
-      }
+      if (!w.empty()) out.push_back({line, std::move(w)});
     }
   });
+  return out;
+}
+
+std::vector<SkinEntry> parse_iqm_cfg(std::string_view text, std::string_view model_file) {
+  std::vector<SkinEntry> out;
+  bool applies = true;
+  for (const CfgCommand& c : iqm_cfg_commands(text)) {
+    const std::vector<std::string>& w = c.words;
+    if (w[0] == "iqmload" && w.size() >= 2) {
+      applies = iequal(file_name_of(w[1]), model_file);
+    } else if (applies && w[0] == "iqmskin" && w.size() >= 3) {
+      out.push_back({w[1], "base colour", strip_texture_commands(w[2]), c.line});
+    } else if (applies && w[0] == "iqmbumpmap" && w.size() >= 3) {
+      out.push_back({w[1], "normal", strip_texture_commands(w[2]), c.line});
+    }
+  }
   for (size_t i = out.size(); i-- > 0;)
     if (out[i].path.empty()) out.erase(out.begin() + std::ptrdiff_t(i));
   return out;

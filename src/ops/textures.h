@@ -24,6 +24,14 @@ struct SkinEntry {
   size_t line = 0;   // 1-based
 };
 
+// The commands of a Tesseract / Red Eclipse `.cfg` file: words (quotes removed), `//` comments
+// dropped, commands separated by line breaks or `;` outside quotes.
+struct CfgCommand {
+  size_t line = 0;  // 1-based
+  std::vector<std::string> words;  // never empty
+};
+std::vector<CfgCommand> iqm_cfg_commands(std::string_view text);
+
 // Tesseract / Red Eclipse `iqm.cfg`: `iqmskin MESH DIFFUSE [MASKS ...]` and
 // `iqmbumpmap MESH NORMALMAP [DIFFUSE]`, arguments quoted or not, `//` comments, commands
 // separated by line breaks or `;`. Commands after an `iqmload FILE` count only when FILE's name

@@ -1,8 +1,12 @@
 // meshport command-line tool: parses arguments and calls the library.
+#include <meshport/batch.h>
 #include <meshport/diff.h>
 #include <meshport/meshport.h>
 #include <meshport/summary.h>
 #include <meshport/validate.h>
+
+#include "batch_commands.h"
+#include "conversion_options.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -21,32 +25,11 @@
 namespace {
 
 using namespace meshport;
+using cli::parse_format;
 
 void print_diagnostics(const Diagnostics& d) {
   for (const auto& item : d.items) fmt::print(stderr, "{}\n", item.to_string());
   if (d.dropped) fmt::print(stderr, "note: {} more diagnostics not shown\n", d.dropped);
-}
-
-std::optional<Format> parse_format(const std::string& name, const char* option) {
-  if (name.empty()) return std::nullopt;
-  auto f = format_from_name(name);
-  if (!f) throw CLI::ValidationError(option, "unknown format '" + name + "' (see `meshport formats`)");
-  return f;
-}
-
-// "X,Y,Z" as three finite floats.
-std::array<float, 3> parse_triple(const std::string& text, const char* option) {
-  std::array<float, 3> v{};
-  const char* p = text.data();
-  const char* end = p + text.size();
-  for (int i = 0; i < 3; ++i) {
-    auto r = std::from_chars(p, end, v[i]);
-    bool last = i == 2;
-    if (r.ec != std::errc() || !std::isfinite(v[i]) || (last ? r.ptr != end : (r.ptr == end || *r.ptr != ',')))
-      throw CLI::ValidationError(option, "expects three numbers X,Y,Z, got '" + text + "'");
-    p = r.ptr + 1;
-  }
-  return v;
 }
 
 // `meshport diff`: 0 same, 1 different, 2 when a file cannot be read.
@@ -82,7 +65,7 @@ int run_diff(const std::string& a, const std::string& b, const std::string& from
 int main(int argc, char** argv) {
   CLI::App app{"meshport: read, write, validate and convert 3D game model formats"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "meshport 0.1.0");
+  app.set_version_flag("--version", "meshport " MESHPORT_VERSION);
   // Format names from the library's one table (meshport::formats()).
   const std::string from_help = "Input format: " + format_names(false) + " (default: by extension)";
   const std::string to_help = "Output format: " + format_names(true) + " (default: by extension)";
@@ -90,99 +73,15 @@ int main(int argc, char** argv) {
   // convert
   auto* convert = app.add_subcommand("convert", "Convert models; animations of later inputs attach to the first");
   std::vector<std::string> inputs;
-  std::string output, from, to;
-  bool quiet = false, no_adjacency = false, no_bounds = false;
+  std::string output;
+  bool quiet = false;
   convert->add_option("inputs", inputs, "Input files: the first gives meshes and skeleton, all give animations "
                                          "(- reads standard input; give --from)")
       ->required();
   convert->add_option("-o,--output", output, "Output file (- writes standard output; give --to)")->required();
-  std::optional<uint32_t> convert_scene;
-  convert->add_option("--from", from, from_help);
-  convert->add_option("--scene", convert_scene,
-                      "glTF: read scene N of the first input (default: the file's default scene; info lists them)")
-      ->type_name("N");
-  convert->add_option("--to", to, to_help);
-  convert->add_flag("--no-adjacency", no_adjacency, "IQM: do not write triangle adjacency");
-  convert->add_flag("--no-bounds", no_bounds, "IQM: do not write per-frame bounds");
   convert->add_flag("-q,--quiet", quiet, "Do not print warnings");
-  std::vector<std::string> convert_textures;
-  convert->add_option("--textures", convert_textures,
-                      "Search DIR for textures after the input's folder (repeatable, in order; "
-                      "docs/textures.md, Finding textures)")
-      ->type_name("DIR")
-      ->allow_extra_args(false);
-  bool external_textures = false;
-  convert->add_flag("--external-textures", external_textures,
-                    "glTF: write a .glb's images as files beside it instead of embedding them");
-  bool compress = false;
-  convert->add_flag("--compress", compress,
-                    "glTF: compress vertex, index and animation data losslessly (EXT_meshopt_compression)");
-  std::vector<int> team_colour;
-  convert->add_option("--team-colour", team_colour,
-                      "glTF: bake this team colour into texture pages with a team colour mask (PIE TCMASK)")
-      ->delimiter(',')
-      ->allow_extra_args(false)
-      ->check(CLI::Range(0, 255))
-      ->type_name("R,G,B");
-  int pie_version = 0;
-  convert->add_option("--pie-version", pie_version, "PIE: write version 2, 3 or 4 (default: the source's, else 4)")
-      ->check(CLI::IsMember({2, 3, 4}));
-  ProcessOptions proc;
-  bool no_normals = false, no_tangents = false, add_normals = false, add_tangents = false;
-  float smooth_angle = -1;
-  std::string rotate, translate;
-  auto* g = "Processing (in this order)";
-  convert->add_flag("--expand-instances", proc.expand_instances,
-                    "Write glTF GPU instances (EXT_mesh_gpu_instancing) as copies, also to glTF (Blender 3.4 shows "
-                    "only one otherwise)")
-      ->group(g);
-  convert->add_flag("--flip-winding", proc.flip_winding, "Reverse every triangle (assets authored inside out)")
-      ->group(g);
-  convert->add_flag("--flip-v", proc.flip_v, "Flip texture coordinates vertically (v' = 1 - v)")->group(g);
-  convert->add_option("--scale", proc.transform.scale, "Scale uniformly by S (meshes, skeleton, animations)")
-      ->group(g);
-  convert->add_option("--rotate", rotate, "Rotate by X,Y,Z degrees (about X, then Y, then Z; --rotate=-90,0,0)")
-      ->type_name("X,Y,Z")
-      ->group(g);
-  convert->add_option("--translate", translate, "Translate by X,Y,Z (Scene axes: Y up, metres)")
-      ->type_name("X,Y,Z")
-      ->group(g);
-  convert->add_flag("--weld", proc.weld, "Weld identical vertices and drop unused ones")->group(g);
-  convert->add_option("--simplify", proc.simplify.ratio,
-                      "Simplify every mesh to RATIO of its triangles (meshoptimizer; keeps borders and UV seams)")
-      ->type_name("RATIO")
-      ->check(CLI::Range(0.0f, 1.0f))
-      ->group(g);
-  convert->add_option("--simplify-to", proc.simplify.max_triangles,
-                      "Simplify every mesh with more than N triangles to at most N (PIE levels: 8192)")
-      ->type_name("N")
-      ->check(CLI::PositiveNumber)
-      ->group(g);
-  auto* normals_flag = convert->add_flag("--normals", add_normals,
-                    "Generate normals for meshes without them even when writing the input's own format (the "
-                    "default for other formats)")
-      ->group(g);
-  convert->add_flag("--no-normals", no_normals, "Do not generate normals for meshes without them")
-      ->group(g)
-      ->excludes(normals_flag);
-  convert->add_flag("--recompute-normals", proc.normal.recompute, "Replace existing normals too")->group(g);
-  convert->add_option("--smooth-angle", smooth_angle,
-                      "One auto-smooth angle in degrees for every face, replacing the file's smoothing rules "
-                      "(0 faceted, 180 smooth)")
-      ->check(CLI::Range(0.0f, 180.0f))
-      ->group(g);
-  auto* tangents_flag = convert->add_flag("--tangents", add_tangents,
-                    "Generate tangents for meshes with normals and texture coordinates but none, even when writing "
-                    "the input's own format (the default for other formats)")
-      ->group(g);
-  convert->add_flag("--no-tangents", no_tangents, "Do not generate tangents for meshes without them")
-      ->group(g)
-      ->excludes(tangents_flag);
-  convert->add_flag("--recompute-tangents", proc.tangent.recompute, "Replace existing tangents too")->group(g);
-  convert->add_flag("--optimize", proc.optimize, "Optimise vertex cache and fetch order (meshoptimizer)")->group(g);
-  convert->add_flag("--modes-animation", proc.modes_animation,
-                    "Add an animation 'modes' playing each morph target (ModeDef vibration mode) in turn")
-      ->group(g);
+  cli::ConversionArgs conversion;
+  cli::add_conversion_options(convert, conversion, from_help, to_help);
 
   // deform
   auto* deform = app.add_subcommand("deform", "Deform a ModeDef model by its vibration modes and write the result");
@@ -227,14 +126,12 @@ int main(int argc, char** argv) {
       ->type_name("DIR")
       ->allow_extra_args(false);
 
-  // validate
-  auto* validate = app.add_subcommand("validate", "Check files and print diagnostics (exit 1 on errors)");
-  std::vector<std::string> validate_paths;
-  std::string validate_from;
-  bool strict = false;
-  validate->add_option("files", validate_paths, "Model files")->required();
-  validate->add_option("--from", validate_from, "Input format (default: by extension)");
-  validate->add_flag("--strict", strict, "Count warnings as errors");
+  // batch, validate, merge-reports
+  cli::BatchArgs batch_args, validate_args;
+  auto* batch_cmd = cli::add_batch_command(app, batch_args, from_help, to_help);
+  auto* validate = cli::add_validate_command(app, validate_args);
+  cli::MergeArgs merge_args;
+  auto* merge_cmd = cli::add_merge_command(app, merge_args);
 
   // diff
   auto* diff_cmd = app.add_subcommand("diff", "Compare two models of any formats (exit 0 same, 1 different, 2 unreadable)");
@@ -266,31 +163,7 @@ int main(int argc, char** argv) {
 
   try {
     if (*convert) {
-      ConvertOptions o;
-      o.read.format = parse_format(from, "--from");
-      o.read.scene = convert_scene;
-      o.write.format = parse_format(to, "--to");
-      o.process = proc;
-      if (no_normals) o.process.normals = Generate::Off;
-      else if (add_normals) o.process.normals = Generate::Missing;
-      if (no_tangents) o.process.tangents = Generate::Off;
-      else if (add_tangents) o.process.tangents = Generate::Missing;
-      if (smooth_angle >= 0) o.process.normal.angle = smooth_angle;
-      if (!rotate.empty()) o.process.transform.rotate_degrees = parse_triple(rotate, "--rotate");
-      if (!translate.empty()) o.process.transform.translate = parse_triple(translate, "--translate");
-      o.write.adjacency = !no_adjacency;
-      o.write.bounds = !no_bounds;
-      o.write.pie_version = pie_version;
-      o.write.texture_dirs = convert_textures;
-      o.write.external_textures = external_textures;
-      o.write.compress = compress;
-      if (!team_colour.empty()) {
-        if (team_colour.size() != 3)
-          throw CLI::ValidationError("--team-colour", fmt::format("expects three numbers R,G,B (0 to 255), got {}",
-                                                                  team_colour.size()));
-        o.write.team_colour = std::array<uint8_t, 3>{uint8_t(team_colour[0]), uint8_t(team_colour[1]),
-                                                     uint8_t(team_colour[2])};
-      }
+      const ConvertOptions o = cli::conversion_options(conversion);
       Diagnostics d;
       try {
         meshport::convert(inputs, output, o, &d);
@@ -356,25 +229,9 @@ int main(int argc, char** argv) {
       print_diagnostics(d);
       return 0;
     }
-    if (*validate) {
-      ReadOptions o;
-      o.format = parse_format(validate_from, "--from");
-      int status = 0;
-      for (const auto& path : validate_paths) {
-        Diagnostics d;
-        try {
-          validate_scene(read(path, o, &d), path, d);
-        } catch (const Error& e) {
-          d.add(e.diagnostic());
-        }
-        print_diagnostics(d);
-        bool bad = d.has_errors() || (strict && d.warning_count() > 0);
-        fmt::print("{}: {} ({} errors, {} warnings)\n", path, bad ? "invalid" : "ok", d.items.size() - d.warning_count(),
-                   d.warning_count());
-        if (bad) status = 1;
-      }
-      return status;
-    }
+    if (*batch_cmd) return cli::run_batch(batch_args, BatchTask::Convert);
+    if (*validate) return cli::run_batch(validate_args, BatchTask::Validate);
+    if (*merge_cmd) return cli::run_merge(merge_args);
     if (*diff_cmd) return run_diff(diff_a, diff_b, diff_from_a, diff_from_b, diff_options, diff_json);
     if (*list) {
       fmt::print("{}", formats_text());

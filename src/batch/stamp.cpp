@@ -1,0 +1,71 @@
+// The options stamp of a batch conversion (stamp.h).
+#include "batch/stamp.h"
+
+#include "io.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace meshport::batch_detail {
+
+namespace {
+
+const char* name_of(Generate g) {
+  switch (g) {
+    case Generate::Default: return "default";
+    case Generate::Missing: return "missing";
+    case Generate::Off: return "off";
+  }
+  return "?";
+}
+
+std::string format_name(const std::optional<Format>& f) {
+  return f ? std::string(format_info(*f).name) : std::string("by-extension");
+}
+
+}  // namespace
+
+std::string fingerprint(const BatchOptions& o) {
+  const ProcessOptions& p = o.convert.process;
+  const WriteOptions& w = o.convert.write;
+  std::string s = fmt::format("meshport {}\nfrom {}\nto {}\nscene {}\n", MESHPORT_VERSION, format_name(o.from),
+                              format_name(o.to), o.convert.read.scene ? int64_t(*o.convert.read.scene) : -1);
+  s += fmt::format("expand-instances {}\nflip-winding {}\nflip-v {}\n", p.expand_instances, p.flip_winding, p.flip_v);
+  s += fmt::format("scale {}\nrotate {}\ntranslate {}\n", p.transform.scale, fmt::join(p.transform.rotate_degrees, ","),
+                   fmt::join(p.transform.translate, ","));
+  s += fmt::format("weld {}\nsimplify {} {}\n", p.weld, p.simplify.ratio, p.simplify.max_triangles);
+  s += fmt::format("normals {} recompute {} angle {}\n", name_of(p.normals), p.normal.recompute,
+                   p.normal.angle ? *p.normal.angle : -1.0f);
+  s += fmt::format("tangents {} recompute {}\noptimize {}\nmodes-animation {}\n", name_of(p.tangents),
+                   p.tangent.recompute, p.optimize, p.modes_animation);
+  s += fmt::format("textures {}\nexternal-textures {}\ncompress {}\n", fmt::join(w.texture_dirs, "|"),
+                   w.external_textures, w.compress);
+  s += w.team_colour ? fmt::format("team-colour {}\n", fmt::join(*w.team_colour, ",")) : "team-colour none\n";
+  s += fmt::format("adjacency {}\nbounds {}\npie-version {}\ncopy-textures {}\n", w.adjacency, w.bounds, w.pie_version,
+                   o.copy_textures);
+  return s;
+}
+
+fs::file_time_type update_stamp(const BatchOptions& options) {
+  std::error_code ec;
+  fs::create_directories(options.output_dir, ec);
+  if (ec) fail(options.output_dir, "cannot create the output folder: " + ec.message());
+  const std::string path = (fs::path(options.output_dir) / ".meshport-batch").string();
+  const std::string want = fingerprint(options);
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream have;
+  if (f) have << f.rdbuf();
+  f.close();
+  if (have.str() != want)
+    io::write_file_atomic(path, std::span(reinterpret_cast<const uint8_t*>(want.data()), want.size()));
+  auto t = fs::last_write_time(path, ec);
+  if (ec) fail(path, "cannot read the stamp's time: " + ec.message());
+  return t;
+}
+
+}  // namespace meshport::batch_detail

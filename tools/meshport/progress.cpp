@@ -1,0 +1,100 @@
+// Batch progress output (progress.h).
+#include "progress.h"
+
+#include <fmt/format.h>
+
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+namespace meshport::cli {
+
+namespace {
+
+size_t terminal_width(std::FILE* f) {
+  winsize w{};
+  if (ioctl(fileno(f), TIOCGWINSZ, &w) == 0 && w.ws_col >= 20) return w.ws_col;
+  return 80;
+}
+
+std::string duration(double seconds) {
+  const long s = long(seconds + 0.5);
+  return s >= 3600 ? fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60) : fmt::format("{}:{:02}", s / 60, s % 60);
+}
+
+// "523/1046 50%, 1 failed, 210 files/s, ETA 0:02"
+std::string counts(const BatchProgress& p) {
+  std::string s = fmt::format("{}/{} {:.0f}%", p.finished, p.total, p.total ? 100.0 * double(p.finished) / double(p.total) : 100.0);
+  if (p.failed) s += fmt::format(", {} failed", p.failed);
+  if (p.warned) s += fmt::format(", {} warned", p.warned);
+  if (p.seconds > 0 && p.finished > 0) {
+    const double rate = double(p.finished) / p.seconds;
+    s += fmt::format(", {:.0f} files/s, ETA {}", rate, duration(double(p.total - p.finished) / rate));
+  }
+  return s;
+}
+
+}  // namespace
+
+bool is_terminal(std::FILE* f) { return isatty(fileno(f)) == 1; }
+
+ProgressPrinter::ProgressPrinter(BatchTask task, ProgressStyle style, std::FILE* out)
+    : task_(task), style_(style), out_(out) {}
+
+void ProgressPrinter::clear_bar() {
+  if (!bar_shown_) return;
+  fmt::print(out_, "\r\033[K");
+  bar_shown_ = false;
+}
+
+void ProgressPrinter::draw_bar(const BatchProgress& p) {
+  const size_t width = terminal_width(out_);
+  constexpr size_t kBar = 24;
+  const size_t filled = p.total ? kBar * p.finished / p.total : kBar;
+  std::string line = fmt::format("[{}{}] {}", std::string(filled, '#'), std::string(kBar - filled, '.'), counts(p));
+  if (!p.current.empty()) line += "  " + p.current;
+  if (line.size() > width - 1) line = line.substr(0, width - 1);
+  fmt::print(out_, "\r\033[K{}", line);
+  std::fflush(out_);
+  bar_shown_ = true;
+}
+
+void ProgressPrinter::print_item(const BatchItem& item) {
+  const bool problem = item.status == BatchStatus::Failed || !item.diagnostics.empty();
+  if (!style_.verbose && !problem) return;
+  if (style_.quiet && item.status != BatchStatus::Failed) return;
+  clear_bar();
+  if (!style_.quiet)
+    for (const Diagnostic& d : item.diagnostics) fmt::print(stderr, "{}\n", d.to_string());
+  if (item.dropped && !style_.quiet) fmt::print(stderr, "note: {} more diagnostics not shown\n", item.dropped);
+  size_t errors = 0, warnings = 0;
+  for (const Diagnostic& d : item.diagnostics) (d.severity == Severity::Error ? errors : warnings)++;
+  std::string line = task_ == BatchTask::Convert && !item.output.empty()
+                         ? fmt::format("{} -> {}: {}", item.input, item.output, status_name(task_, item.status))
+                         : fmt::format("{}: {}", item.input, status_name(task_, item.status));
+  if (item.status != BatchStatus::Skipped) line += fmt::format(" ({} errors, {} warnings)", errors, warnings);
+  if (!item.note.empty() && (item.status == BatchStatus::Skipped || style_.verbose)) line += " — " + item.note;
+  std::FILE* to = style_.status_to_stdout ? stdout : stderr;
+  fmt::print(to, "{}\n", line);
+  std::fflush(to);
+}
+
+void ProgressPrinter::operator()(const BatchProgress& p) {
+  if (p.item) print_item(*p.item);
+  const bool last = p.finished == p.total;
+  if (style_.terminal) {
+    if (last || last_draw_ < 0 || p.seconds - last_draw_ >= 0.1) {
+      draw_bar(p);
+      last_draw_ = p.seconds;
+    }
+  } else if (p.item && !last && p.seconds - std::max(last_draw_, 0.0) >= style_.interval) {
+    fmt::print(out_, "progress: {}\n", counts(p));
+    std::fflush(out_);
+    last_draw_ = p.seconds;
+  }
+}
+
+void ProgressPrinter::finish() { clear_bar(); }
+
+}  // namespace meshport::cli
