@@ -590,3 +590,44 @@ TEST(ProfileCorpus, EveryProfileRunsOnEveryReadableFile) {
   }
   EXPECT_GT(checked, 80u);
 }
+
+// A skinned IQM model under wz2100: what its PIE conversion would meet (docs/profiles.md).
+TEST(ProfileCorpus, MrfixitUnderWz2100) {
+  const Scene s = meshport::read(testutil::corpus("iqm/lsalzman-iqm/mrfixit.iqm"));
+  Diagnostics d;
+  check_profile(*find_profile("wz2100"), s, "mrfixit.iqm", d);
+  std::vector<std::string> got;
+  for (const Diagnostic& x : d.items) got.push_back(x.to_string());
+  const std::vector<std::string> want{
+      "mrfixit.iqm: warning: [wz2100.points-per-level] level 1 has 1199 points; doc/PIE.md allows at most 768",
+      "mrfixit.iqm: warning: [wz2100.skinning] level 1 is skinned to several joints (or partly weighted): a PIE "
+      "level moves rigidly, so it is kept in its rest pose",
+      "mrfixit.iqm: warning: [wz2100.skinning] level 2 is skinned to several joints (or partly weighted): a PIE "
+      "level moves rigidly, so it is kept in its rest pose",
+      "mrfixit.iqm: error: [wz2100.texture-name] material \"Body.tga\": base colour texture \"Body.tga\" is not a "
+      ".png page of the characters A-Z a-z 0-9 . _ -; the engine refuses it",
+      "mrfixit.iqm: error: [wz2100.texture-name] material \"Head.tga\": base colour texture \"Head.tga\" is not a "
+      ".png page of the characters A-Z a-z 0-9 . _ -; the engine refuses it"};
+  EXPECT_EQ(got, want);
+}
+
+// The IQM edge cases the profile is about: 6 influences on joint 300 of a 1-joint model, and a
+// vertex without weights.
+TEST(ProfileCorpus, IqmEdgeCasesUnderIqmEngines) {
+  auto diags = [](const std::string& name) {
+    Diagnostics d;
+    check_profile(*find_profile("iqm-engines"), meshport::read(testutil::corpus("iqm/edge-cases/" + name)), name, d);
+    std::vector<std::string> out;
+    for (const Diagnostic& x : d.items) out.push_back(x.to_string());
+    return out;
+  };
+  EXPECT_EQ(diags("bone.iqe"),
+            (std::vector<std::string>{
+                "bone.iqe: warning: [iqm-engines.influences] mesh \"m\": 1 vertices have more than 4 influences (up "
+                "to 6); only the 4 largest are kept",
+                "bone.iqe: error: [iqm-engines.mesh-joints] mesh \"m\": 1 weighted influences name no joint (the "
+                "first names 300; the model has 1 joints)"}));
+  EXPECT_EQ(diags("unweighted.iqe"),
+            (std::vector<std::string>{"unweighted.iqe: warning: [iqm-engines.unweighted-vertex] mesh \"A\": 1 of 3 "
+                                      "vertices have no weight: they collapse to the origin when skinned"}));
+}
