@@ -452,6 +452,30 @@ TEST(Batch, ValidatesATree) {
   EXPECT_EQ(item(strict, "pie/warn.pie").status, BatchStatus::Failed);
 }
 
+TEST(Batch, ValidatesWithEngineProfiles) {
+  TempDir t;
+  place(kCli / "turret.pie", t.path / "turret.pie");
+  place(kCli / "skinned.iqe", t.path / "skinned.iqe");
+  BatchOptions o;
+  o.task = BatchTask::Validate;
+  o.inputs = {t.path.string()};
+  o.profiles = {"WZ2100", "iqm-engines"};  // names in any case
+  const BatchResult r = batch(o);
+  EXPECT_EQ(item(r, "turret.pie").status, BatchStatus::Done);
+  const BatchItem& hinge = item(r, "skinned.iqe");
+  EXPECT_EQ(hinge.status, BatchStatus::Warned);
+  ASSERT_EQ(hinge.diagnostics.size(), 2u);
+  EXPECT_EQ(hinge.diagnostics[0].message.substr(0, 17), "[wz2100.skinning]");
+  EXPECT_EQ(hinge.diagnostics[1].message.substr(0, 28), "[wz2100.texture-page-prefix]");
+  o.profiles = {"quake9"};
+  try {
+    batch(o);
+    ADD_FAILURE() << "an unknown profile should throw";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "--profile: error: unknown profile 'quake9' (known: wz2100, iqm-engines)");
+  }
+}
+
 TEST(Batch, BadOptionsThrow) {
   BatchOptions o;
   o.inputs = {"x"};

@@ -4,6 +4,7 @@
 
 #include "io.h"
 
+#include <meshport/profiles.h>
 #include <meshport/textures.h>
 #include <meshport/validate.h>
 
@@ -66,6 +67,7 @@ void count(BatchItem& item, const Scene& s) {
 
 struct Runner {
   const BatchOptions& options;
+  std::vector<const ProfileInfo*> profiles;  // validate
   std::optional<fs::file_time_type> stamp_time;
   std::mutex copy_lock;
   std::set<std::string> copied;  // texture destinations claimed by an item
@@ -133,6 +135,7 @@ struct Runner {
     const Scene s = read(item.input, ro, &d);
     count(item, s);
     validate_scene(s, item.input, d);
+    for (const ProfileInfo* p : profiles) check_profile(*p, s, item.input, d);
   }
 
   void run(BatchItem& item, const std::string& root, const std::string& error) {
@@ -208,13 +211,23 @@ BatchResult batch(const BatchOptions& options) {
     if (!format_info(*options.to).can_write) fail("batch", fmt::format("cannot write {}", format_info(*options.to).name));
   }
   if (options.inputs.empty()) fail("batch", "no input: give files, folders or patterns");
+  std::vector<const ProfileInfo*> checked_profiles;
+  for (const std::string& name : options.profiles) {
+    const ProfileInfo* p = find_profile(name);
+    if (!p) {
+      std::string known;
+      for (const ProfileInfo& i : meshport::profiles()) known += (known.empty() ? "" : ", ") + std::string(i.name);
+      fail("--profile", fmt::format("unknown profile '{}' (known: {})", name, known));
+    }
+    checked_profiles.push_back(p);
+  }
   const unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
 
   std::vector<PlannedItem> planned;
   for (PlannedItem& p : plan(options, jobs))
     if (shard_of(p.relative, options.shard.count) == options.shard.index) planned.push_back(std::move(p));
 
-  Runner runner{options, std::nullopt, {}, {}};
+  Runner runner{options, checked_profiles, std::nullopt, {}, {}};
   if (options.task == BatchTask::Convert) {
     try {
       runner.stamp_time = update_stamp(options);

@@ -4,6 +4,7 @@
 #include "progress.h"
 
 #include <meshport/batch.h>
+#include <meshport/profiles.h>
 
 #include <fmt/format.h>
 
@@ -103,12 +104,19 @@ CLI::App* add_validate_command(CLI::App& app, BatchArgs& a) {
   auto* cmd = app.add_subcommand("validate", "Check model files, folders and globs; print diagnostics (exit 1 on errors)");
   cmd->footer(
       "Reads each model, reports what readers and writers would refuse or drop, and the rules of the engine profiles\n"
-      "given (meshport validate --profile list). Example:\n"
+      "given with --profile. Example:\n"
       "  meshport validate data/base --profile wz2100 --report report.json");
   cmd->add_option("files", a.inputs, "Model files, folders (searched recursively) and globs")->required();
   cmd->add_option("--from", a.from, "Input format (default: by extension)");
   cmd->add_flag("--strict", a.strict, "Count warnings as errors");
   cmd->add_flag("--json", a.json, "Print the JSON report on standard output");
+  std::string names;
+  for (const ProfileInfo& p : profiles()) names += fmt::format("\n  {}: {}", p.name, p.description);
+  cmd->add_option("--profile", a.profiles,
+                  "Also check the limits and rules a game engine enforces when it loads a model (repeatable; "
+                  "docs/profiles.md):" + names)
+      ->type_name("NAME")
+      ->allow_extra_args(false);
   add_common(cmd, a);
   return cmd;
 }
