@@ -75,7 +75,7 @@ void write_stdout(std::span<const uint8_t> data) {
 namespace {
 
 // A temporary file beside `path`, filled with `data` and closed; returns its name.
-std::string write_temporary(const std::string& path, std::span<const uint8_t> data) {
+std::string write_temporary(const std::string& path, std::span<const uint8_t> data, bool sync) {
   namespace fs = std::filesystem;
   fs::path dest(path);
   fs::path dir = dest.parent_path();
@@ -103,7 +103,7 @@ std::string write_temporary(const std::string& path, std::span<const uint8_t> da
   }
   ::fchmod(fd, 0644);
   // On disk before the rename, so a crash cannot leave an empty file where the old one was.
-  if (::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) abandon(errno);
+  if (sync && ::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) abandon(errno);
   if (::close(fd) != 0) {
     int e = errno;
     ::unlink(name.data());
@@ -114,8 +114,8 @@ std::string write_temporary(const std::string& path, std::span<const uint8_t> da
 
 }  // namespace
 
-void write_file_atomic(const std::string& path, std::span<const uint8_t> data) {
-  std::string tmp = write_temporary(path, data);
+void write_file_atomic(const std::string& path, std::span<const uint8_t> data, bool sync) {
+  std::string tmp = write_temporary(path, data, sync);
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     int e = errno;
     ::unlink(tmp.c_str());
@@ -123,7 +123,7 @@ void write_file_atomic(const std::string& path, std::span<const uint8_t> data) {
   }
 }
 
-void write_files_atomic(const std::string& main_path, const std::vector<OutputFile>& files) {
+void write_files_atomic(const std::string& main_path, const std::vector<OutputFile>& files, bool sync) {
   namespace fs = std::filesystem;
   fs::path dir = fs::path(main_path).parent_path();
   std::vector<std::pair<std::string, std::string>> done;  // temporary, destination
@@ -151,7 +151,7 @@ void write_files_atomic(const std::string& main_path, const std::vector<OutputFi
           fail(dest, "cannot create folder '" + missing[k].string() + "': " + ec.message());
         created.push_back(missing[k]);
       }
-      done.emplace_back(write_temporary(dest, f.bytes), dest);
+      done.emplace_back(write_temporary(dest, f.bytes, sync), dest);
     }
   } catch (...) {
     undo(done.size());

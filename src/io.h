@@ -19,7 +19,9 @@ void write_stdout(std::span<const uint8_t> data);
 // Writes `data` to a temporary file in the destination's folder, flushes it, then renames it over
 // `path`. On any failure the temporary file is removed, an existing `path` is left untouched,
 // and meshport::Error is thrown.
-void write_file_atomic(const std::string& path, std::span<const uint8_t> data);
+// With `sync`, the data is flushed to the disk (fsync) before the rename, so that not even a
+// crash of the machine can leave an empty file in place of the old one.
+void write_file_atomic(const std::string& path, std::span<const uint8_t> data, bool sync = true);
 
 // Writes several files (the main one at `main_path`, side files named relative to its folder)
 // each to a temporary file first, then renames them all into place; on failure no temporary
@@ -27,6 +29,6 @@ void write_file_atomic(const std::string& path, std::span<const uint8_t> data);
 // side files renamed but not the main file). Folders that side file names use are created (and
 // removed again, when still empty, on failure); a side file name that is absolute or climbs out
 // of the main file's folder with `..` is an error.
-void write_files_atomic(const std::string& main_path, const std::vector<OutputFile>& files);
+void write_files_atomic(const std::string& main_path, const std::vector<OutputFile>& files, bool sync = true);
 
 }  // namespace meshport::io

@@ -390,9 +390,9 @@ void write(const Scene& scene, const std::string& path, const WriteOptions& opti
     throw Error(diag);
   }
   if (files.size() == 1)
-    io::write_file_atomic(path, files.front().bytes);
+    io::write_file_atomic(path, files.front().bytes, options.sync);
   else
-    io::write_files_atomic(path, files);
+    io::write_files_atomic(path, files, options.sync);
 }
 
 static bool same_format_family(Format a, Format b) {

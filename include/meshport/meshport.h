@@ -85,6 +85,9 @@ struct WriteOptions {
   bool adjacency = true;         // IQM: write triangle adjacency
   bool bounds = true;            // IQM: write per-frame bounds
   int pie_version = 0;           // PIE: 2, 3 or 4; 0: the Scene's source version, else 4
+  // Flush each file to the disk before renaming it into place (see write()). A batch turns it
+  // off and flushes its output folder's file system once at the end instead.
+  bool sync = true;
 };
 
 // Reading. Fatal problems throw meshport::Error; warnings go to `diags` when given. Formats

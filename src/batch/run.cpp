@@ -10,6 +10,9 @@
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -104,7 +107,7 @@ struct Runner {
       if (dest_time && src_time && *dest_time >= *src_time && !options.force) continue;
       try {
         fs::create_directories(fs::path(dest).parent_path(), ec);
-        io::write_file_atomic(dest, io::read_file(t.file));
+        io::write_file_atomic(dest, io::read_file(t.file), false);
       } catch (const Error& e) {
         d.add(warning(item.input, fmt::format("texture {} not copied to {}: {}", t.file, dest, e.what())));
       }
@@ -119,6 +122,7 @@ struct Runner {
     ConvertOptions o = options.convert;
     o.read.format = options.from;
     o.write.format = options.to;
+    o.write.sync = false;  // one flush of the whole file system at the end (flush_outputs)
     std::vector<std::string> inputs{item.input};
     inputs.insert(inputs.end(), item.animations.begin(), item.animations.end());
     const Scene s = meshport::convert(inputs, item.output, o, &d);
@@ -169,6 +173,15 @@ struct Runner {
     }
   }
 };
+
+// Flushes the output folder's file system to the disk once, instead of once per file: after
+// the batch, the outputs survive a crash of the machine too.
+void flush_outputs(const std::string& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  ::syncfs(fd);
+  ::close(fd);
+}
 
 }  // namespace
 }  // namespace batch_detail
@@ -280,6 +293,7 @@ BatchResult batch(const BatchOptions& options) {
     report(&item, {});
   });
 
+  if (options.task == BatchTask::Convert) flush_outputs(options.output_dir);
   for (const BatchItem& item : result.items) {
     result.done += item.status == BatchStatus::Done;
     result.warned += item.status == BatchStatus::Warned;
