@@ -71,14 +71,14 @@ void count(BatchItem& item, const Scene& s) {
 struct Runner {
   const BatchOptions& options;
   std::vector<const ProfileInfo*> profiles;  // validate
-  std::optional<fs::file_time_type> stamp_time;
+  Stamp stamp;
   std::mutex copy_lock;
   std::set<std::string> copied;  // texture destinations claimed by an item
 
   bool up_to_date(const BatchItem& item) const {
-    if (options.force) return false;
+    if (options.force || stamp.changed) return false;
     auto out = mtime(item.output);
-    if (!out || !stamp_time || *out < *stamp_time) return false;
+    if (!out || *out < stamp.time) return false;
     auto newer = [&](const std::string& in) {
       auto t = mtime(in);
       return !t || *t > *out;
@@ -240,10 +240,10 @@ BatchResult batch(const BatchOptions& options) {
   for (PlannedItem& p : plan(options, jobs))
     if (shard_of(p.relative, options.shard.count) == options.shard.index) planned.push_back(std::move(p));
 
-  Runner runner{options, checked_profiles, std::nullopt, {}, {}};
+  Runner runner{options, checked_profiles, {}, {}, {}};
   if (options.task == BatchTask::Convert) {
     try {
-      runner.stamp_time = update_stamp(options);
+      runner.stamp = update_stamp(options);
     } catch (const Error& e) {
       result.error = e.what();
       result.seconds = seconds_since(t0);

@@ -51,7 +51,7 @@ std::string fingerprint(const BatchOptions& o) {
   return s;
 }
 
-fs::file_time_type update_stamp(const BatchOptions& options) {
+Stamp update_stamp(const BatchOptions& options) {
   std::error_code ec;
   fs::create_directories(options.output_dir, ec);
   if (ec) fail(options.output_dir, "cannot create the output folder: " + ec.message());
@@ -61,11 +61,12 @@ fs::file_time_type update_stamp(const BatchOptions& options) {
   std::stringstream have;
   if (f) have << f.rdbuf();
   f.close();
-  if (have.str() != want)
-    io::write_file_atomic(path, std::span(reinterpret_cast<const uint8_t*>(want.data()), want.size()));
-  auto t = fs::last_write_time(path, ec);
+  Stamp stamp;
+  stamp.changed = have.str() != want;
+  if (stamp.changed) io::write_file_atomic(path, std::span(reinterpret_cast<const uint8_t*>(want.data()), want.size()));
+  stamp.time = fs::last_write_time(path, ec);
   if (ec) fail(path, "cannot read the stamp's time: " + ec.message());
-  return t;
+  return stamp;
 }
 
 }  // namespace meshport::batch_detail

@@ -12,9 +12,15 @@ namespace meshport::batch_detail {
 // with meshport's version.
 std::string fingerprint(const BatchOptions& options);
 
+struct Stamp {
+  std::filesystem::file_time_type time;  // an output older than this is out of date
+  bool changed = false;                  // rewritten now: every output of this run is out of date
+};
+
 // Creates the output folder and its `.meshport-batch` stamp, rewriting the stamp only when the
-// fingerprint differs; returns the stamp's modification time. An output older than the stamp
-// is out of date. Throws meshport::Error when the folder or stamp cannot be written.
-std::filesystem::file_time_type update_stamp(const BatchOptions& options);
+// fingerprint differs. (`changed` matters because file times are coarse: an output written in the
+// same clock tick as the new stamp would otherwise look up to date.) Throws meshport::Error when
+// the folder or stamp cannot be written.
+Stamp update_stamp(const BatchOptions& options);
 
 }  // namespace meshport::batch_detail
