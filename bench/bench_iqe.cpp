@@ -20,6 +20,26 @@ void BM_IqeParse(benchmark::State& state) {
 }
 BENCHMARK(BM_IqeParse)->Unit(benchmark::kMillisecond);
 
+// The parse on N threads (iqe_chunks.h): numbers parsed ahead while the lines are read.
+void BM_IqeParseThreads(benchmark::State& state) {
+  const Model& m = model();
+  iqe::ReadThreads threads;
+  threads.threads = unsigned(state.range(0));
+  threads.min_bytes = 0;
+  try {
+    for (auto _ : state) {
+      Diagnostics d;
+      Scene s = iqe::read(m.iqe, "model.iqe", d, threads);
+      benchmark::DoNotOptimize(s.meshes.data());
+    }
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
+  set_rates(state, m.iqe.size());
+}
+BENCHMARK(BM_IqeParseThreads)->Arg(1)->Arg(2)->ArgName("threads")->Unit(benchmark::kMillisecond)->UseRealTime();
+
 void BM_IqeWrite(benchmark::State& state) {
   std::string error;
   const Scene* s = scene(error);

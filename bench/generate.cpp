@@ -141,7 +141,7 @@ void generate(const GenParams& p, Out& o, GenStats& st) {
         o.text("vp"), o.num(r * jit * c), o.num(r * jit * s), o.num(z), o.end_line();
         o.text("\tvt"), o.num(double(j) / segs), o.num(t), o.end_line();
         o.text("\tvn"), o.num(c * ninv), o.num(s * ninv), o.num(slope * ninv), o.end_line();
-        o.text("\tvx"), o.num(-s), o.num(c), o.num(0), o.num(1), o.end_line();
+        if (p.tangents) o.text("\tvx"), o.num(-s), o.num(c), o.num(0), o.num(1), o.end_line();
         if (!joints) continue;
         // 2-4 influences: the nearest joints, weighted by distance to their centres.
         const int n = std::min(joints, 2 + int(mix(p.seed + uint64_t(g) * 7919 + jj) % 3));

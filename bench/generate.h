@@ -17,6 +17,7 @@ struct GenParams {
   int meshes = 4;              // consecutive sections of the tube, each with its own material
   int segments = 0;            // quads around the tube; 0 chooses about sqrt(vertices) / 4
   int precision = 6;           // significant digits of the printed values
+  bool tangents = true;        // vx lines (false: a reader or converter generates them)
   double framerate = 30;
   double length = 4, radius = 0.35, taper = 0.8;  // tip radius = radius * (1 - taper)
   uint64_t seed = 1;

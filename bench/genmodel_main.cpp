@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   app.add_option("--segments", p.segments, "Quads around the tube (0: about sqrt(vertices) / 4)")
       ->capture_default_str();
   app.add_option("--precision", p.precision, "Significant digits of printed values")->capture_default_str();
+  app.add_flag("!--no-tangents", p.tangents, "Leave out the vx lines (tangents are then generated on conversion)");
   app.add_option("--length", p.length, "Tube length")->capture_default_str();
   app.add_option("--radius", p.radius, "Tube radius at the base")->capture_default_str();
   app.add_option("--taper", p.taper, "Tip radius = radius * (1 - taper)")->capture_default_str();

@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <thread>
 
 #include <algorithm>
 #include <cctype>
@@ -92,13 +93,23 @@ SideFileLoader side_files_beside(const std::string& path) {
   return [dir](const std::string& rel) { return io::read_file((dir / rel).string()); };
 }
 
+// ReadOptions::threads, 0 resolved to the cores there are.
+unsigned thread_count(unsigned threads) {
+  if (threads) return threads;
+  const unsigned cores = std::thread::hardware_concurrency();
+  return cores ? cores : 1;
+}
+
 Scene read_format(std::span<const uint8_t> data, Format format, const std::string& name, const SideFileLoader& load,
                   Diagnostics& d, const ReadOptions& options = {}) {
   if (options.scene && *options.scene != 0 && format != Format::Gltf && format != Format::Glb)
     fail(name, fmt::format("--scene {}: {} files have one scene (0)", *options.scene, format_info(format).name));
   switch (format) {
-    case Format::Iqe:
-      return iqe::read(std::string_view(reinterpret_cast<const char*>(data.data()), data.size()), name, d);
+    case Format::Iqe: {
+      iqe::ReadThreads threads;
+      threads.threads = thread_count(options.threads);
+      return iqe::read(std::string_view(reinterpret_cast<const char*>(data.data()), data.size()), name, d, threads);
+    }
     case Format::Iqm:
       return iqm::read(data, name, d);
     case Format::Gltf:

@@ -58,6 +58,10 @@ struct ReadOptions {
   std::optional<uint32_t> scene;
   // glTF: when set, filled with the file's scenes (other formats: left empty).
   std::vector<SceneEntry>* scenes = nullptr;
+  // Threads a large file may be read with (IQE of 4 MB or more): 0 uses every core, 1 reads on
+  // the calling thread (a batch converting many files at once sets 1 per file). The result is
+  // the same for any count.
+  unsigned threads = 0;
 };
 
 struct WriteOptions {

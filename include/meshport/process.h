@@ -131,6 +131,10 @@ struct ProcessOptions {
   bool optimize = false;
   // Last: an animation playing every morph target in turn (add_modes_animation, modal.h).
   bool modes_animation = false;
+  // Threads the steps may use on large meshes (tangents): 0 uses every core, 1 runs on the
+  // calling thread (a batch converting many files at once sets 1 per file). The result is the
+  // same for any count.
+  unsigned threads = 0;
 };
 void process(Scene& scene, const ProcessOptions& options, Diagnostics* diags = nullptr);
 

@@ -9,6 +9,7 @@
 // Everything is read in the file's Z-up, clockwise convention and converted to the Scene's at the
 // very end (src/ops/axes.h).
 #include "formats/iqe.h"
+#include "formats/iqe_chunks.h"
 
 #include <meshport/meshport.h>
 
@@ -358,7 +359,8 @@ bool has_static_joint(const Scene& s) {
 
 class Reader {
  public:
-  Reader(std::string_view text, const std::string& file, Diagnostics& diags) : text_(text), file_(file), diags_(diags) {
+  Reader(std::string_view text, const std::string& file, Diagnostics& diags, const ReadThreads& threads)
+      : text_(text), file_(file), diags_(diags), threads_(threads) {
     meshes_.emplace_back();
     meshes_.back().implicit = true;
   }
@@ -373,6 +375,14 @@ class Reader {
   std::string_view text_;
   const std::string& file_;
   Diagnostics& diags_;
+  ReadThreads threads_;
+
+  // Numbers parsed ahead (iqe_chunks.h): the current window's chunks, the next line parsed ahead
+  // (chunk, line), and the current line's numbers when it was parsed ahead.
+  std::vector<PreChunk> chunks_;
+  size_t chunk_ = 0, pre_line_ = 0;
+  const PreChunk* pre_chunk_ = nullptr;
+  const PreLine* pre_ = nullptr;
 
   // Current line.
   const char* begin_ = nullptr;  // first byte of the line
@@ -600,22 +610,79 @@ class Reader {
 
   // ---- Body ------------------------------------------------------------------------------------
   void body(size_t pos) {
+    if (threads_.threads > 1 && text_.size() >= threads_.min_bytes && text_.size() > pos)
+      return body_parallel(pos);
+    while (pos < text_.size())
+      if (!body_line(pos)) return;
+  }
+
+  // The lines in windows: while the lines of one window are read in order, as body() reads them,
+  // the numbers of the next one are parsed ahead on the other threads (the first window's on
+  // all of them).
+  void body_parallel(size_t pos) {
     const char* base = text_.data();
+    const char* end = base + text_.size();
+    const unsigned workers = threads_.threads - 1;
+    const size_t window = std::max<size_t>(threads_.chunk_bytes, 1) * workers;
+    size_t stop = size_t(window_end(base + pos, end, window) - base);
+    preparse(base + pos, base + stop, threads_.threads, chunks_);
+    std::vector<PreChunk> next;
+    BackgroundPreparse ahead;
     while (pos < text_.size()) {
-      const char* b = base + pos;
-      const char* nl = static_cast<const char*>(std::memchr(b, '\n', text_.size() - pos));
-      const char* e = nl ? nl : base + text_.size();
-      size_t next = nl ? size_t(nl - base) + 1 : text_.size();
-      ++line_;
-      begin_ = p_ = b;
-      end_ = (e > b && e[-1] == '\r') ? e - 1 : e;
-      if (!command()) {
-        // iqe.txt: all text from the line after `comment` to the end of the file, verbatim.
-        comment_ = std::string(text_.substr(next));
-        return;
-      }
-      pos = next;
+      const size_t next_stop = size_t(window_end(base + stop, end, window) - base);
+      if (stop < next_stop) ahead.start(base + stop, base + next_stop, workers, next);
+      chunk_ = pre_line_ = 0;
+      while (pos < stop)
+        if (!body_line(pos)) return;  // `ahead` waits for its thread
+      ahead.finish();
+      std::swap(chunks_, next);
+      stop = next_stop;
     }
+    chunks_.clear();
+  }
+
+  // The line at `pos`; moves pos to the next one. False at the `comment` command, which ends the
+  // commands.
+  bool body_line(size_t& pos) {
+    const char* base = text_.data();
+    const char* b = base + pos;
+    const char* nl = static_cast<const char*>(std::memchr(b, '\n', text_.size() - pos));
+    const char* e = nl ? nl : base + text_.size();
+    size_t next = nl ? size_t(nl - base) + 1 : text_.size();
+    ++line_;
+    begin_ = p_ = b;
+    end_ = (e > b && e[-1] == '\r') ? e - 1 : e;
+    pre_ = parsed_ahead(b);
+    if (!command()) {
+      // iqe.txt: all text from the line after `comment` to the end of the file, verbatim.
+      comment_ = std::string(text_.substr(next));
+      return false;
+    }
+    pos = next;
+    return true;
+  }
+
+  // The numbers of the line starting at b when they were parsed ahead.
+  const PreLine* parsed_ahead(const char* b) {
+    while (chunk_ < chunks_.size()) {
+      const PreChunk& c = chunks_[chunk_];
+      if (pre_line_ < c.lines.size()) {
+        const PreLine& l = c.lines[pre_line_];
+        if (l.begin != b) return nullptr;  // a later line
+        ++pre_line_;
+        pre_chunk_ = &c;
+        return &l;
+      }
+      ++chunk_;
+      pre_line_ = 0;
+    }
+    return nullptr;
+  }
+
+  // floats(v, max) for a line parsed ahead (which holds at most `max` numbers).
+  uint32_t pre_floats(float* v) const {
+    std::copy_n(pre_chunk_->floats.data() + pre_->first, pre_->count, v);
+    return pre_->count;
   }
 
   // One line. Returns false at the `comment` command, which ends the commands.
@@ -732,7 +799,7 @@ class Reader {
   // vp vt vn vc v0..v9: up to 4 values; iqe.txt: unspecified ones default (W and A to 1).
   void vertex(const char* cmd, int k) {
     float v[4];
-    uint32_t n = floats(v, 4);
+    uint32_t n = pre_ ? pre_floats(v) : floats(v, 4);
     MeshState& m = cur();
     Array& a = array(m, k);
     check_stale(a, cmd);
@@ -758,7 +825,7 @@ class Reader {
   // is computed when the mesh ends, as its normal may come after the vx line.
   void tangent(const char* cmd) {
     float v[6];
-    uint32_t n = floats(v, 6);
+    uint32_t n = pre_ ? pre_floats(v) : floats(v, 6);
     for (uint32_t i = n; i < 6; ++i) v[i] = 0;
     MeshState& m = cur();
     Array& a = array(m, kTangent);
@@ -777,8 +844,12 @@ class Reader {
   // ones padded with (0, 0).
   void blend(const char* cmd) {
     pairs_.clear();
+    if (pre_) {
+      const float* v = pre_chunk_->floats.data() + pre_->first;
+      pairs_.assign(v, v + pre_->count);
+    }
     float f;
-    while (next_float(f)) {
+    while (!pre_ && next_float(f)) {
       bool index = pairs_.size() % 2 == 0;
       if (index && !(f >= 0 && f == std::floor(f)))
         error(tok_, "blend index " + quoted(token_at(tok_)) + " must be a non-negative integer");
@@ -926,6 +997,7 @@ class Reader {
     any_faces_ = true;
     MeshState& m = cur();
     uint32_t total = vertex_total();
+    if (pre_ && pre_face(m, total, relative)) return add_face(m);
     indices_.clear();
     int64_t v;
     while (next_int(v)) {
@@ -948,6 +1020,26 @@ class Reader {
     }
     size_t n = indices_.size();
     if (n < 3) error(cmd, "a face needs at least 3 vertex indices, got " + std::to_string(n));
+    add_face(m);
+  }
+
+  // A face parsed ahead whose indices are all within the vertices defined so far; false (nothing
+  // changed) when one is not, for face() to read the line itself and report or remember it.
+  bool pre_face(const MeshState& m, uint32_t total, bool relative) {
+    const int64_t* v = pre_chunk_->ints.data() + pre_->first;
+    const int64_t base = relative ? int64_t(m.first) : 0;
+    indices_.clear();
+    for (uint32_t i = 0; i < pre_->count; ++i) {
+      const int64_t g = v[i] < 0 ? int64_t(total) + v[i] : base + v[i];
+      if (g < 0 || g >= int64_t(total)) return false;
+      indices_.push_back(g);
+    }
+    return true;
+  }
+
+  // The face in indices_ (at least 3), added to the mesh.
+  void add_face(MeshState& m) {
+    const size_t n = indices_.size();
     for (size_t i = 1; i + 1 < n; ++i) {
       m.tris.push_back(uint32_t(indices_[0]));
       m.tris.push_back(uint32_t(indices_[n - i]));
@@ -2076,8 +2168,8 @@ class Writer {
 
 }  // namespace
 
-Scene read(std::string_view text, const std::string& name, Diagnostics& diags) {
-  return Reader(text, name, diags).read();
+Scene read(std::string_view text, const std::string& name, Diagnostics& diags, const ReadThreads& threads) {
+  return Reader(text, name, diags, threads).read();
 }
 
 std::string write(const Scene& input, Diagnostics& diags) {
