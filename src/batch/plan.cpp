@@ -247,6 +247,7 @@ void attach_animation_files(std::vector<PlannedItem>& items, const BatchOptions&
     try {
       ReadOptions ro;
       ro.format = options.from;
+      ro.threads = 1;
       const Scene s = read(items[i].input, ro);
       kinds[i] = {true, s.meshes.size(), s.animations.size()};
     } catch (...) {  // the item fails again, with its error, when it runs

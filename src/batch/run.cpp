@@ -123,6 +123,7 @@ struct Runner {
     o.read.format = options.from;
     o.write.format = options.to;
     o.write.sync = false;  // one flush of the whole file system at the end (flush_outputs)
+    o.read.threads = o.process.threads = 1;  // the batch runs files in parallel instead
     std::vector<std::string> inputs{item.input};
     inputs.insert(inputs.end(), item.animations.begin(), item.animations.end());
     const Scene s = meshport::convert(inputs, item.output, o, &d);
@@ -136,6 +137,7 @@ struct Runner {
   void validate_item(BatchItem& item, Diagnostics& d) {
     ReadOptions ro;
     ro.format = options.from;
+    ro.threads = 1;
     const Scene s = read(item.input, ro, &d);
     count(item, s);
     validate_scene(s, item.input, d);
