@@ -1,11 +1,12 @@
 # meshport: `make demo` and `make test` set up a fresh Debian machine (apt, as root), build, run.
 BUILD      ?= build
 ASAN_BUILD ?= build-san
+TSAN_BUILD ?= build-tsan
 FUZZ_SECONDS ?= 60
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all deps npm-deps build build-asan test test-fast test-asan demo bench fuzz fuzz-long clean
+.PHONY: all deps npm-deps build build-asan build-tsan test test-fast test-asan test-tsan demo bench fuzz fuzz-long clean
 
 all: build
 
@@ -35,9 +36,25 @@ $(ASAN_BUILD)/CMakeCache.txt:
 build-asan: deps $(ASAN_BUILD)/CMakeCache.txt
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 
+# ThreadSanitizer (Clang) over the tests of the code that runs threads: the batch (library and
+# command line) and the parallel IQE reader. Compiled at -O1 with line tables only, to keep CI
+# short.
+TSAN_TESTS = test_batch.cpp;test_batch_cli.cpp;test_iqe_parallel.cpp
+$(TSAN_BUILD)/CMakeCache.txt:
+	CC=clang-14 CXX=clang++-14 cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DMESHPORT_TSAN=ON \
+	  -DMESHPORT_BENCH=OFF -DMESHPORT_TEST_ONLY="$(TSAN_TESTS)" $(CMAKE_ARGS)
+
+build-tsan: deps $(TSAN_BUILD)/CMakeCache.txt
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target meshport_tests meshport_cli
+
+test-tsan: build-tsan
+	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+	  ctest --output-on-failure -j $(JOBS) -R '^(Batch|BatchCli|IqeParallel)\.'
+
 # Every test, twice: a normal build (GCC) and an AddressSanitizer + UBSan build (Clang), which
-# also runs every fuzz target over its seeds.
-test: test-fast test-asan
+# also runs every fuzz target over its seeds; then ThreadSanitizer over the threaded code.
+test: test-fast test-asan test-tsan
 
 test-fast: build npm-deps
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
@@ -71,4 +88,4 @@ bench: build
 	$(BUILD)/bench/meshport_bench --benchmark_counters_tabular=true
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD)

@@ -30,6 +30,9 @@ if [ ! -d "$seeds/iqe" ]; then
   # Image seeds (fuzz_image): small images of every format, made by fuzz/make_image_seeds.cpp.
   mkdir -p "$seeds/image"
   cp "$repo"/tests/data/images/* "$seeds/image/"
+  # Batch reports (fuzz_report): the reports in tests/data/batch.
+  mkdir -p "$seeds/report"
+  cp "$repo"/tests/data/batch/*.json "$seeds/report/"
   # Crash files found by fuzzing, kept in the repository as regression inputs.
   for d in "$repo"/tests/hostile/fuzz/*/; do
     [ -d "$d" ] && cp "$d"* "$seeds/$(basename "$d")/" 2>/dev/null || true
