@@ -280,6 +280,15 @@ TEST(BatchCli, ShardsFromKubernetesAndSlurmMergeIntoTheWholeReport) {
   EXPECT_NE(none.out.find("neither a Kubernetes Indexed Job"), std::string::npos) << none.out;
 }
 
+TEST(BatchCli, ValidateReadsStandardInput) {
+  const CliRun ok = run_cli("validate - --from pie < '" + (kCli / "turret.pie").string() + "'");
+  EXPECT_EQ(ok.status, 0) << ok.out;
+  EXPECT_NE(ok.out.find("1 file: 1 valid, 0 warned, 0 invalid, 0 skipped"), std::string::npos) << ok.out;
+  const CliRun bad = run_cli("validate - < '" + (kCli / "turret.pie").string() + "'");
+  EXPECT_EQ(bad.status, 1) << bad.out;
+  EXPECT_NE(bad.out.find("-: error: standard input: give its format with --from"), std::string::npos) << bad.out;
+}
+
 TEST(BatchCli, HelpDescribesEveryCommand) {
   for (const char* cmd : {"batch", "validate", "merge-reports"}) {
     const CliRun r = run_cli(std::string(cmd) + " --help");

@@ -126,6 +126,15 @@ struct Collector {
 
   void add_input(const std::string& text) {
     std::error_code ec;
+    if (text == "-") {  // standard input: validate only, with --from
+      PlannedItem item;
+      item.relative = item.input = text;
+      if (options.task == BatchTask::Convert) item.error = "standard input cannot be batch converted: use convert";
+      else if (!options.from) item.error = "standard input: give its format with --from";
+      else item.format = *options.from;
+      items.push_back(std::move(item));
+      return;
+    }
     if (has_glob(text) && !fs::exists(text, ec)) return add_glob(text);
     if (fs::is_directory(text, ec)) {
       search(text, true, [&](const std::string&, const fs::path& p) {
