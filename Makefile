@@ -28,9 +28,11 @@ build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
 # The sanitized build is Clang's: AddressSanitizer + UBSan for the whole test suite, and the
-# libFuzzer targets (fuzz/), whose short regression runs are part of its tests.
+# libFuzzer targets (fuzz/), whose short regression runs are part of its tests. -O1 with line
+# tables only: stack traces keep file and line, and the build takes less of CI's 30 minutes.
 $(ASAN_BUILD)/CMakeCache.txt:
-	CC=clang-14 CXX=clang++-14 cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMESHPORT_SANITIZE=ON \
+	CC=clang-14 CXX=clang++-14 cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DMESHPORT_SANITIZE=ON \
 	  -DMESHPORT_FUZZ=ON -DMESHPORT_BENCH=OFF $(CMAKE_ARGS)
 
 build-asan: deps $(ASAN_BUILD)/CMakeCache.txt
