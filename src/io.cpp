@@ -7,8 +7,10 @@
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <utility>
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -48,6 +50,52 @@ std::vector<uint8_t> read_file(const std::string& path) {
     std::vector<uint8_t> data = read_all(fd, path, st);
     ::close(fd);
     return data;
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+}
+
+FileBytes::FileBytes(FileBytes&& o) noexcept
+    : data_(std::move(o.data_)), map_(std::exchange(o.map_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+
+FileBytes& FileBytes::operator=(FileBytes&& o) noexcept {
+  if (this != &o) {
+    if (map_) ::munmap(const_cast<uint8_t*>(map_), size_);
+    data_ = std::move(o.data_);
+    map_ = std::exchange(o.map_, nullptr);
+    size_ = std::exchange(o.size_, 0);
+  }
+  return *this;
+}
+
+FileBytes::~FileBytes() {
+  if (map_) ::munmap(const_cast<uint8_t*>(map_), size_);
+}
+
+FileBytes read_file_bytes(const std::string& path, size_t map_bytes) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fail(path, std::string("cannot open: ") + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+    int e = S_ISDIR(st.st_mode) ? EISDIR : errno;
+    ::close(fd);
+    fail(path, std::string("cannot read: ") + std::strerror(e));
+  }
+  FileBytes f;
+  if (S_ISREG(st.st_mode) && st.st_size > 0 && size_t(st.st_size) >= map_bytes) {
+    void* p = ::mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p != MAP_FAILED) {
+      ::close(fd);
+      f.map_ = static_cast<const uint8_t*>(p);
+      f.size_ = size_t(st.st_size);
+      return f;
+    }  // else read it
+  }
+  try {
+    f.data_ = read_all(fd, path, st);
+    ::close(fd);
+    return f;
   } catch (...) {
     ::close(fd);
     throw;

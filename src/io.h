@@ -12,6 +12,29 @@ namespace meshport::io {
 
 // Reads a whole file; throws meshport::Error ("file: error: cannot open: ...") on failure.
 std::vector<uint8_t> read_file(const std::string& path);
+// A whole file, for reading: a regular file of at least `map_bytes` is mapped into memory (no
+// copy, no zero-filled buffer, the pages shared with the system's file cache), a smaller one or
+// any other kind is read (read_file()). Errors as read_file(). A mapped file must not shrink
+// while it is read (the system would stop the process).
+class FileBytes {
+ public:
+  FileBytes() = default;
+  FileBytes(const FileBytes&) = delete;
+  FileBytes& operator=(const FileBytes&) = delete;
+  FileBytes(FileBytes&& o) noexcept;
+  FileBytes& operator=(FileBytes&& o) noexcept;
+  ~FileBytes();
+  std::span<const uint8_t> bytes() const { return map_ ? std::span<const uint8_t>(map_, size_) : data_; }
+  bool mapped() const { return map_ != nullptr; }
+
+ private:
+  friend FileBytes read_file_bytes(const std::string& path, size_t map_bytes);
+  std::vector<uint8_t> data_;
+  const uint8_t* map_ = nullptr;
+  size_t size_ = 0;
+};
+FileBytes read_file_bytes(const std::string& path, size_t map_bytes = size_t(4) << 20);
+
 // Standard input until its end, and standard output (errors name "<stdin>" / "<stdout>").
 std::vector<uint8_t> read_stdin();
 void write_stdout(std::span<const uint8_t> data);

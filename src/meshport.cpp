@@ -346,9 +346,9 @@ Scene read(const std::string& path, const ReadOptions& options, Diagnostics* dia
   }
   Format f = resolve(options.format, path);
   if (!format_info(f).can_read) fail(path, std::string(format_info(f).name) + " cannot be read");
-  std::vector<uint8_t> data = io::read_file(path);
+  const io::FileBytes data = io::read_file_bytes(path);
   Diagnostics local;
-  return read_with(data, f, path, side_files_beside(path), diags ? *diags : local, options);
+  return read_with(data.bytes(), f, path, side_files_beside(path), diags ? *diags : local, options);
 }
 
 std::vector<uint8_t> write_memory(const Scene& scene, Format format, const WriteOptions& options, Diagnostics* diags) {

@@ -70,6 +70,37 @@ TEST(Io, ReadDirectoryIsAnError) {
   EXPECT_THROW(io::read_file(t.path.string()), Error);
 }
 
+// read_file_bytes: mapped at or above the threshold, read below it, the same bytes either way;
+// an empty file, a missing file and a folder as read_file gives them.
+TEST(Io, ReadFileBytesMapsLargeFilesWithTheSameBytes) {
+  TempDir t;
+  fs::path p = t.path / "a.bin";
+  std::string text;
+  for (int i = 0; i < 10000; ++i) text += char('a' + i % 26);
+  { std::ofstream(p, std::ios::binary) << text; }
+  const io::FileBytes mapped = io::read_file_bytes(p.string(), 10000);
+  const io::FileBytes read = io::read_file_bytes(p.string(), 10001);
+  EXPECT_TRUE(mapped.mapped());
+  EXPECT_FALSE(read.mapped());
+  EXPECT_EQ(std::string(mapped.bytes().begin(), mapped.bytes().end()), text);
+  EXPECT_EQ(std::string(read.bytes().begin(), read.bytes().end()), text);
+  io::FileBytes moved = io::read_file_bytes(p.string(), 1);
+  io::FileBytes target = std::move(moved);
+  EXPECT_FALSE(moved.mapped());
+  EXPECT_EQ(moved.bytes().size(), 0u);
+  EXPECT_EQ(std::string(target.bytes().begin(), target.bytes().end()), text);
+  fs::path empty = t.path / "empty.bin";
+  { std::ofstream(empty, std::ios::binary); }
+  EXPECT_EQ(io::read_file_bytes(empty.string(), 0).bytes().size(), 0u);
+  try {
+    io::read_file_bytes("/nonexistent/meshport.iqe", 0);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "/nonexistent/meshport.iqe: error: cannot open: No such file or directory");
+  }
+  EXPECT_THROW(io::read_file_bytes(t.path.string(), 0), Error);
+}
+
 TEST(Io, FailedWriteKeepsExistingDestination) {
   // A Scene that cannot be written (unknown format from the name) must leave the file as it was.
   TempDir t;

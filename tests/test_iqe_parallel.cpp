@@ -6,6 +6,7 @@
 #include <meshport/meshport.h>
 
 #include "formats/iqe.h"
+#include "formats/iqe_chunks.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -188,4 +189,76 @@ TEST(IqeParallel, ReadOptionsThreadsGiveTheSameScene) {
   ASSERT_EQ(a.meshes.size(), 4u);
   EXPECT_EQ(a.meshes[3].vertex_count(), 170u * 170u);
   EXPECT_TRUE(a == b);
+}
+
+// Lines whose meaning depends on the reader's state, among plain lines of every common command:
+// vertices before the first mesh, a vertexarray after a mesh's first vp (a warning at the next
+// vp), blend lists that grow (the mesh's arrays are widened), zero weights, vx with 3, 4 and 6
+// values, a filled-in marker, custom arrays, a face before its vertices (checked at the end),
+// negative and polygon faces, CR LF, and a last line without LF.
+TEST(IqeParallel, LinesThatDependOnTheReadersStateGiveTheSameResult) {
+  std::string s = "# Inter-Quake Export\njoint \"a\" -1\npq 0 0 0 0 0 0 1\njoint \"b\" 0\npq 0 0 1 0 0 0 1\n";
+  s += "vp 9 9 9\nvp 8 8 8\nvp 7 7 7\nfa 0 1 2\n";
+  s += "vertexarray custom0 float 2 \"heat\"\n";
+  for (int m = 0; m < 3; ++m) {
+    s += "mesh \"m" + std::to_string(m) + "\"\n# meshport filled: vc\n";
+    for (int i = 0; i < 40; ++i) {
+      const std::string f = std::to_string(i * 0.25);
+      s += "vp " + f + " 1 " + std::to_string(m) + "\r\n\tvt " + f + " 0.5\n\tvn 0 0 1\n";
+      s += "\tvx 1 0 0" + std::string(i % 3 == 0 ? " -1" : i % 3 == 1 ? " 0 1 0" : "") + "\n";
+      if (i < 10) s += "\tvb 0 1\n";
+      else if (i < 20) s += "\tvb 0 0.5 1 0 1 0.5\n";
+      else s += "\tvb 1 0.25 0 0.25 1 0.5\n";
+      s += "\tvc 0.5 0.5 0.5 1\n\tv0 " + f + " 2\n";
+      if (m == 1 && i == 5) s += "vertexarray normal float 3\n";
+      if (i >= 2) s += "fm " + std::to_string(i) + " " + std::to_string(i - 1) + " -3\n";
+      if (i == 7) s += "fa 10000000 1 2\n";
+      if (i == 9) s += "fm 0 1 2 3 4\n# a comment\n\n   \n";
+    }
+  }
+  s += "mesh \"tail\"\nvp 1 2 3\nvp 1 2 3\nvp 1 2 3\nfm 0 1 2";  // no LF at the end
+  const std::string ok = std::string(s).replace(s.find("fa 10000000"), 11, "fa 00000001");
+  for (const std::string& text : {s, ok}) {
+    const Outcome serial = read_with(text, 1, 1 << 20);
+    if (&text == &ok) {
+      ASSERT_EQ(serial.error, "");
+      ASSERT_EQ(serial.scene.meshes.size(), 5u);
+      EXPECT_EQ(serial.scene.meshes[1].vertex_count(), 40u);
+      EXPECT_EQ(serial.scene.meshes[4].vertex_count(), 3u);
+      EXPECT_FALSE(serial.diagnostics.empty());  // the vertexarray after the mesh's first vn
+    } else {
+      EXPECT_NE(serial.error.find("face index 10000000 out of range"), std::string::npos) << serial.error;
+    }
+    expect_same_reads(text, {1, 50, 300, 1 << 16});
+  }
+}
+
+// The chunks come back in file order, whole lines each, their lines counted, on any number of
+// threads and with a consumer that stops early.
+TEST(IqeParallel, ChunkPipelineHandsBackEveryLineInOrder) {
+  std::string text;
+  for (int i = 0; i < 3000; ++i) text += i % 10 == 0 ? "mesh \"x\"\n" : i % 10 == 1 ? "\n" : "vp 1 2 3\nfa 0 1 2\n";
+  const size_t lines = size_t(std::count(text.begin(), text.end(), '\n'));
+  for (unsigned threads : {1u, 2u, 3u, 4u})
+    for (size_t chunk : {size_t(1), size_t(100), size_t(5000), size_t(1) << 20}) {
+      SCOPED_TRACE(std::to_string(threads) + " threads, chunk " + std::to_string(chunk));
+      iqe::ChunkPipeline pipe(text.data(), text.data() + text.size(), threads, chunk);
+      size_t seen = 0, serial = 0, parsed = 0;
+      const char* expect = text.data();
+      while (const iqe::PreChunk* c = pipe.next()) {
+        for (const iqe::PreLine& l : c->lines) {
+          EXPECT_GE(l.begin, expect);
+          expect = l.begin + 1;
+          EXPECT_EQ(size_t(std::count(static_cast<const char*>(text.data()), l.begin, '\n')), seen + l.line);
+          (l.kind == iqe::LineKind::Serial ? serial : parsed) += 1;
+        }
+        seen += c->line_count;
+      }
+      EXPECT_EQ(seen, lines);
+      EXPECT_EQ(serial, 300u);
+      EXPECT_EQ(parsed, 2u * 2400u);
+      EXPECT_EQ(pipe.next(), nullptr);
+      iqe::ChunkPipeline early(text.data(), text.data() + text.size(), threads, chunk);
+      ASSERT_NE(early.next(), nullptr);  // destroyed with chunks still being parsed
+    }
 }

@@ -1461,6 +1461,56 @@ TEST(IqmWrite, InvalidScenesAreRefused) {
   expect_fail(s, "animation 'x' has 2 poses per frame but the file has 1 poses");
 }
 
+// Adjacency on a thread of its own beside the frame bounds (threads >= 2, 80k triangles, 40k
+// vertices x 30 frames): the same file as on one thread.
+TEST(IqmWrite, ThreadCountsWriteTheSameFile) {
+  const uint32_t cols = 200, rows = 200, joints = 8;
+  Scene s;
+  for (uint32_t j = 0; j < joints; ++j) {
+    Transform t;
+    t.translation = {0, j ? 0.25f : 0.0f, 0};
+    s.joints.push_back({fmt::format("j{}", j), int32_t(j) - 1, t});
+  }
+  Mesh m;
+  std::vector<float> p, bi, bw;
+  for (uint32_t r = 0; r < rows; ++r)
+    for (uint32_t c = 0; c < cols; ++c) {
+      p.insert(p.end(), {float(c) * 0.01f, float(r) * 0.01f, float((r * 7 + c * 3) % 11) * 0.001f});
+      const uint32_t j = r * joints / rows;
+      bi.insert(bi.end(), {float(j), float(std::min(j + 1, joints - 1))});
+      bw.insert(bw.end(), {0.6f, 0.4f});
+    }
+  m.streams.push_back(stream(Attribute::Position, 3, std::move(p)));
+  m.streams.push_back(stream(Attribute::BlendIndices, 2, std::move(bi)));
+  m.streams.push_back(stream(Attribute::BlendWeights, 2, std::move(bw)));
+  for (uint32_t r = 0; r + 1 < rows; ++r)
+    for (uint32_t c = 0; c + 1 < cols; ++c) {
+      const uint32_t a = r * cols + c;
+      m.triangles.insert(m.triangles.end(), {a, a + 1, a + cols + 1, a, a + cols + 1, a + cols});
+    }
+  s.meshes.push_back(std::move(m));
+  Animation a;
+  a.name = "wave";
+  a.channels = joints;
+  for (int f = 0; f < 30; ++f)
+    for (uint32_t j = 0; j < joints; ++j) {
+      Transform t = s.joints[j].rest;
+      const float angle = 0.02f * float(f * int(j + 1));
+      t.rotation = {std::sin(angle), 0, 0, std::cos(angle)};
+      a.poses.push_back(t);
+    }
+  s.animations.push_back(std::move(a));
+  WriteOptions one;
+  one.threads = 1;
+  const std::vector<uint8_t> serial = write_scene(s, nullptr, one);
+  EXPECT_GT(adjacency_links(serial), 0u);
+  for (unsigned threads : {0u, 2u, 3u}) {
+    WriteOptions o;
+    o.threads = threads;
+    EXPECT_TRUE(write_scene(s, nullptr, o) == serial) << threads << " threads";
+  }
+}
+
 TEST(IqmWrite, SyntheticMillionVertexModel) {
   // 1M vertices, 2M triangles, 64 joints, 2 x 30 frames: read and write times are recorded.
   // Unoptimised builds use a 300 x 300 grid.

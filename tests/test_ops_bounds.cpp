@@ -197,6 +197,19 @@ TEST(OpsBounds, MatchesANaiveSkinnerOnARandomRigUsingTwoThreads) {
   std::vector<FrameBounds> fast = frame_bounds(s), ref = naive(s);
   ASSERT_EQ(fast.size(), 27u);
   for (size_t f = 0; f < fast.size(); ++f) expect_near(fast[f], ref[f], 1e-4f);
+  // Any thread count gives the same bounds, to the bit.
+  const std::vector<FrameBounds> one = ops::skinned_frame_bounds(s, 1);
+  for (unsigned threads : {2u, 3u, 5u}) {
+    const std::vector<FrameBounds> many = ops::skinned_frame_bounds(s, threads);
+    ASSERT_EQ(many.size(), one.size());
+    for (size_t f = 0; f < one.size(); ++f) {
+      SCOPED_TRACE(fmt::format("{} threads, frame {}", threads, f));
+      EXPECT_EQ(many[f].min, one[f].min);
+      EXPECT_EQ(many[f].max, one[f].max);
+      EXPECT_EQ(many[f].radius, one[f].radius);
+      EXPECT_EQ(many[f].horizontal_radius, one[f].horizontal_radius);
+    }
+  }
 }
 
 TEST(OpsBounds, NoVerticesGiveZeros) {

@@ -746,3 +746,23 @@ TEST(OpsTangents, MalformedMeshThrowsAndLeavesSceneUntouched) {
   EXPECT_THROW(generate_tangents(s), Error);
   EXPECT_EQ(s, before);
 }
+
+// Any thread count gives the tangents of one thread: several meshes of even size (on threads of
+// their own), one large mesh with small ones (each on every thread, in parts), and threads = 1.
+TEST(OpsTangents, ThreadCountsGiveTheSameTangents) {
+  Scene even, uneven;
+  for (int i = 0; i < 4; ++i) even.meshes.push_back(awkward_grid(100 + 7 * i));
+  uneven.meshes.push_back(awkward_grid(190));
+  uneven.meshes.push_back(uv_sphere(12, 20));
+  uneven.meshes.push_back(mirrored_strip(6));
+  for (const Scene& base : {even, uneven}) {
+    Scene serial = base;
+    ASSERT_EQ(generate_tangents(serial, {}, nullptr, 1), base.meshes.size());
+    for (unsigned threads : {0u, 2u, 3u, 4u}) {
+      SCOPED_TRACE(threads);
+      Scene s = base;
+      EXPECT_EQ(generate_tangents(s, {}, nullptr, threads), base.meshes.size());
+      EXPECT_TRUE(s == serial);
+    }
+  }
+}

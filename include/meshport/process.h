@@ -33,11 +33,13 @@ size_t generate_normals(Scene& scene, const NormalOptions& options = {}, Diagnos
 // ---- Tangents (src/ops/tangents.cpp) -------------------------------------------------------
 // MikkTSpace-equivalent tangent frames (xyz + handedness w) for meshes with normals and texture
 // coordinates and no tangents (or every such mesh with recompute). Vertices whose corners need
-// different tangent frames are split. Explicit tangents are never touched otherwise.
+// different tangent frames are split. Explicit tangents are never touched otherwise. `threads`
+// as ProcessOptions::threads (0: every core); the result is the same for any count.
 struct TangentOptions {
   bool recompute = false;
 };
-size_t generate_tangents(Scene& scene, const TangentOptions& options = {}, Diagnostics* diags = nullptr);
+size_t generate_tangents(Scene& scene, const TangentOptions& options = {}, Diagnostics* diags = nullptr,
+                         unsigned threads = 0);
 
 // ---- Welding (src/ops/weld.cpp) ------------------------------------------------------------
 // Merges vertices of a mesh whose every attribute (and vs key) is bit-identical, then drops

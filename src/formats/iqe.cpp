@@ -27,6 +27,7 @@
 #include <cmath>
 #include <cstring>
 #include <deque>
+#include <initializer_list>
 #include <limits>
 #include <optional>
 #include <set>
@@ -83,8 +84,8 @@ constexpr std::string_view kStaticJoint = "meshport_static";
 constexpr std::string_view kIdentityPose = "pq 0 0 0 0 0 0 1\n";
 // The comment line after a `mesh` line naming the commands whose values the writer filled in
 // for that mesh only to keep every vertex's attributes the same (`# meshport filled: vt vn vb`);
-// the reader drops those arrays again. Other tools read it as a comment.
-constexpr std::string_view kFilledMarker = "# meshport filled:";
+// the reader drops those arrays again. Other tools read it as a comment. (kFilledMarker, in
+// iqe_chunks.h.)
 
 bool is_custom(int k) { return k >= kCustom0; }
 bool is_blend(int k) { return k == kBlendIndexes || k == kBlendWeights; }
@@ -377,10 +378,7 @@ class Reader {
   Diagnostics& diags_;
   ReadThreads threads_;
 
-  // Numbers parsed ahead (iqe_chunks.h): the current window's chunks, the next line parsed ahead
-  // (chunk, line), and the current line's numbers when it was parsed ahead.
-  std::vector<PreChunk> chunks_;
-  size_t chunk_ = 0, pre_line_ = 0;
+  // A line parsed on a thread (iqe_chunks.h): its chunk and its record, while it is read.
   const PreChunk* pre_chunk_ = nullptr;
   const PreLine* pre_ = nullptr;
 
@@ -616,29 +614,15 @@ class Reader {
       if (!body_line(pos)) return;
   }
 
-  // The lines in windows: while the lines of one window are read in order, as body() reads them,
-  // the numbers of the next one are parsed ahead on the other threads (the first window's on
-  // all of them).
+  // The chunks parsed on threads (iqe_chunks.h), replayed in file order.
   void body_parallel(size_t pos) {
     const char* base = text_.data();
-    const char* end = base + text_.size();
-    const unsigned workers = threads_.threads - 1;
-    const size_t window = std::max<size_t>(threads_.chunk_bytes, 1) * workers;
-    size_t stop = size_t(window_end(base + pos, end, window) - base);
-    preparse(base + pos, base + stop, threads_.threads, chunks_);
-    std::vector<PreChunk> next;
-    BackgroundPreparse ahead;
-    while (pos < text_.size()) {
-      const size_t next_stop = size_t(window_end(base + stop, end, window) - base);
-      if (stop < next_stop) ahead.start(base + stop, base + next_stop, workers, next);
-      chunk_ = pre_line_ = 0;
-      while (pos < stop)
-        if (!body_line(pos)) return;  // `ahead` waits for its thread
-      ahead.finish();
-      std::swap(chunks_, next);
-      stop = next_stop;
+    ChunkPipeline chunks(base + pos, base + text_.size(), threads_.threads, threads_.chunk_bytes);
+    while (const PreChunk* c = chunks.next()) {
+      const uint32_t first_line = line_;
+      if (!replay(*c, first_line)) return;  // `chunks` stops its threads
+      line_ = first_line + c->line_count;
     }
-    chunks_.clear();
   }
 
   // The line at `pos`; moves pos to the next one. False at the `comment` command, which ends the
@@ -652,7 +636,7 @@ class Reader {
     ++line_;
     begin_ = p_ = b;
     end_ = (e > b && e[-1] == '\r') ? e - 1 : e;
-    pre_ = parsed_ahead(b);
+    pre_ = nullptr;
     if (!command()) {
       // iqe.txt: all text from the line after `comment` to the end of the file, verbatim.
       comment_ = std::string(text_.substr(next));
@@ -662,21 +646,139 @@ class Reader {
     return true;
   }
 
-  // The numbers of the line starting at b when they were parsed ahead.
-  const PreLine* parsed_ahead(const char* b) {
-    while (chunk_ < chunks_.size()) {
-      const PreChunk& c = chunks_[chunk_];
-      if (pre_line_ < c.lines.size()) {
-        const PreLine& l = c.lines[pre_line_];
-        if (l.begin != b) return nullptr;  // a later line
-        ++pre_line_;
-        pre_chunk_ = &c;
-        return &l;
+  // ---- Chunks parsed on threads ----------------------------------------------------------------
+  // The lines of a chunk whose first line is line first_line + 1: Serial lines are read as
+  // body() reads them. A parsed line is appended at once (fast()) when it is plain for the
+  // reader's state too: its array exists and needs no message, its face's indices are within
+  // the vertices defined so far, and so on; otherwise it is read as body() reads it, with its
+  // numbers parsed. False at the `comment` command.
+  bool replay(const PreChunk& c, uint32_t first_line) {
+    pre_chunk_ = &c;
+    for (const PreLine& r : c.lines) {
+      if (r.kind == LineKind::Serial) {
+        size_t pos = size_t(r.begin - text_.data());
+        line_ = first_line + r.line;
+        pre_ = nullptr;
+        if (!body_line(pos)) return false;
+      } else if (!fast(c, r)) {
+        pre_line(r, first_line);
       }
-      ++chunk_;
-      pre_line_ = 0;
     }
-    return nullptr;
+    pre_ = nullptr;
+    return true;
+  }
+
+  // A line parsed on a thread, read as body_line() reads it.
+  void pre_line(const PreLine& r, uint32_t first_line) {
+    const char* e = static_cast<const char*>(std::memchr(r.begin, '\n', size_t(text_.data() + text_.size() - r.begin)));
+    if (!e) e = text_.data() + text_.size();
+    line_ = first_line + r.line + 1;
+    begin_ = p_ = r.begin;
+    end_ = (e > r.begin && e[-1] == '\r') ? e - 1 : e;
+    pre_ = &r;
+    command();
+  }
+
+  // The line appended as body() would, when that gives no message; false (nothing changed)
+  // otherwise.
+  bool fast(const PreChunk& c, const PreLine& r) {
+    MeshState& m = meshes_.back();
+    if (m.line == 0) return false;  // cur() would set it
+    switch (r.kind) {
+      case LineKind::Vp:
+        return fast_vertex(c, r, m, kPosition);
+      case LineKind::Vt:
+        return fast_vertex(c, r, m, kTexcoord);
+      case LineKind::Vn:
+        return fast_vertex(c, r, m, kNormal);
+      case LineKind::Vc:
+        return fast_vertex(c, r, m, kColor);
+      case LineKind::Vx:
+        return fast_tangent(c, r, m);
+      case LineKind::Vb:
+        return fast_blend(c, r, m);
+      case LineKind::Fa:
+      case LineKind::Fm:
+        return fast_face(c, r, m, r.kind == LineKind::Fm);
+      case LineKind::Serial:
+        break;
+    }
+    return false;
+  }
+
+  // The array of kind k, when it exists and needs no message; with room for one more vertex.
+  Array* plain_array(MeshState& m, int k) {
+    Array* a = m.find(k);
+    if (!a || a->stale || m.first + uint64_t(a->count) + 1 >= std::numeric_limits<uint32_t>::max()) return nullptr;
+    return a;
+  }
+
+  bool fast_vertex(const PreChunk& c, const PreLine& r, MeshState& m, int k) {
+    Array* a = plain_array(m, k);
+    if (!a) return false;
+    const float* v = c.floats.data() + r.first;
+    if (r.count == a->comps) {
+      a->data.insert(a->data.end(), v, v + r.count);
+      ++a->count;
+    } else {
+      push(*a, v, r.count);
+    }
+    grew(m, a->count);
+    return true;
+  }
+
+  bool fast_tangent(const PreChunk& c, const PreLine& r, MeshState& m) {
+    Array* a = plain_array(m, kTangent);
+    if (!a || r.count >= 5) return false;
+    const float* v = c.floats.data() + r.first;
+    const float t[4] = {v[0], r.count > 1 ? v[1] : 0.0f, r.count > 2 ? v[2] : 0.0f,
+                        r.count > 3 && v[3] < 0 ? -1.0f : 1.0f};
+    push(*a, t, 4);
+    grew(m, a->count);
+    return true;
+  }
+
+  bool fast_blend(const PreChunk& c, const PreLine& r, MeshState& m) {
+    Array* ai = plain_array(m, kBlendIndexes);
+    Array* aw = plain_array(m, kBlendWeights);
+    if (!ai || !aw) return false;
+    const float* v = c.floats.data() + r.first;
+    size_t n = 0;
+    for (uint32_t p = 0; p < r.count; p += 2) n += v[p + 1] != 0;
+    const size_t budget = text_.size() / 2 + (size_t(1) << 20);
+    if (n > ai->comps || n > kMaxBlendPairs || blend_values_ + 2 * size_t(ai->comps) > budget) return false;
+    blend_values_ += 2 * size_t(ai->comps);
+    const size_t bi = ai->data.size(), bw = aw->data.size();
+    ai->data.resize(bi + ai->comps, 0.0f);
+    aw->data.resize(bw + aw->comps, 0.0f);
+    size_t kept = 0;
+    for (uint32_t p = 0; p < r.count; p += 2)
+      if (v[p + 1] != 0) {
+        ai->data[bi + kept] = v[p];
+        aw->data[bw + kept] = v[p + 1];
+        ++kept;
+      }
+    ++ai->count;
+    ++aw->count;
+    grew(m, ai->count);
+    return true;
+  }
+
+  bool fast_face(const PreChunk& c, const PreLine& r, MeshState& m, bool relative) {
+    if (!any_faces_ || r.count != 3) return false;
+    const int64_t total = int64_t(vertex_total());
+    const int64_t base = relative ? int64_t(m.first) : 0;
+    const int64_t* v = c.ints.data() + r.first;
+    uint32_t g[3];
+    for (int q = 0; q < 3; ++q) {
+      const int64_t x = v[q] < 0 ? total + v[q] : base + v[q];
+      if (x < 0 || x >= total) return false;
+      g[q] = uint32_t(x);
+    }
+    m.tris.insert(m.tris.end(), {g[0], g[2], g[1]});
+    if (m.has_polygons) m.polygons.push_back(3);
+    ++m.faces;
+    return true;
   }
 
   // floats(v, max) for a line parsed ahead (which holds at most `max` numbers).

@@ -1,6 +1,6 @@
-// IQE numbers parsed ahead on threads (iqe_chunks.h). Each function here mirrors the reader's
-// own scanning (iqe.cpp: command, more, next_float, next_int, blend, face) and gives up on a line
-// wherever the reader would warn or fail, leaving that line to it.
+// IQE chunks parsed on threads (iqe_chunks.h). Each function here mirrors the reader's
+// own scanning (iqe.cpp: command, more, next_float, next_int, blend, face) and leaves a line to
+// the reader wherever the reader would warn or fail.
 #include "formats/iqe_chunks.h"
 
 #include "text.h"
@@ -61,43 +61,62 @@ bool blend_ok(const float* v, size_t n) {
   return true;
 }
 
-// One line [b, e) without its line break.
-void line(const char* b, const char* e, PreChunk& out) {
+// One line [b, e) without its line break; `n` counts from the chunk's first line.
+void line(const char* b, const char* e, uint32_t n, PreChunk& out) {
   const char* p = b;
   while (p < e && is_space(*p)) ++p;
+  if (p == e) return;  // blank
+  if (*p == '#') {
+    if (std::string_view(p, size_t(e - p)).starts_with(kFilledMarker))
+      out.lines.push_back({b, 0, 0, n, LineKind::Serial});
+    return;  // a comment
+  }
   const char* cmd = p;
   while (p < e && !is_space(*p)) ++p;
-  if (p - cmd != 2) return;
+  const PreLine serial{b, 0, 0, n, LineKind::Serial};
+  if (p - cmd != 2) return out.lines.push_back(serial);
   const char a = cmd[0], c = cmd[1];
   if (a == 'f' && (c == 'a' || c == 'm')) {
     const size_t first = out.ints.size();
-    if (!values(p, e, 0, out.ints) || out.ints.size() - first < 3) return out.ints.resize(first);
-    out.lines.push_back({b, uint32_t(first), uint32_t(out.ints.size() - first)});
+    if (!values(p, e, 0, out.ints) || out.ints.size() - first < 3) {
+      out.ints.resize(first);
+      return out.lines.push_back(serial);
+    }
+    out.lines.push_back({b, uint32_t(first), uint32_t(out.ints.size() - first), n, c == 'a' ? LineKind::Fa : LineKind::Fm});
     return;
   }
-  if (a != 'v') return;
+  if (a != 'v') return out.lines.push_back(serial);
   size_t max;
+  LineKind kind;
   switch (c) {
     case 'p':
+      max = 4, kind = LineKind::Vp;
+      break;
     case 't':
+      max = 4, kind = LineKind::Vt;
+      break;
     case 'n':
+      max = 4, kind = LineKind::Vn;
+      break;
     case 'c':
-      max = 4;
+      max = 4, kind = LineKind::Vc;
       break;
     case 'x':
-      max = 6;
+      max = 6, kind = LineKind::Vx;
       break;
     case 'b':
-      max = 0;
+      max = 0, kind = LineKind::Vb;
       break;
     default:
-      return;
+      return out.lines.push_back(serial);
   }
   const size_t first = out.floats.size();
   if (!values(p, e, max, out.floats) ||
-      (c == 'b' && !blend_ok(out.floats.data() + first, out.floats.size() - first)))
-    return out.floats.resize(first);
-  out.lines.push_back({b, uint32_t(first), uint32_t(out.floats.size() - first)});
+      (c == 'b' && !blend_ok(out.floats.data() + first, out.floats.size() - first))) {
+    out.floats.resize(first);
+    return out.lines.push_back(serial);
+  }
+  out.lines.push_back({b, uint32_t(first), uint32_t(out.floats.size() - first), n, kind});
 }
 
 // The start of the line after the one holding `at` (at <= end), or end.
@@ -110,13 +129,18 @@ const char* next_line(const char* at, const char* end) {
 }  // namespace
 
 void preparse_chunk(const char* begin, const char* end, PreChunk& out) {
+  out.lines.clear();
+  out.floats.clear();
+  out.ints.clear();
+  uint32_t n = 0;
   const char* b = begin;
-  while (b < end) {
+  for (; b < end; ++n) {
     const char* nl = static_cast<const char*>(std::memchr(b, '\n', size_t(end - b)));
     const char* e = nl ? nl : end;
-    line(b, e > b && e[-1] == '\r' ? e - 1 : e, out);
+    line(b, e > b && e[-1] == '\r' ? e - 1 : e, n, out);
     b = nl ? nl + 1 : end;
   }
+  out.line_count = n;
 }
 
 const char* window_end(const char* begin, const char* end, size_t bytes) {
@@ -124,71 +148,78 @@ const char* window_end(const char* begin, const char* end, size_t bytes) {
   return next_line(begin + bytes, end);
 }
 
-void preparse(const char* begin, const char* end, unsigned threads, std::vector<PreChunk>& chunks) {
+ChunkPipeline::ChunkPipeline(const char* begin, const char* end, unsigned threads, size_t chunk_bytes) {
   threads = threads ? threads : 1;
-  const size_t size = size_t(end - begin);
-  std::vector<const char*> cuts{begin};
-  for (unsigned t = 1; t < threads; ++t) {
-    const char* c = next_line(begin + size * t / threads, end);
-    if (c > cuts.back() && c < end) cuts.push_back(c);
-  }
-  cuts.push_back(end);
-  const size_t n = cuts.size() - 1;
-  chunks.resize(n);
-  for (PreChunk& c : chunks) {
-    c.lines.clear();
-    c.floats.clear();
-    c.ints.clear();
-  }
-  std::vector<std::exception_ptr> errors(n);
-  std::vector<std::thread> pool;
-  size_t started = 1;  // chunk 0 is this thread's
-  for (; started < n; ++started) {
+  for (const char* c = begin; c < end; c = window_end(c, end, chunk_bytes ? chunk_bytes : 1)) cuts_.push_back(c);
+  cuts_.push_back(end);
+  slots_.resize(size_t(threads) * 2);
+  for (unsigned t = 1; t < threads && t < cuts_.size() - 1; ++t) {
     try {
-      pool.emplace_back([&, i = started] {
-        try {
-          preparse_chunk(cuts[i], cuts[i + 1], chunks[i]);
-        } catch (...) {
-          errors[i] = std::current_exception();
-        }
-      });
+      workers_.emplace_back([this] { work(); });
     } catch (const std::system_error&) {
-      break;  // no more threads to be had: the rest are parsed here
+      break;  // no more threads to be had: the caller parses the rest
     }
   }
+}
+
+ChunkPipeline::~ChunkPipeline() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  changed_.notify_all();
+  for (std::thread& t : workers_) t.join();
+}
+
+bool ChunkPipeline::can_claim() const {
+  return claimed_ + 1 < cuts_.size() && claimed_ < released_ + slots_.size();
+}
+
+void ChunkPipeline::parse(size_t index) {
+  Slot& s = slots_[index % slots_.size()];
   try {
-    preparse_chunk(cuts[0], cuts[1], chunks[0]);
-    for (size_t i = started; i < n; ++i) preparse_chunk(cuts[i], cuts[i + 1], chunks[i]);
+    preparse_chunk(cuts_[index], cuts_[index + 1], s.chunk);
   } catch (...) {
-    errors[0] = std::current_exception();
-  }
-  for (std::thread& t : pool) t.join();
-  for (const std::exception_ptr& e : errors)
-    if (e) std::rethrow_exception(e);
-}
-
-BackgroundPreparse::~BackgroundPreparse() {
-  if (thread_.joinable()) thread_.join();
-}
-
-void BackgroundPreparse::start(const char* begin, const char* end, unsigned threads, std::vector<PreChunk>& chunks) {
-  finish();
-  try {
-    thread_ = std::thread([this, begin, end, threads, &chunks] {
-      try {
-        preparse(begin, end, threads, chunks);
-      } catch (...) {
-        error_ = std::current_exception();
-      }
-    });
-  } catch (const std::system_error&) {
-    preparse(begin, end, threads, chunks);  // no thread to be had: now, on this one
+    s.error = std::current_exception();
   }
 }
 
-void BackgroundPreparse::finish() {
-  if (thread_.joinable()) thread_.join();
-  if (std::exception_ptr e = std::exchange(error_, nullptr)) std::rethrow_exception(e);
+void ChunkPipeline::work() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    changed_.wait(lock, [this] { return stop_ || can_claim() || claimed_ + 1 >= cuts_.size(); });
+    if (stop_ || !can_claim()) return;
+    const size_t i = claimed_++;
+    lock.unlock();
+    parse(i);
+    lock.lock();
+    slots_[i % slots_.size()].done = true;
+    changed_.notify_all();
+  }
+}
+
+const PreChunk* ChunkPipeline::next() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  released_ = taken_;  // the chunk the caller held
+  changed_.notify_all();
+  if (taken_ + 1 >= cuts_.size()) return nullptr;
+  Slot& s = slots_[taken_ % slots_.size()];
+  while (!s.done) {
+    if (can_claim()) {
+      const size_t i = claimed_++;
+      lock.unlock();
+      parse(i);
+      lock.lock();
+      slots_[i % slots_.size()].done = true;
+      changed_.notify_all();
+    } else {
+      changed_.wait(lock);
+    }
+  }
+  s.done = false;
+  ++taken_;
+  if (std::exception_ptr e = std::exchange(s.error, nullptr)) std::rethrow_exception(e);
+  return &s.chunk;
 }
 
 }  // namespace meshport::iqe

@@ -26,8 +26,11 @@
 #include <cmath>
 #include <cstddef>
 #include <cstring>
+#include <exception>
 #include <limits>
 #include <string_view>
+#include <system_error>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 
@@ -1127,7 +1130,7 @@ void compute_adjacency(Writer& w) {
 // (positions, blend indices and weights, which encoding may clamp or renormalise), not the
 // Scene's values. So a file read back writes the same bounds again (the round-trip fuzzer found
 // bounds moving on every rewrite, from unquantised poses and from weights summing above 1).
-void written_bounds(Writer& w) {
+void written_bounds(Writer& w, unsigned threads) {
   if (w.bounds.empty()) return;
   Scene posed;
   posed.joints = w.scene.joints;
@@ -1158,7 +1161,41 @@ void written_bounds(Writer& w) {
       posed.meshes[m].streams.push_back(std::move(st));
     }
   }
-  w.bounds = frame_bounds(posed);
+  w.bounds = ops::skinned_frame_bounds(posed, threads);
+}
+
+// Frame bounds and adjacency read what emit_arrays wrote and write only their own results: with
+// threads, the adjacency is computed on a thread of its own meanwhile.
+void bounds_and_adjacency(Writer& w) {
+  unsigned threads = w.options.threads ? w.options.threads : std::max(1u, std::thread::hardware_concurrency());
+  if (threads < 2 || !w.with_adjacency || w.bounds.empty() || w.num_triangles < (1u << 16)) {
+    written_bounds(w, threads);
+    compute_adjacency(w);  // from the positions as encoded
+    return;
+  }
+  std::exception_ptr error;
+  std::thread helper;
+  try {
+    helper = std::thread([&] {
+      try {
+        compute_adjacency(w);
+      } catch (...) {
+        error = std::current_exception();
+      }
+    });
+  } catch (const std::system_error&) {
+    written_bounds(w, threads);
+    compute_adjacency(w);
+    return;
+  }
+  try {
+    written_bounds(w, threads);  // its threads and the helper share the cores
+  } catch (...) {
+    helper.join();
+    throw;
+  }
+  helper.join();
+  if (error) std::rethrow_exception(error);
 }
 
 void emit_skeleton(Writer& w) {
@@ -1298,8 +1335,7 @@ std::vector<uint8_t> write(const Scene& input, const WriteOptions& options, Diag
   layout(w);
   w.out.b.assign(w.h.filesize, 0);
   emit_arrays(w);
-  written_bounds(w);
-  compute_adjacency(w);  // from the positions as encoded
+  bounds_and_adjacency(w);
   emit_skeleton(w);
   emit_animations(w);
   emit_rest(w);

@@ -154,7 +154,7 @@ void skin_share(const Scene& scene, const std::vector<MeshRefs>& meshes, const s
 
 }  // namespace
 
-std::vector<FrameBounds> skinned_frame_bounds(const Scene& scene) {
+std::vector<FrameBounds> skinned_frame_bounds(const Scene& scene, unsigned threads) {
   std::vector<FrameRef> refs;
   for (const Animation& a : scene.animations)
     for (size_t f = 0; f < a.frame_count(); ++f) refs.push_back({&a, f});
@@ -177,22 +177,24 @@ std::vector<FrameBounds> skinned_frame_bounds(const Scene& scene) {
     blocks.push_back(block_matrices(scene, inv_rest, refs, first));
 
   const size_t padded = blocks.size() * kBlock;
-  const unsigned threads = vertices * frames >= (1u << 20) && std::thread::hardware_concurrency() > 1 ? 2 : 1;
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  if (vertices * frames < (1u << 20)) threads = 1;
+  threads = unsigned(std::min<size_t>(threads, vertices));
   std::vector<Accum> acc(threads, Accum(padded));
-  if (threads == 2) {
-    // skin_share allocates nothing, so neither half can throw; only starting the thread can
-    // (under a memory limit), and then this thread does both halves.
-    std::thread helper;
+  // skin_share allocates nothing, so no share can throw; only starting a thread can (under a
+  // memory limit), and then this thread does that share too.
+  std::vector<std::thread> pool;
+  unsigned started = 1;
+  for (; started < threads; ++started) {
     try {
-      helper = std::thread([&] { skin_share(scene, meshes, blocks, frames, 1, 2, acc[1]); });
+      pool.emplace_back([&, t = started] { skin_share(scene, meshes, blocks, frames, t, threads, acc[t]); });
     } catch (const std::system_error&) {
-      skin_share(scene, meshes, blocks, frames, 1, 2, acc[1]);
+      break;
     }
-    skin_share(scene, meshes, blocks, frames, 0, 2, acc[0]);
-    if (helper.joinable()) helper.join();
-  } else {
-    skin_share(scene, meshes, blocks, frames, 0, 1, acc[0]);
   }
+  skin_share(scene, meshes, blocks, frames, 0, threads, acc[0]);
+  for (unsigned t = started; t < threads; ++t) skin_share(scene, meshes, blocks, frames, t, threads, acc[t]);
+  for (std::thread& t : pool) t.join();
 
   for (size_t f = 0; f < frames; ++f) {
     FrameBounds& b = out[f];

@@ -21,7 +21,8 @@ using FrameBounds = meshport::FrameBounds;
 // with W the frame's world matrix and R the rest world matrix of joint i; influences with weight
 // 0 or a joint index outside the skeleton are skipped, weights are not renormalised, and a vertex
 // whose weights sum to 0 (or a mesh without blend arrays) stays at its rest position. Frames of a
-// Scene without vertices get all zeros. Uses a second thread on large inputs.
-std::vector<FrameBounds> skinned_frame_bounds(const Scene& scene);  // meshport::frame_bounds
+// Scene without vertices get all zeros. On large inputs the vertices are shared out over
+// `threads` threads (0: every core, 1: the calling thread only).
+std::vector<FrameBounds> skinned_frame_bounds(const Scene& scene, unsigned threads = 0);  // meshport::frame_bounds
 
 }  // namespace meshport::ops

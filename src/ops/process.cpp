@@ -19,7 +19,7 @@ void process(Scene& scene, const ProcessOptions& o, Diagnostics* diags) {
   if (o.weld) weld_vertices(scene);
   if (o.simplify.ratio < 1.0f || o.simplify.max_triangles > 0) simplify_meshes(scene, o.simplify, diags);
   if (o.normals != Generate::Off) generate_normals(scene, o.normal, diags);
-  if (o.tangents != Generate::Off) generate_tangents(scene, o.tangent, diags);
+  if (o.tangents != Generate::Off) generate_tangents(scene, o.tangent, diags, o.threads);
   if (o.optimize) optimize_meshes(scene);
   if (o.modes_animation) add_modes_animation(scene);
 }

@@ -50,6 +50,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
@@ -102,42 +103,47 @@ Vec3 default_tangent(Vec3 n) {
   return t;
 }
 
-// Runs fn(begin, end) over [0, n) as two halves, the second on another thread, when n is large
-// enough to pay for a thread. Every use writes only elements of its own half, so the result is
-// the sequential one; exceptions reach the caller.
+// Runs fn(begin, end) over [0, n) in `threads` parts, all but the first on threads of their
+// own, when n is large enough to pay for threads. Every use writes only elements of its own
+// part, so the result is the sequential one for any count; exceptions reach the caller.
 constexpr size_t kParallelMin = size_t(1) << 15;
 
 template <class F>
-void two_halves(size_t n, F&& fn) {
-  if (n < kParallelMin) return fn(size_t(0), n);
-  const size_t mid = n / 2;
-  std::exception_ptr error;
-  std::thread other;
-  try {
-    other = std::thread([&] {
-      try {
-        fn(mid, n);
-      } catch (...) {
-        error = std::current_exception();
-      }
-    });
-  } catch (const std::system_error&) {  // no thread to be had: do it all here
-    return fn(size_t(0), n);
+void in_parts(unsigned threads, size_t n, F&& fn) {
+  if (threads <= 1 || n < kParallelMin) return fn(size_t(0), n);
+  const size_t parts = std::min<size_t>(threads, n / (kParallelMin / 2));
+  std::vector<std::exception_ptr> errors(parts);
+  std::vector<std::thread> pool;
+  size_t started = 1;
+  for (; started < parts; ++started) {
+    try {
+      pool.emplace_back([&, p = started] {
+        try {
+          fn(n * p / parts, n * (p + 1) / parts);
+        } catch (...) {
+          errors[p] = std::current_exception();
+        }
+      });
+    } catch (const std::system_error&) {
+      break;  // no more threads to be had: the rest are done here
+    }
   }
   try {
-    fn(size_t(0), mid);
+    fn(size_t(0), n / parts);
+    for (size_t p = started; p < parts; ++p) fn(n * p / parts, n * (p + 1) / parts);
   } catch (...) {
-    other.join();
-    throw;
+    errors[0] = std::current_exception();
   }
-  other.join();
-  if (error) std::rethrow_exception(error);
+  for (std::thread& t : pool) t.join();
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
 }
 
 // ---- Input ---------------------------------------------------------------------------------
 
 struct Input {
   uint32_t vertex_count = 0;
+  unsigned threads = 1;             // for in_parts
   std::vector<Vec3> position;
   std::vector<Vec3> normal;         // normalised, for projections
   std::vector<float> texcoord;      // u, -v per vertex: MikkTSpace's (Blender's) v axis
@@ -164,17 +170,18 @@ void read_vertex(const VertexStream& ps, const VertexStream& ns, const VertexStr
   k[7] = canonical_bits(tv);
 }
 
-Input read_input(const Mesh& m) {
+Input read_input(const Mesh& m, unsigned threads) {
   const VertexStream& ps = *m.find(Attribute::Position);
   const VertexStream& ns = *m.find(Attribute::Normal);
   const VertexStream& ts = *m.find(Attribute::Texcoord);
   Input in;
+  in.threads = threads;
   in.vertex_count = uint32_t(m.vertex_count());
   in.position.resize(in.vertex_count);
   in.normal.resize(in.vertex_count);
   in.texcoord.resize(size_t(in.vertex_count) * 2);
   in.key.resize(size_t(in.vertex_count) * 8);
-  two_halves(in.vertex_count, [&](size_t begin, size_t end) {
+  in_parts(in.threads, in.vertex_count, [&](size_t begin, size_t end) {
     for (size_t v = begin; v < end; ++v) read_vertex(ps, ns, ts, in, v);
   });
   return in;
@@ -193,7 +200,7 @@ std::vector<uint32_t> weld_vertices(const Input& in) {
   while ((size_t(1) << bits) < size_t(n) * 2) ++bits;
   const size_t mask = (size_t(1) << bits) - 1;
   std::vector<uint32_t> home(n);  // each vertex's first table slot
-  two_halves(n, [&](size_t begin, size_t end) {
+  in_parts(in.threads, n, [&](size_t begin, size_t end) {
     for (size_t v = begin; v < end; ++v) {
       const uint32_t* k = &in.key[v * 8];
       uint64_t h = 0;
@@ -393,7 +400,7 @@ void force_quad_orientation(const Input& in, Mikk& m, uint32_t t) {
 
 void init_triangles(const Input& in, Mikk& m) {
   m.tangent.resize(m.tri_count);
-  two_halves(m.tri_count, [&](size_t begin, size_t end) {
+  in_parts(in.threads, m.tri_count, [&](size_t begin, size_t end) {
     for (size_t t = begin; t < end; ++t)
       if (good(m, uint32_t(t))) init_triangle(in, m, uint32_t(t));
   });
@@ -467,7 +474,7 @@ void build_neighbors(const Input& in, Mikk& m) {
   // Per welded vertex lo, the edges whose other end hi is higher: the edge leaving each corner
   // (forward) and the edge arriving at it, which belongs to the previous corner (backward).
   // Runs are independent, so the vertices are shared out.
-  two_halves(in.vertex_count, [&](size_t begin, size_t end) {
+  in_parts(in.threads, in.vertex_count, [&](size_t begin, size_t end) {
     std::vector<uint64_t> run;
     std::vector<uint8_t> paired;
     for (uint32_t lo = uint32_t(begin); lo < end; ++lo) {
@@ -586,7 +593,7 @@ void accumulate_triangle(const Input& in, Mikk& m, uint32_t t, size_t first, siz
 // The groups are shared out: each half walks every triangle in order but adds only into its own
 // groups, so every sum is exactly the sequential one.
 void accumulate_groups(const Input& in, Mikk& m) {
-  two_halves(m.groups.size(), [&](size_t first, size_t last) {
+  in_parts(in.threads, m.groups.size(), [&](size_t first, size_t last) {
     for (uint32_t t = 0; t < m.tri_count; ++t) {
       if (!good(m, t) || (m.flags[t] & kGroupWithAny)) continue;
       const uint32_t* g = &m.group[size_t(t) * 3];
@@ -731,7 +738,7 @@ std::vector<float> split_vertices(Mesh& mesh, const Input& in, const Mikk& m, st
     mesh.triangles[c] = it->second;
   }
   std::vector<float> out((size_t(vertices) + extra.size()) * 4);
-  two_halves(vertices, [&](size_t begin, size_t end) {
+  in_parts(in.threads, vertices, [&](size_t begin, size_t end) {
     for (size_t v = begin; v < end; ++v) {
       const Frame f = first[v] == kNoCorner ? make_frame(default_tangent(in.normal[v]), in.normal[v], 1.0f)
                                             : frame_at(m, first[v], in.normal[v]);
@@ -744,14 +751,14 @@ std::vector<float> split_vertices(Mesh& mesh, const Input& in, const Mikk& m, st
 
 // ---- The whole mesh ----------------------------------------------------------------------------
 
-void tangent_mesh(Mesh& mesh) {
-  const Input in = read_input(mesh);
+void tangent_mesh(Mesh& mesh, unsigned threads) {
+  const Input in = read_input(mesh, threads);
   Mikk m;
   build_faces(mesh, in, m);
   {
     const std::vector<uint32_t> welded = weld_vertices(in);
     m.welded.resize(size_t(m.tri_count) * 3);
-    two_halves(m.welded.size(), [&](size_t begin, size_t end) {
+    in_parts(in.threads, m.welded.size(), [&](size_t begin, size_t end) {
       for (size_t c = begin; c < end; ++c) m.welded[c] = welded[m.vertex[c]];
     });
   }
@@ -797,9 +804,40 @@ bool can_have_tangents(const Mesh& mesh) {
   return mesh.find(Attribute::Position) && mesh.find(Attribute::Normal) && mesh.find(Attribute::Texcoord);
 }
 
+// Meshes in parallel, the largest first, on `threads` threads (the caller's among them).
+void tangent_meshes(Scene& scene, std::vector<size_t> todo, unsigned threads) {
+  std::stable_sort(todo.begin(), todo.end(), [&](size_t a, size_t b) {
+    return scene.meshes[a].vertex_count() > scene.meshes[b].vertex_count();
+  });
+  std::atomic<size_t> next{0};
+  std::vector<std::exception_ptr> errors(todo.size());
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < todo.size();) {
+      try {
+        tangent_mesh(scene.meshes[todo[i]], 1);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads && t < todo.size(); ++t) {
+    try {
+      pool.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;  // no more threads to be had
+    }
+  }
+  work();
+  for (std::thread& t : pool) t.join();
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
 }  // namespace
 
-size_t generate_tangents(Scene& scene, const TangentOptions& options, Diagnostics* diags) {
+size_t generate_tangents(Scene& scene, const TangentOptions& options, Diagnostics* diags, unsigned threads) {
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   // Every mesh is checked before any is changed, so a malformed one leaves the Scene untouched.
   for (const Mesh& mesh : scene.meshes) {
     if (mesh.topology != Topology::Triangles) continue;  // lines and points have no faces
@@ -808,8 +846,10 @@ size_t generate_tangents(Scene& scene, const TangentOptions& options, Diagnostic
     if (mesh.triangles.size() + mesh.vertex_count() >= 0x7FFFFFFFu)
       fail("", fmt::format("mesh \"{}\": too many triangles and vertices for tangent generation", mesh.name));
   }
-  size_t count = 0;
-  for (Mesh& mesh : scene.meshes) {
+  std::vector<size_t> todo;
+  size_t total = 0, largest = 0;
+  for (size_t i = 0; i < scene.meshes.size(); ++i) {
+    Mesh& mesh = scene.meshes[i];
     if (mesh.topology != Topology::Triangles || !wants_tangents(mesh, options)) continue;
     if (!can_have_tangents(mesh)) {
       if (options.recompute && diags)
@@ -819,10 +859,18 @@ size_t generate_tangents(Scene& scene, const TangentOptions& options, Diagnostic
                                                                            : "texture coordinates")));
       continue;
     }
-    tangent_mesh(mesh);
-    ++count;
+    todo.push_back(i);
+    total += mesh.vertex_count();
+    largest = std::max(largest, mesh.vertex_count());
   }
-  return count;
+  // Decision: meshes go to threads of their own when they can share the work out evenly (none
+  // holds more than half the vertices) and are worth a thread; otherwise one mesh after the
+  // other, each on all threads. Either way each mesh's tangents are those of one thread.
+  if (threads > 1 && todo.size() > 1 && largest * 2 <= total && total >= kParallelMin)
+    tangent_meshes(scene, todo, threads);
+  else
+    for (size_t i : todo) tangent_mesh(scene.meshes[i], threads);
+  return todo.size();
 }
 
 }  // namespace meshport
