@@ -20,7 +20,7 @@ void BM_IqeParse(benchmark::State& state) {
 }
 BENCHMARK(BM_IqeParse)->Unit(benchmark::kMillisecond);
 
-// The parse on N threads (iqe_chunks.h): numbers parsed ahead while the lines are read.
+// The parse on N threads (iqe_chunks.h): chunks parsed on threads, replayed in order.
 void BM_IqeParseThreads(benchmark::State& state) {
   const Model& m = model();
   iqe::ReadThreads threads;

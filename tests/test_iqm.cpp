@@ -1461,8 +1461,8 @@ TEST(IqmWrite, InvalidScenesAreRefused) {
   expect_fail(s, "animation 'x' has 2 poses per frame but the file has 1 poses");
 }
 
-// Adjacency on a thread of its own beside the frame bounds (threads >= 2, 80k triangles, 40k
-// vertices x 30 frames): the same file as on one thread.
+// Frame bounds on several threads (40k vertices x 30 frames, above the threshold), with
+// adjacency: the same file as on one thread.
 TEST(IqmWrite, ThreadCountsWriteTheSameFile) {
   const uint32_t cols = 200, rows = 200, joints = 8;
   Scene s;

@@ -92,7 +92,7 @@ struct WriteOptions {
   // Flush each file to the disk before renaming it into place (see write()). A batch turns it
   // off and flushes its output folder's file system once at the end instead.
   bool sync = true;
-  // Threads a writer may use on large scenes (IQM: adjacency and frame bounds): 0 uses every
+  // Threads a writer may use on large scenes (IQM: the frame bounds): 0 uses every
   // core, 1 the calling thread only (a batch converting many files at once sets 1). The file is
   // the same for any count.
   unsigned threads = 0;
