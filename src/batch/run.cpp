@@ -123,7 +123,7 @@ struct Runner {
     o.read.format = options.from;
     o.write.format = options.to;
     o.write.sync = false;  // one flush of the whole file system at the end (flush_outputs)
-    o.read.threads = o.process.threads = 1;  // the batch runs files in parallel instead
+    o.read.threads = o.process.threads = o.write.threads = 1;  // the batch runs files in parallel instead
     std::vector<std::string> inputs{item.input};
     inputs.insert(inputs.end(), item.animations.begin(), item.animations.end());
     const Scene s = meshport::convert(inputs, item.output, o, &d);
