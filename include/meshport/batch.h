@@ -87,7 +87,8 @@ struct BatchOptions {
   unsigned jobs = 0;  // threads; 0: all cores
   bool fail_fast = false;
   Shard shard;
-  // Called on one thread at a time (under a lock), when an item starts and when it finishes.
+  // Called on one thread at a time (under a lock), when an item starts and when it finishes; it
+  // must not throw.
   std::function<void(const BatchProgress&)> progress;
   // Set (from a signal handler, say) to stop starting items; those running finish.
   const std::atomic<bool>* cancel = nullptr;

@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <mutex>
 #include <set>
+#include <system_error>
 #include <thread>
 
 namespace fs = std::filesystem;
@@ -33,7 +34,10 @@ void parallel_for(size_t n, unsigned jobs, const std::function<void(size_t)>& fn
   };
   std::vector<std::thread> threads;
   const size_t extra = std::min<size_t>(jobs, n) > 1 ? std::min<size_t>(jobs, n) - 1 : 0;
-  for (size_t t = 0; t < extra; ++t) threads.emplace_back(work);
+  try {
+    for (size_t t = 0; t < extra; ++t) threads.emplace_back(work);
+  } catch (const std::system_error&) {  // no more threads to be had: go on with those started
+  }
   work();
   for (auto& t : threads) t.join();
 }
