@@ -37,15 +37,25 @@ std::vector<uint8_t> read_all(int fd, const std::string& name, const struct stat
 
 }  // namespace
 
-std::vector<uint8_t> read_file(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+namespace {
+
+// Opens `path` for reading and fills `st`; a folder or a file that cannot be opened is an error.
+int open_for_reading(const std::string& path, struct stat& st) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) fail(path, std::string("cannot open: ") + std::strerror(errno));
-  struct stat st {};
   if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
-    int e = S_ISDIR(st.st_mode) ? EISDIR : errno;
+    const int e = S_ISDIR(st.st_mode) ? EISDIR : errno;
     ::close(fd);
     fail(path, std::string("cannot read: ") + std::strerror(e));
   }
+  return fd;
+}
+
+}  // namespace
+
+std::vector<uint8_t> read_file(const std::string& path) {
+  struct stat st {};
+  const int fd = open_for_reading(path, st);
   try {
     std::vector<uint8_t> data = read_all(fd, path, st);
     ::close(fd);
@@ -74,14 +84,8 @@ FileBytes::~FileBytes() {
 }
 
 FileBytes read_file_bytes(const std::string& path, size_t map_bytes) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) fail(path, std::string("cannot open: ") + std::strerror(errno));
   struct stat st {};
-  if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
-    int e = S_ISDIR(st.st_mode) ? EISDIR : errno;
-    ::close(fd);
-    fail(path, std::string("cannot read: ") + std::strerror(e));
-  }
+  const int fd = open_for_reading(path, st);
   FileBytes f;
   if (S_ISREG(st.st_mode) && st.st_size > 0 && size_t(st.st_size) >= map_bytes) {
     void* p = ::mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
