@@ -39,9 +39,10 @@ build-asan: deps $(ASAN_BUILD)/CMakeCache.txt
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 
 # ThreadSanitizer (Clang) over the tests of the code that runs threads: the batch (library and
-# command line) and the parallel IQE reader. Compiled at -O1 with line tables only, to keep CI
+# command line), the parallel IQE reader, tangents and frame bounds on threads, the IQM writer's
+# thread counts. Compiled at -O1 with line tables only, to keep CI
 # short.
-TSAN_TESTS = test_batch.cpp;test_batch_cli.cpp;test_iqe_parallel.cpp
+TSAN_TESTS = test_batch.cpp;test_batch_cli.cpp;test_iqe_parallel.cpp;test_ops_tangents.cpp;test_ops_bounds.cpp;test_iqm.cpp
 $(TSAN_BUILD)/CMakeCache.txt:
 	CC=clang-14 CXX=clang++-14 cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DMESHPORT_TSAN=ON \
@@ -52,7 +53,7 @@ build-tsan: deps $(TSAN_BUILD)/CMakeCache.txt
 
 test-tsan: build-tsan
 	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-	  ctest --output-on-failure -j $(JOBS) -R '^(Batch|BatchCli|IqeParallel)\.'
+	  ctest --output-on-failure -j $(JOBS) -R '^(Batch|BatchCli|IqeParallel|OpsTangents|OpsBounds)\.|ThreadCounts'
 
 # Every test, twice: a normal build (GCC) and an AddressSanitizer + UBSan build (Clang), which
 # also runs every fuzz target over its seeds; then ThreadSanitizer over the threaded code.
