@@ -2,6 +2,7 @@
 #include <meshport/meshport.h>
 
 #include "formats/gltf.h"
+#include "text.h"
 #include "formats/iqe.h"
 #include "formats/iqm.h"
 #include "formats/modedef.h"
@@ -49,14 +50,8 @@ const FormatInfo& format_info(Format f) {
   return formats().front();
 }
 
-static std::string lower(std::string_view s) {
-  std::string r(s);
-  std::transform(r.begin(), r.end(), r.begin(), [](unsigned char c) { return std::tolower(c); });
-  return r;
-}
-
 std::optional<Format> format_from_name(std::string_view name) {
-  std::string n = lower(name);
+  std::string n = text::lower(name);
   if (!n.empty() && n.front() == '.') n.erase(0, 1);
   for (const auto& i : formats()) {
     if (i.name == n) return i.format;
@@ -67,7 +62,7 @@ std::optional<Format> format_from_name(std::string_view name) {
 }
 
 std::optional<Format> format_from_path(std::string_view path) {
-  std::string p = lower(path);
+  std::string p = text::lower(path);
   for (const auto& i : formats())
     for (auto ext : i.extensions)
       if (p.size() > ext.size() && p.compare(p.size() - ext.size(), ext.size(), ext) == 0) return i.format;

@@ -90,6 +90,13 @@ bool ends_with_nocase(std::string_view s, std::string_view suffix) {
   return true;
 }
 
+std::string lower(std::string_view s) {
+  std::string r(s);
+  for (char& c : r)
+    if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
+  return r;
+}
+
 std::string u128_string(unsigned __int128 v) {
   std::string s;
   do {

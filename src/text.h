@@ -25,6 +25,9 @@ bool ends_with_nocase(std::string_view s, std::string_view suffix);
 // Decimal digits of a 128-bit count, for messages about sizes that overflow 64 bits.
 std::string u128_string(unsigned __int128 v);
 
+// `s` with ASCII letters in lower case (file extensions, names compared case-blind).
+std::string lower(std::string_view s);
+
 // Appends f in shortest round-trip form; -0 is written as "0" (-0 == 0 in the Scene).
 void append_float(std::string& out, float f);
 

@@ -1,6 +1,7 @@
 // Planning a batch (plan.h): finding the models under the inputs, attaching animation files,
 // naming outputs. docs/batch.md, "Inputs" and "Animation files".
 #include "batch/plan.h"
+#include "text.h"
 
 #include "ops/textures.h"
 
@@ -19,17 +20,11 @@ namespace meshport::batch_detail {
 
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 std::string generic(const fs::path& p) { return p.generic_string(); }
 
 // The matched extension of `name` for `f` ("model.qmsh.tmp" -> ".qmsh.tmp"), else its last one.
 std::string_view format_extension(std::string_view name, Format f) {
-  const std::string l = lower(name);
+  const std::string l = text::lower(name);
   for (std::string_view ext : format_info(f).extensions)
     if (l.size() > ext.size() && l.compare(l.size() - ext.size(), ext.size(), ext) == 0)
       return name.substr(name.size() - ext.size());
@@ -211,11 +206,11 @@ struct Kind {
 // the folder's only mesh file.
 std::optional<size_t> mesh_for(const std::vector<PlannedItem>& items, const std::vector<size_t>& meshes, size_t anim,
                                std::string& how) {
-  const std::string a = lower(stem_of(items[anim]));
+  const std::string a = text::lower(stem_of(items[anim]));
   std::optional<size_t> best;
   size_t best_len = 0;
   for (size_t m : meshes) {
-    const std::string s = lower(stem_of(items[m]));
+    const std::string s = text::lower(stem_of(items[m]));
     if (a.size() > s.size() && a.compare(0, s.size(), s) == 0 && std::string_view("_-. ").find(a[s.size()]) != std::string_view::npos &&
         s.size() >= best_len) {
       best = m;

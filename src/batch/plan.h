@@ -30,6 +30,9 @@ std::vector<PlannedItem> plan(const BatchOptions& options, unsigned jobs);
 bool glob_match(std::string_view pattern, std::string_view path);
 bool has_glob(std::string_view text);
 
+// Sets r's done / warned / failed / skipped counts from its items (report.cpp).
+void tally(BatchResult& r);
+
 // Runs fn(i) for i in [0, n) on `jobs` threads; fn must not throw.
 void parallel_for(size_t n, unsigned jobs, const std::function<void(size_t)>& fn);
 

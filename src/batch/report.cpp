@@ -1,6 +1,6 @@
 // The JSON report of a batch, reading it back and merging the reports of shards (batch.h,
 // docs/batch.md "Report").
-#include <meshport/batch.h>
+#include "batch/plan.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -121,6 +121,10 @@ struct Reader {
   }
 };
 
+}  // namespace
+
+namespace batch_detail {
+
 void tally(BatchResult& r) {
   r.done = r.warned = r.failed = r.skipped = 0;
   for (const BatchItem& i : r.items) {
@@ -131,7 +135,7 @@ void tally(BatchResult& r) {
   }
 }
 
-}  // namespace
+}  // namespace batch_detail
 
 std::string report_json(const BatchResult& r) {
   json summary{{"files", r.items.size()}, {"seconds", std::round(r.seconds * 1000.0) / 1000.0}, {"cancelled", r.cancelled}};
@@ -170,7 +174,7 @@ BatchResult parse_report(std::string_view text, const std::string& file) {
   if (!items.is_array()) rd.bad("items", "is not an array");
   for (size_t k = 0; k < items.size(); ++k) r.items.push_back(rd.item(r.task, items[k], fmt::format("items[{}]", k)));
   r.error = rd.text(j, "error", "the report", false);
-  tally(r);
+  batch_detail::tally(r);
   return r;
 }
 
@@ -210,7 +214,7 @@ BatchResult merge_reports(const std::vector<BatchResult>& reports, const std::ve
   std::stable_sort(out.items.begin(), out.items.end(), [](const BatchItem& a, const BatchItem& b) {
     return std::tie(a.relative, a.input) < std::tie(b.relative, b.input);
   });
-  tally(out);
+  batch_detail::tally(out);
   return out;
 }
 

@@ -300,12 +300,7 @@ BatchResult batch(const BatchOptions& options) {
   });
 
   if (options.task == BatchTask::Convert) flush_outputs(options.output_dir);
-  for (const BatchItem& item : result.items) {
-    result.done += item.status == BatchStatus::Done;
-    result.warned += item.status == BatchStatus::Warned;
-    result.failed += item.status == BatchStatus::Failed;
-    result.skipped += item.status == BatchStatus::Skipped;
-  }
+  tally(result);
   result.cancelled = options.cancel && options.cancel->load();
   result.seconds = seconds_since(t0);
   return result;

@@ -3,6 +3,7 @@
 // uses whose bytes are in the file (a buffer view or a data: URI) become Scene::images; images
 // with a relative file URI stay references (docs/textures.md, "glTF input and extraction").
 #include "formats/gltf_read.h"
+#include "text.h"
 
 #include "image/image.h"
 
@@ -112,11 +113,6 @@ std::string_view unread_format(std::span<const uint8_t> b) {
   return {};
 }
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return s;
-}
-
 }  // namespace
 
 const ImageBytes* image_bytes(Reader& rd, uint32_t i) {
@@ -195,13 +191,13 @@ std::string scene_image(Reader& rd, uint32_t i, const std::string& name_hint) {
   }
   rd.budget -= b->bytes.size();
   std::string path = wanted;
-  if (si.taken.count(lower(path))) {
-    size_t& k = si.next_suffix[lower(wanted)];
+  if (si.taken.count(text::lower(path))) {
+    size_t& k = si.next_suffix[text::lower(wanted)];
     if (k < 2) k = 2;
-    for (path = with_suffix(wanted, k); si.taken.count(lower(path)); path = with_suffix(wanted, ++k)) {
+    for (path = with_suffix(wanted, k); si.taken.count(text::lower(path)); path = with_suffix(wanted, ++k)) {
     }
   }
-  si.taken[lower(path)] = rd.scene.images.size();
+  si.taken[text::lower(path)] = rd.scene.images.size();
   si.of[{i, wanted}] = rd.scene.images.size();
   Image im;
   im.path = path;

@@ -13,6 +13,7 @@
 // glTF slot: it is kept by name in the extras, or baked into the base colour page when
 // WriteOptions::team_colour is set.
 #include "formats/gltf_write.h"
+#include "text.h"
 
 #include "image/image.h"
 #include "ops/team_colour.h"
@@ -179,11 +180,6 @@ int team_coloured(Writer& w, Images& im, const TextureLookup& base, const Textur
   return made.index;
 }
 
-std::string lower(std::string s) {
-  for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 // Writes the images where they go (see the top of the file) and sets root images / textures.
 void emit_images(Writer& w, Images& im) {
   if (im.list.empty()) return;
@@ -205,12 +201,12 @@ void emit_images(Writer& w, Images& im) {
       std::string name;
       for (size_t n = 1;; ++n) {
         name = n == 1 ? e.stem + ext : fmt::format("{}-{}{}", e.stem, n, ext);
-        if (names.count(lower(name))) continue;
+        if (names.count(text::lower(name))) continue;
         const std::string dest = canonical_of(fs::path(w.output_dir) / name);
         if (im.inputs.count(dest) && dest != e.canonical) continue;
         break;
       }
-      names.insert(lower(name));
+      names.insert(text::lower(name));
       img["uri"] = uri_encode(name);  // every non-ASCII byte percent-encoded
       w.image_files.push_back({name, std::move(e.bytes)});
     }

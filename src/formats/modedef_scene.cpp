@@ -7,6 +7,7 @@
 // relative to the .state's folder), and the Scene is built from the kept data: joints, mesh copies
 // placed at their objects' rest poses, plane quads, constraint attachments, the animation.
 #include "formats/modedef.h"
+#include "text.h"
 #include "formats/modedef_token.h"
 #include "ops/euler_zyx.h"
 #include "ops/math.h"
@@ -69,13 +70,7 @@ void read3(TokenReader& r, std::array<float, 3>& v, const std::string& what) {
   for (size_t i = 0; i < 3; ++i) v[i] = r.read_float(fmt::format("{} {}", what, kAxes[i]));
 }
 
-std::string lower(std::string s) {
-  for (char& c : s)
-    if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
-  return s;
-}
-
-std::string extension_of(const std::string& file) { return lower(fs::path(file).extension().string()); }
+std::string extension_of(const std::string& file) { return text::lower(fs::path(file).extension().string()); }
 
 // A path relative to the main file's folder, normalised so that a file named twice ("box.prop",
 // "./box.prop") is one file.

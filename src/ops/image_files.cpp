@@ -1,5 +1,6 @@
 // Scene::images written beside an output (image_files.h).
 #include "ops/image_files.h"
+#include "text.h"
 
 #include "image/image.h"
 #include "ops/textures.h"
@@ -16,12 +17,6 @@ namespace meshport::ops {
 namespace {
 
 enum class Kind { Base, Normal, Specular, TeamColour };
-
-std::string lower(std::string_view s) {
-  std::string r(s);
-  std::transform(r.begin(), r.end(), r.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return r;
-}
 
 bool page_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
@@ -126,7 +121,7 @@ std::vector<OutputFile> image_files(Scene& scene, const ImageFileRules& rules, c
   const std::vector<Ref> refs = references(scene, rules);
   if (refs.empty()) return {};
   std::set<std::string> taken;
-  for (const std::string& r : reserved) taken.insert(lower(r));
+  for (const std::string& r : reserved) taken.insert(text::lower(r));
   // PIE: the page numbers in use, and the names the kept PIE lines give (pages as the file says).
   std::set<int> numbers;
   std::set<std::string> kept_pages;
@@ -186,12 +181,12 @@ std::vector<OutputFile> image_files(Scene& scene, const ImageFileRules& rules, c
       name = image::image_file_name(old, mime);
       if (name != old) why = "images are written in the output's folder under their file name";
     }
-    if (taken.count(lower(name))) {
+    if (taken.count(text::lower(name))) {
       const std::string base = name;
-      for (size_t k = 2; taken.count(lower(name)); ++k) name = with_suffix(base, k);
+      for (size_t k = 2; taken.count(text::lower(name)); ++k) name = with_suffix(base, k);
       why = "another file has that name";
     }
-    taken.insert(lower(name));
+    taken.insert(text::lower(name));
     if (!why.empty())
       diags.add(warning("", fmt::format("image '{}' is written beside the output as '{}' ({}); the materials "
                                         "reference that name",
@@ -223,7 +218,7 @@ size_t load_texture_files(Scene& scene, const ImageFileRules& rules, const Textu
                           bool (*usable)(std::string_view reference), Diagnostics& diags) {
   const std::vector<bool> w = written_materials(scene, rules);
   std::set<std::string> taken;
-  for (const Image& im : scene.images) taken.insert(lower(im.path));
+  for (const Image& im : scene.images) taken.insert(text::lower(im.path));
   std::map<std::string, std::string> loaded;  // file -> image path
   size_t count = 0;
   for (const TextureLookup& l : find_textures(scene, search)) {
@@ -250,8 +245,8 @@ size_t load_texture_files(Scene& scene, const ImageFileRules& rules, const Textu
         continue;
       }
       std::string path = image::image_file_name(l.file, c.mime_type);
-      for (size_t k = 2; taken.count(lower(path)); ++k) path = with_suffix(image::image_file_name(l.file, c.mime_type), k);
-      taken.insert(lower(path));
+      for (size_t k = 2; taken.count(text::lower(path)); ++k) path = with_suffix(image::image_file_name(l.file, c.mime_type), k);
+      taken.insert(text::lower(path));
       scene.images.push_back({path, c.mime_type, std::move(c.bytes)});
       it->second = path;
     }
