@@ -193,7 +193,7 @@ TEST(BatchCli, InterruptLeavesNoPartialFiles) {
       EXPECT_EQ(check.status, 0) << f << ": " << check.out;
     }
   }
-  EXPECT_GE(models, 20u);
+  EXPECT_GE(models, 19u);  // 20 finished when the signal went, one of them the broken file
   EXPECT_LT(models, 400u);
   // The report says which were not started.
   const nlohmann::json j = nlohmann::json::parse(testutil::slurp(t.path / "r.json"));
