@@ -95,14 +95,17 @@ unsigned thread_count(unsigned threads) {
   return cores ? cores : 1;
 }
 
+// `mapped`: data is a read-only mapping of a file (io::FileBytes), whose pages a reader may drop
+// once read (they come back from the file if touched again).
 Scene read_format(std::span<const uint8_t> data, Format format, const std::string& name, const SideFileLoader& load,
-                  Diagnostics& d, const ReadOptions& options = {}) {
+                  Diagnostics& d, const ReadOptions& options, bool mapped) {
   if (options.scene && *options.scene != 0 && format != Format::Gltf && format != Format::Glb)
     fail(name, fmt::format("--scene {}: {} files have one scene (0)", *options.scene, format_info(format).name));
   switch (format) {
     case Format::Iqe: {
       iqe::ReadThreads threads;
       threads.threads = thread_count(options.threads);
+      threads.drop_read_pages = mapped;
       return iqe::read(std::string_view(reinterpret_cast<const char*>(data.data()), data.size()), name, d, threads);
     }
     case Format::Iqm:
@@ -145,8 +148,8 @@ void check_limits(const Scene& s, const std::string& name) {
 }
 
 Scene read_with(std::span<const uint8_t> data, Format format, const std::string& name, const SideFileLoader& load,
-                Diagnostics& d, const ReadOptions& options = {}) {
-  Scene s = read_format(data, format, name, load, d, options);
+                Diagnostics& d, const ReadOptions& options = {}, bool mapped = false) {
+  Scene s = read_format(data, format, name, load, d, options, mapped);
   check_limits(s, name);
   return s;
 }
@@ -343,7 +346,7 @@ Scene read(const std::string& path, const ReadOptions& options, Diagnostics* dia
   if (!format_info(f).can_read) fail(path, std::string(format_info(f).name) + " cannot be read");
   const io::FileBytes data = io::read_file_bytes(path);
   Diagnostics local;
-  return read_with(data.bytes(), f, path, side_files_beside(path), diags ? *diags : local, options);
+  return read_with(data.bytes(), f, path, side_files_beside(path), diags ? *diags : local, options, data.mapped());
 }
 
 std::vector<uint8_t> write_memory(const Scene& scene, Format format, const WriteOptions& options, Diagnostics* diags) {

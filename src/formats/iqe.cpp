@@ -618,10 +618,15 @@ class Reader {
   void body_parallel(size_t pos) {
     const char* base = text_.data();
     ChunkPipeline chunks(base + pos, base + text_.size(), threads_.threads, threads_.chunk_bytes);
+    const char* read_to = base + pos;  // text before this is read (and may be dropped)
     while (const PreChunk* c = chunks.next()) {
       const uint32_t first_line = line_;
       if (!replay(*c, first_line)) return;  // `chunks` stops its threads
       line_ = first_line + c->line_count;
+      if (threads_.drop_read_pages && c->end > read_to) {
+        drop_pages(read_to, c->end);
+        read_to = c->end;
+      }
     }
   }
 

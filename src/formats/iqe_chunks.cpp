@@ -14,6 +14,9 @@
 #include <type_traits>
 #include <utility>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 namespace meshport::iqe {
 namespace {
 
@@ -128,7 +131,16 @@ const char* next_line(const char* at, const char* end) {
 
 }  // namespace
 
+void drop_pages(const char* begin, const char* end) {
+  const long page = ::sysconf(_SC_PAGESIZE);
+  if (page <= 0) return;
+  const uintptr_t p = uintptr_t(page);
+  const uintptr_t first = (uintptr_t(begin) + p - 1) / p * p, last = uintptr_t(end) / p * p;
+  if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+}
+
 void preparse_chunk(const char* begin, const char* end, PreChunk& out) {
+  out.end = end;
   out.lines.clear();
   out.floats.clear();
   out.ints.clear();

@@ -32,7 +32,16 @@ struct ReadThreads {
   unsigned threads = 1;
   size_t min_bytes = size_t(4) << 20;
   size_t chunk_bytes = size_t(1) << 20;
+  // The text is a read-only mapping of a file: the pages of chunks already read are dropped from
+  // memory as the reading goes (drop_pages), so a large file does not stay resident beside the
+  // Scene it becomes. Never set it for text in ordinary memory (dropping would zero it).
+  bool drop_read_pages = false;
 };
+
+// Tells the system that [begin, end) of a read-only file mapping is not needed now: its whole
+// pages leave memory (and are read again from the file if touched). Does nothing where that
+// cannot be done.
+void drop_pages(const char* begin, const char* end);
 
 // What a line of a chunk is: a plain line of a common command, or a line for the reader.
 enum class LineKind : uint8_t { Vp, Vt, Vn, Vx, Vc, Vb, Fa, Fm, Serial };
@@ -52,6 +61,7 @@ struct PreChunk {
   std::vector<float> floats;
   std::vector<int64_t> ints;
   uint32_t line_count = 0;  // lines that start in the chunk
+  const char* end = nullptr;  // where the chunk's text ends
 };
 
 // Parses the lines of [begin, end), which starts at a line's start and ends after a LF (or at

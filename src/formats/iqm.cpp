@@ -912,9 +912,7 @@ struct Writer {
   std::vector<Plan> plans;
   std::vector<uint32_t> first_vertex;
   uint64_t num_vertexes = 0, num_triangles = 0;
-  std::vector<uint32_t> triangles;  // global, clockwise
   bool with_adjacency = false;
-  std::vector<uint32_t> adjacency;
   ops::QuantizedFrames frames;
   std::vector<int32_t> pose_parents;
   std::vector<FrameBounds> bounds;
@@ -1000,14 +998,17 @@ void prepare_triangles(Writer& w) {
     if (w.num_vertexes > 0xFFFFFFFFu || w.num_triangles > 0xFFFFFFFFu)
       wfail(fmt::format("more than 2^32 - 1 vertices or triangles: IQM cannot count them"));
   }
-  w.triangles.reserve(w.num_triangles * 3);
-  for (size_t m = 0; m < s.meshes.size(); ++m) {
-    const auto& t = s.meshes[m].triangles;
+}
+
+// The triangles go straight into the output buffer (no copy of them is held).
+void emit_triangles(Writer& w) {
+  uint8_t* dst = w.out.b.data() + w.h.ofs_triangles;
+  for (size_t m = 0; m < w.scene.meshes.size(); ++m) {
+    const auto& t = w.scene.meshes[m].triangles;
     const uint32_t base = w.first_vertex[m];
-    for (size_t i = 0; i + 2 < t.size(); i += 3) {
-      w.triangles.push_back(base + t[i]);  // counter-clockwise (a b c) -> clockwise (a c b)
-      w.triangles.push_back(base + t[i + 2]);
-      w.triangles.push_back(base + t[i + 1]);
+    for (size_t i = 0; i + 2 < t.size(); i += 3, dst += kTriangleSize) {
+      const uint32_t v[3] = {base + t[i], base + t[i + 2], base + t[i + 1]};  // counter-clockwise -> clockwise
+      std::memcpy(dst, v, sizeof v);
     }
   }
 }
@@ -1114,13 +1115,25 @@ void emit_arrays(Writer& w) {
   }
 }
 
+// Written in place, from the triangles and positions in the output buffer (decoded when the
+// positions are not 3 floats).
 void compute_adjacency(Writer& w) {
-  const Plan* pos = find_plan(w.plans, Attribute::Position);
   if (!w.with_adjacency) return;
-  std::vector<float> xyz(w.num_vertexes * 3, 0.0f);  // what the file holds, decoded back
-  ops::decode_strided(pos->format, normalized(pos->attribute, pos->format), w.out.b.data() + pos->offset,
-                      w.num_vertexes, std::min(pos->size, 3u), xyz.data(), 3);
-  w.adjacency = ops::triangle_adjacency(xyz, w.triangles);
+  const Plan* pos = find_plan(w.plans, Attribute::Position);
+  const uint8_t* out = w.out.b.data();
+  std::span<const uint32_t> triangles(reinterpret_cast<const uint32_t*>(out + w.h.ofs_triangles), w.num_triangles * 3);
+  std::span<uint32_t> adjacency(reinterpret_cast<uint32_t*>(w.out.b.data() + w.h.ofs_adjacency), w.num_triangles * 3);
+  std::vector<float> xyz;
+  std::span<const float> positions;
+  if (pos->format == ComponentType::Float && pos->size == 3) {
+    positions = {reinterpret_cast<const float*>(out + pos->offset), w.num_vertexes * 3};
+  } else {
+    xyz.assign(w.num_vertexes * 3, 0.0f);  // what the file holds, decoded back
+    ops::decode_strided(pos->format, normalized(pos->attribute, pos->format), out + pos->offset, w.num_vertexes,
+                        std::min(pos->size, 3u), xyz.data(), 3);
+    positions = xyz;
+  }
+  ops::triangle_adjacency(positions, triangles, adjacency);
 }
 
 // Bounds of what a loader will see: the quantised frames and the vertex arrays as encoded
@@ -1129,7 +1142,7 @@ void compute_adjacency(Writer& w) {
 // bounds moving on every rewrite, from unquantised poses and from weights summing above 1).
 void written_bounds(Writer& w, unsigned threads) {
   if (w.bounds.empty()) return;
-  Scene posed;
+  Scene posed;  // the skeleton and the frames as quantised; the vertices are passed as arrays
   posed.joints = w.scene.joints;
   posed.animations = w.scene.animations;
   const ops::QuantizedFrames& q = w.frames;
@@ -1141,24 +1154,71 @@ void written_bounds(Writer& w, unsigned threads) {
       for (size_t p = 0; p < q.poses; ++p) a.poses[f * a.channels + p] = transform_from(&values[p * q.channels], 2);
     }
   }
-  posed.meshes.resize(w.scene.meshes.size());
+  const Plan* pos = find_plan(w.plans, Attribute::Position);
+  const Plan* bi = find_plan(w.plans, Attribute::BlendIndices);
+  const Plan* bw = find_plan(w.plans, Attribute::BlendWeights);
+  if (!pos || pos->size < 3) {
+    w.bounds = ops::skinned_frame_bounds(posed, {}, threads);
+    return;
+  }
+  // Byte weights are read through the values they decode to, so the bounds use exactly what a
+  // loader's decoding gives.
+  float byte_weight[256];
+  if (bw) {
+    uint8_t all[256];
+    for (int i = 0; i < 256; ++i) all[i] = uint8_t(i);
+    ops::decode(ComponentType::UByte, normalized(bw->attribute, ComponentType::UByte), all, 256, byte_weight);
+  }
+  std::vector<std::vector<float>> decoded;  // arrays whose encoding is not read in place
+  decoded.reserve(w.scene.meshes.size() * 3);
+  auto array_of = [&](const Plan& p, size_t m) -> const uint8_t* {
+    return w.out.b.data() + p.offset + uint64_t(w.first_vertex[m]) * p.size * ops::component_size(p.format);
+  };
+  auto decode = [&](const Plan& p, size_t m, size_t nv) -> const float* {
+    std::vector<float>& v = decoded.emplace_back(nv * p.size);
+    ops::decode(p.format, normalized(p.attribute, p.format), array_of(p, m), nv * p.size, v.data());
+    return v.data();
+  };
+  std::vector<ops::SkinArrays> meshes;
   for (size_t m = 0; m < w.scene.meshes.size(); ++m) {
     const size_t nv = w.scene.meshes[m].vertex_count();
-    for (const Plan& p : w.plans) {
-      if (!p.streams[m] || (p.attribute != Attribute::Position && p.attribute != Attribute::BlendIndices &&
-                            p.attribute != Attribute::BlendWeights))
-        continue;
+    if (!pos->streams[m] || !nv) continue;
+    ops::SkinArrays a;
+    a.count = nv;
+    a.position_stride = pos->size;
+    // Float positions are the Scene's own values (the Z-up axis swap is a negation, undone
+    // exactly), unless encoding changed some (NaN written as 0).
+    const VertexStream* ps = pos->streams[m];
+    if (pos->format == ComponentType::Float && !pos->stats.nan && !pos->stats.clamped && ps->components == pos->size) {
+      a.positions = ps->data.data();
+    } else {
       VertexStream st;
-      st.attribute = p.attribute;
-      st.components = st.source_size = p.size;
-      st.data.resize(nv * p.size);
-      const uint8_t* src = w.out.b.data() + p.offset + uint64_t(w.first_vertex[m]) * p.size * ops::component_size(p.format);
-      ops::decode(p.format, normalized(p.attribute, p.format), src, nv * p.size, st.data.data());
-      if (p.attribute == Attribute::Position) axes::stream_zup_to_scene(st);
-      posed.meshes[m].streams.push_back(std::move(st));
+      st.attribute = Attribute::Position;
+      st.components = st.source_size = pos->size;
+      st.data.resize(nv * pos->size);
+      ops::decode(pos->format, normalized(pos->attribute, pos->format), array_of(*pos, m), nv * pos->size,
+                  st.data.data());
+      axes::stream_zup_to_scene(st);
+      a.positions = decoded.emplace_back(std::move(st.data)).data();
     }
+    if (bi && bw && bi->streams[m] && bw->streams[m]) {
+      a.influences = std::min(bi->size, bw->size);
+      a.index_stride = bi->size;
+      a.weight_stride = bw->size;
+      if (bi->format == ComponentType::UByte)
+        a.index_bytes = array_of(*bi, m);
+      else
+        a.indices = decode(*bi, m, nv);
+      if (bw->format == ComponentType::UByte) {
+        a.weight_bytes = array_of(*bw, m);
+        a.weight_values = byte_weight;
+      } else {
+        a.weights = decode(*bw, m, nv);
+      }
+    }
+    meshes.push_back(a);
   }
-  w.bounds = ops::skinned_frame_bounds(posed, threads);
+  w.bounds = ops::skinned_frame_bounds(posed, meshes, threads);
 }
 
 // Decision: the adjacency is not computed on a thread of its own beside the frame bounds: on 2
@@ -1234,8 +1294,6 @@ void emit_rest(Writer& w) {
     uint32_t v[5] = {type, 0, uint32_t(p.format), p.size, uint32_t(p.offset)};
     w.out.bytes(h.ofs_vertexarrays + i * kArraySize, v, sizeof v);
   }
-  w.out.bytes(h.ofs_triangles, w.triangles.data(), w.triangles.size() * 4);
-  w.out.bytes(h.ofs_adjacency, w.adjacency.data(), w.adjacency.size() * 4);
   w.out.bytes(h.ofs_comment, w.comment.data(), w.comment.size());
   const auto& ext = value_or_empty(w.scene.iqm).extensions;
   for (size_t e = 0; e < ext.size(); ++e) {
@@ -1302,10 +1360,11 @@ std::vector<uint8_t> write(const Scene& input, const WriteOptions& options, Diag
   prepare_triangles(w);
   prepare_animations(w);
   prepare_text(w);
-  w.with_adjacency = options.adjacency && find_plan(w.plans, Attribute::Position) && !w.triangles.empty();
+  w.with_adjacency = options.adjacency && find_plan(w.plans, Attribute::Position) && w.num_triangles;
   layout(w);
   w.out.b.assign(w.h.filesize, 0);
   emit_arrays(w);
+  emit_triangles(w);
   bounds_and_adjacency(w);
   emit_skeleton(w);
   emit_animations(w);

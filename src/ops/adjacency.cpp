@@ -71,43 +71,51 @@ std::vector<uint32_t> position_ids(std::span<const float> positions, uint32_t* c
   return ids;
 }
 
-std::vector<uint32_t> triangle_adjacency(std::span<const float> positions, std::span<const uint32_t> triangles) {
+void triangle_adjacency(std::span<const float> positions, std::span<const uint32_t> triangles, std::span<uint32_t> adj) {
   const size_t nt = triangles.size() / 3;
   if (nt * 3 >= 0xFFFFFFFFu) throw std::length_error("triangle_adjacency: too many triangles");
-  std::vector<uint32_t> adj(nt * 3, kNoAdjacent);
+  if (adj.size() != nt * 3) throw std::length_error("triangle_adjacency: the output needs 3 entries per triangle");
+  std::fill(adj.begin(), adj.end(), kNoAdjacent);
   uint32_t npos = 0;
   std::vector<uint32_t> pid = position_ids(positions, &npos);
   for (uint32_t v : triangles)
     if (v >= pid.size()) throw std::out_of_range("triangle_adjacency: vertex index out of range");
 
-  // Bucket every edge by its smaller position id (counting sort), the larger id alongside.
+  // Bucket every edge (triangle * 3 + edge) by its smaller position id (counting sort); the
+  // larger id is looked up again when the bucket is sorted, so the buckets take 4 bytes an edge.
   std::vector<uint32_t> start(size_t(npos) + 1, 0);
-  auto ends = [&](size_t t, int k, uint32_t& lo, uint32_t& hi) {
+  auto ends = [&](size_t id, uint32_t& lo, uint32_t& hi) {
+    const size_t t = id / 3, k = id % 3;
     uint32_t a = pid[triangles[t * 3 + k]], b = pid[triangles[t * 3 + (k + 1) % 3]];
     lo = std::min(a, b);
     hi = std::max(a, b);
     return a != b;
   };
-  for (size_t t = 0; t < nt; ++t)
-    for (int k = 0; k < 3; ++k) {
-      uint32_t lo, hi;
-      if (ends(t, k, lo, hi)) ++start[lo + 1];
-    }
+  for (size_t id = 0; id < nt * 3; ++id) {
+    uint32_t lo, hi;
+    if (ends(id, lo, hi)) ++start[lo + 1];
+  }
   for (size_t i = 1; i <= npos; ++i) start[i] += start[i - 1];
-  std::vector<HalfEdge> edges(start[npos]);
+  std::vector<uint32_t> edges(start[npos]);
   {
     std::vector<uint32_t> fill(start.begin(), start.end() - 1);
-    for (size_t t = 0; t < nt; ++t)
-      for (int k = 0; k < 3; ++k) {
-        uint32_t lo, hi;
-        if (ends(t, k, lo, hi)) edges[fill[lo]++] = {hi, uint32_t(t * 3 + k)};
-      }
+    for (size_t id = 0; id < nt * 3; ++id) {
+      uint32_t lo, hi;
+      if (ends(id, lo, hi)) edges[fill[lo]++] = uint32_t(id);
+    }
   }
 
   // Within each bucket, runs of the same other end are the triangles sharing that edge.
+  std::vector<HalfEdge> bucket;
   for (size_t p = 0; p < npos; ++p) {
-    HalfEdge* b = edges.data() + start[p];
-    HalfEdge* e = edges.data() + start[p + 1];
+    bucket.clear();
+    for (size_t i = start[p]; i < start[p + 1]; ++i) {
+      uint32_t lo, hi;
+      ends(edges[i], lo, hi);
+      bucket.push_back({hi, edges[i]});
+    }
+    HalfEdge* b = bucket.data();
+    HalfEdge* e = b + bucket.size();
     sort_small(b, e);
     for (HalfEdge* r = b; r < e;) {
       HalfEdge* q = r + 1;
@@ -122,6 +130,11 @@ std::vector<uint32_t> triangle_adjacency(std::span<const float> positions, std::
       r = q;
     }
   }
+}
+
+std::vector<uint32_t> triangle_adjacency(std::span<const float> positions, std::span<const uint32_t> triangles) {
+  std::vector<uint32_t> adj(triangles.size() / 3 * 3);
+  triangle_adjacency(positions, triangles, adj);
   return adj;
 }
 

@@ -9,7 +9,7 @@
 // that coincide all get kNoAdjacent.
 //
 // Cost: O(vertices + triangles) time plus a sort of each position's (small) edge list; besides
-// the 12-byte-per-triangle result, about 24 bytes per triangle and 16-24 per vertex of temporary
+// the 12-byte-per-triangle result, about 12 bytes per triangle and 16-24 per vertex of temporary
 // memory. Throws std::out_of_range when a triangle names a vertex past the positions.
 #pragma once
 
@@ -24,6 +24,10 @@ inline constexpr uint32_t kNoAdjacent = 0xFFFFFFFFu;
 // positions: x y z per vertex; triangles: 3 vertex indices each (all < positions.size() / 3).
 // Returns 3 entries per triangle: the adjacent triangle's index across edges 0, 1, 2.
 std::vector<uint32_t> triangle_adjacency(std::span<const float> positions, std::span<const uint32_t> triangles);
+// The same, written into `adjacency` (3 entries per triangle; std::length_error otherwise), so a
+// writer can fill its output buffer in place.
+void triangle_adjacency(std::span<const float> positions, std::span<const uint32_t> triangles,
+                        std::span<uint32_t> adjacency);
 
 // Unique-position numbering: ids[v] is equal for vertices at the same position, numbered
 // 0.. in order of first appearance; `count` receives the number of distinct positions.

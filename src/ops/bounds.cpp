@@ -77,8 +77,6 @@ BlockMatrices block_matrices(const Scene& scene, const std::vector<Mat3x4>& inv_
   return m;
 }
 
-using MeshRefs = SkinStreams;  // ops/skinning.h
-
 // Skins vertices [begin, end) of one mesh for one block of frames into the accumulators, by the
 // rule of skin_position (ops/skinning.h) vectorised over frames: the inner loops run over the
 // block's frames; an AVX2 build of this function is picked at run time
@@ -86,7 +84,7 @@ using MeshRefs = SkinStreams;  // ops/skinning.h
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__((target_clones("avx2", "default")))
 #endif
-void skin_range(const MeshRefs& mr, size_t begin, size_t end, const float* mats, size_t joints, size_t block_first,
+void skin_range(const SkinArrays& mr, size_t begin, size_t end, const float* mats, size_t joints, size_t block_first,
                 size_t block_count, Accum& acc) {
   constexpr float inf = std::numeric_limits<float>::infinity();
   float x[kBlock], y[kBlock], z[kBlock];
@@ -96,20 +94,21 @@ void skin_range(const MeshRefs& mr, size_t begin, size_t end, const float* mats,
     mxx[f] = mxy[f] = mxz[f] = -inf;
     r2[f] = h2[f] = 0;
   }
-  const uint32_t pc = mr.pos->components;
-  const uint32_t nc = mr.idx ? std::min(mr.idx->components, mr.wgt->components) : 0;
-  const uint32_t ic = mr.idx ? mr.idx->components : 0, wc = mr.wgt ? mr.wgt->components : 0;
-  const float* pos = mr.pos->data.data();
-  const float* ids = mr.idx ? mr.idx->data.data() : nullptr;
-  const float* wts = mr.wgt ? mr.wgt->data.data() : nullptr;
+  const size_t pc = mr.position_stride, nc = mr.influences, ic = mr.index_stride, wc = mr.weight_stride;
+  const float* pos = mr.positions;
+  const float* ids = mr.indices;
+  const uint8_t* idb = mr.index_bytes;
+  const float* wts = mr.weights;
+  const uint8_t* wtb = mr.weight_bytes;
+  const float* lut = mr.weight_values;
   const float njoints = float(joints);
   for (size_t v = begin; v < end; ++v) {
     const float px = pos[v * pc], py = pos[v * pc + 1], pz = pos[v * pc + 2];
     float wsum = 0;
     for (size_t f = 0; f < kBlock; ++f) x[f] = y[f] = z[f] = 0;
-    for (uint32_t c = 0; c < nc; ++c) {
-      const float w = wts[v * wc + c];
-      const float jf = ids[v * ic + c];
+    for (size_t c = 0; c < nc; ++c) {
+      const float w = wtb ? lut[wtb[v * wc + c]] : wts[v * wc + c];
+      const float jf = idb ? float(idb[v * ic + c]) : ids[v * ic + c];
       if (w == 0 || !(jf >= 0) || !(jf < njoints)) continue;
       wsum += w;
       const float* m = mats + size_t(jf) * 12 * kBlock;
@@ -141,12 +140,12 @@ void skin_range(const MeshRefs& mr, size_t begin, size_t end, const float* mats,
 }
 
 // Thread `t` of `threads` handles that share of every mesh's vertices, for every block.
-void skin_share(const Scene& scene, const std::vector<MeshRefs>& meshes, const std::vector<BlockMatrices>& blocks,
+void skin_share(const Scene& scene, std::span<const SkinArrays> meshes, const std::vector<BlockMatrices>& blocks,
                 size_t frames, unsigned t, unsigned threads, Accum& acc) {
   for (size_t b = 0; b < blocks.size(); ++b) {
     const size_t first = b * kBlock, count = std::min(kBlock, frames - first);
-    for (const MeshRefs& mr : meshes) {
-      const size_t n = mr.pos->vertex_count();
+    for (const SkinArrays& mr : meshes) {
+      const size_t n = mr.count;
       skin_range(mr, n * t / threads, n * (t + 1) / threads, blocks[b].data(), scene.joints.size(), first, count, acc);
     }
   }
@@ -155,19 +154,39 @@ void skin_share(const Scene& scene, const std::vector<MeshRefs>& meshes, const s
 }  // namespace
 
 std::vector<FrameBounds> skinned_frame_bounds(const Scene& scene, unsigned threads) {
+  std::vector<SkinArrays> meshes;
+  for (const Mesh& m : scene.meshes) {
+    const SkinStreams r = skin_streams(m);
+    if (!r.pos || r.pos->components < 3 || r.pos->vertex_count() == 0) continue;
+    SkinArrays a;
+    a.positions = r.pos->data.data();
+    a.position_stride = r.pos->components;
+    a.count = r.pos->vertex_count();
+    if (r.idx) {
+      a.influences = std::min(r.idx->components, r.wgt->components);
+      a.indices = r.idx->data.data();
+      a.index_stride = r.idx->components;
+      a.weights = r.wgt->data.data();
+      a.weight_stride = r.wgt->components;
+    }
+    meshes.push_back(a);
+  }
+  return skinned_frame_bounds(scene, meshes, threads);
+}
+
+std::vector<FrameBounds> skinned_frame_bounds(const Scene& scene, std::span<const SkinArrays> given, unsigned threads) {
   std::vector<FrameRef> refs;
   for (const Animation& a : scene.animations)
     for (size_t f = 0; f < a.frame_count(); ++f) refs.push_back({&a, f});
   const size_t frames = refs.size();
   std::vector<FrameBounds> out(frames);
 
-  std::vector<MeshRefs> meshes;
+  std::vector<SkinArrays> meshes;
   size_t vertices = 0;
-  for (const Mesh& m : scene.meshes) {
-    MeshRefs r = skin_streams(m);
-    if (!r.pos || r.pos->components < 3 || r.pos->vertex_count() == 0) continue;
-    meshes.push_back(r);
-    vertices += r.pos->vertex_count();
+  for (const SkinArrays& m : given) {
+    if (!m.count || m.position_stride < 3) continue;
+    meshes.push_back(m);
+    vertices += m.count;
   }
   if (frames == 0 || vertices == 0) return out;
 

@@ -5,6 +5,8 @@
 #include <meshport/process.h>
 
 #include <array>
+#include <cstdint>
+#include <span>
 #include <vector>
 
 namespace meshport::ops {
@@ -24,5 +26,28 @@ using FrameBounds = meshport::FrameBounds;
 // Scene without vertices get all zeros. On large inputs the vertices are shared out over
 // `threads` threads (0: every core, 1: the calling thread only).
 std::vector<FrameBounds> skinned_frame_bounds(const Scene& scene, unsigned threads = 0);  // meshport::frame_bounds
+
+// One mesh's vertices for the bounds, as arrays in memory: a writer passes what it encoded, so the
+// bounds are those of what a loader sees, without copying the arrays into a Scene. Blend indices
+// are floats or bytes; weights floats, or bytes read through `weight_values` (256 entries: the
+// value each byte decodes to). influences == 0: not skinned (the rest positions).
+struct SkinArrays {
+  const float* positions = nullptr;  // x y z at every position_stride floats (stride >= 3)
+  size_t position_stride = 3;
+  size_t count = 0;
+  size_t influences = 0;
+  const float* indices = nullptr;
+  const uint8_t* index_bytes = nullptr;  // used instead of indices when not null
+  size_t index_stride = 0;
+  const float* weights = nullptr;
+  const uint8_t* weight_bytes = nullptr;  // used instead of weights when not null
+  const float* weight_values = nullptr;
+  size_t weight_stride = 0;
+};
+
+// The same as above for the skeleton and animations of `scene` (its meshes are not used) and
+// the vertices of `meshes`.
+std::vector<FrameBounds> skinned_frame_bounds(const Scene& scene, std::span<const SkinArrays> meshes,
+                                              unsigned threads);
 
 }  // namespace meshport::ops

@@ -10,6 +10,9 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -63,6 +66,12 @@ int run_diff(const std::string& a, const std::string& b, const std::string& from
 }  // namespace
 
 int main(int argc, char** argv) {
+#ifdef __GLIBC__
+  // Blocks of 1 MB and more are mapped and unmapped on their own, so the memory of one step's
+  // large arrays goes back to the system when the step ends instead of staying in glibc's heaps
+  // (which grow the threshold otherwise): 388 -> 259 MB peak converting a 1M-vertex IQE.
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
+#endif
   CLI::App app{"meshport: read, write, validate and convert 3D game model formats"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "meshport " MESHPORT_VERSION);
