@@ -7,6 +7,7 @@
 
 #include "formats/iqe.h"
 #include "formats/iqe_chunks.h"
+#include "io.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -261,4 +262,46 @@ TEST(IqeParallel, ChunkPipelineHandsBackEveryLineInOrder) {
       iqe::ChunkPipeline early(text.data(), text.data() + text.size(), threads, chunk);
       ASSERT_NE(early.next(), nullptr);  // destroyed with chunks still being parsed
     }
+}
+
+namespace {
+
+// Resident kB of the mapping holding `p`, from /proc/self/smaps (-1 when not found).
+long resident_kb(const void* p) {
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  while (std::getline(smaps, line)) {
+    unsigned long lo = 0, hi = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2) {  // a mapping's first line
+      inside = uintptr_t(p) >= lo && uintptr_t(p) < hi;
+      continue;
+    }
+    long kb = 0;
+    if (inside && std::sscanf(line.c_str(), "Rss: %ld kB", &kb) == 1) return kb;
+  }
+  return -1;
+}
+
+}  // namespace
+
+// The parallel reader drops the pages of a mapped file it has read (ReadThreads::drop_read_pages):
+// they leave memory, and reading them again gives the file's bytes.
+TEST(IqeParallel, DroppedPagesOfAMappedFileLeaveMemoryAndReadBackTheSame) {
+  const auto path = std::filesystem::temp_directory_path() / "meshport_drop_pages.bin";
+  std::string bytes(1 << 20, '\0');
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = char('a' + i % 23);
+  {
+    std::ofstream f(path, std::ios::binary);
+    f << bytes;
+  }
+  const io::FileBytes file = io::read_file_bytes(path.string(), 1);
+  std::filesystem::remove(path);
+  ASSERT_TRUE(file.mapped());
+  const char* begin = reinterpret_cast<const char*>(file.bytes().data());
+  EXPECT_EQ(std::string(begin, bytes.size()), bytes);  // every page touched
+  EXPECT_GE(resident_kb(begin), 1000);
+  iqe::drop_pages(begin, begin + bytes.size());
+  EXPECT_LE(resident_kb(begin), 4);
+  EXPECT_EQ(std::string(begin, bytes.size()), bytes);
 }
