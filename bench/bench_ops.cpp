@@ -5,6 +5,8 @@
 
 #include <meshport/process.h>
 
+#include "ops/bounds.h"
+
 namespace meshport::bench {
 namespace {
 
@@ -88,6 +90,24 @@ void BM_Simplify(benchmark::State& state) {
   run_step(state, true, [&](Scene& s) { simplify_meshes(s, o); });
 }
 BENCHMARK(BM_Simplify)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Per-frame skinned bounds (what the IQM writer stores for each frame); Arg: threads. Items are
+// vertices skinned (vertices x frames).
+void BM_FrameBounds(benchmark::State& state) {
+  std::string error;
+  const Scene* s = scene(error);
+  if (!s) return state.SkipWithError(error.c_str());
+  size_t frames = 0, vertices = 0;
+  for (const Animation& a : s->animations) frames += a.frame_count();
+  for (const Mesh& m : s->meshes) vertices += m.vertex_count();
+  if (!frames) return state.SkipWithError("the model has no animation frames");
+  for (auto _ : state) {
+    std::vector<FrameBounds> b = ops::skinned_frame_bounds(*s, unsigned(state.range(0)));
+    benchmark::DoNotOptimize(b.data());
+  }
+  state.SetItemsProcessed(int64_t(state.iterations() * frames * vertices));
+}
+BENCHMARK(BM_FrameBounds)->Arg(1)->Arg(2)->ArgName("threads")->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace meshport::bench
