@@ -1,8 +1,8 @@
 // Number scanning shared by the text format readers: see text.h.
 #include "text.h"
 
+#include <bit>
 #include <charconv>
-
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -12,30 +12,75 @@ namespace {
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-// The correctly rounded double of the decimal at p, when Clinger's fast path applies.
-bool fast_double(const char*& p, const char* end, double& out, bool& negative) {
-  static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-                                      1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+constexpr uint64_t kMaxMantissa = 999999999999999;  // 15 digits: exact in a double
+
+// How many of the 8 bytes of x (the first in the lowest byte) are ASCII digits before the
+// first that is not. A byte b is a digit when b & 0xF0 == 0x30 and (b + 6) & 0xF0 == 0x30; the
+// addition can carry only out of a byte that is no digit, into later bytes, past the answer.
+int digit_run(uint64_t x) {
+  constexpr uint64_t kHigh = 0xF0F0F0F0F0F0F0F0ull, kZeros = 0x3030303030303030ull;
+  const uint64_t not_digit = ((x & kHigh) ^ kZeros) | (((x + 0x0606060606060606ull) & kHigh) ^ kZeros);
+  return not_digit ? std::countr_zero(not_digit) / 8 : 8;
+}
+
+// The value of the first n (1..8) digits in x: shifted up, they are the last digits of an
+// 8-digit number whose first ones are 0; adjacent digits, pairs and quadruples are then combined
+// by one multiplication each (10 * 256 + 1, 100 * 65536 + 1, 10000 * 2^32 + 1).
+uint64_t digits_value(uint64_t x, int n) {
+  x <<= 8 * (8 - n);
+  x = ((x & 0x0F0F0F0F0F0F0F0Full) * 2561) >> 8;
+  x = ((x & 0x00FF00FF00FF00FFull) * 6553601) >> 16;
+  return ((x & 0x0000FFFF0000FFFFull) * 42949672960001ull) >> 32;
+}
+
+// Appends the digits at q to the mantissa m, counting them; false when m would pass 15
+// significant digits. Eight bytes are looked at once where the text has them (and m is small
+// enough that eight more digits cannot overflow it), one at a time otherwise.
+bool mantissa_digits(const char*& q, const char* end, uint64_t& m, int64_t& count) {
+  static constexpr uint64_t kPow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+  for (;;) {
+    if constexpr (std::endian::native == std::endian::little) {
+      if (end - q >= 8 && m < 100000000000ull) {
+        uint64_t x;
+        std::memcpy(&x, q, 8);
+        const int n = digit_run(x);
+        if (n == 0) return true;
+        m = m * kPow10[n] + digits_value(x, n);
+        q += n;
+        count += n;
+        if (m > kMaxMantissa) return false;
+        if (n < 8) return true;
+        continue;
+      }
+    }
+    if (q == end || !is_digit(*q)) return true;
+    m = m * 10 + uint64_t(*q - '0');
+    ++q;
+    ++count;
+    if (m > kMaxMantissa) return false;
+  }
+}
+
+// A decimal at p with at most 15 significant digits and a power of ten within 1e-22..1e22: its
+// digits as an integer m (exact in a double), the power exp10, the sign. False otherwise.
+struct Decimal {
+  uint64_t m = 0;
+  int exp10 = 0;
+  bool negative = false;
+};
+bool scan_decimal(const char*& p, const char* end, Decimal& out) {
   const char* q = p;
-  bool neg = q < end && *q == '-';
+  const bool neg = q < end && *q == '-';
   if (neg) ++q;
   uint64_t m = 0;
-  int digits = 0, exp10 = 0;
-  bool any = false;
-  for (; q < end && is_digit(*q); ++q, any = true) {
-    if (m || *q != '0') ++digits;
-    m = m * 10 + uint64_t(*q - '0');
-    if (digits > 15) return false;
-  }
+  int64_t whole = 0, fraction = 0;
+  if (!mantissa_digits(q, end, m, whole)) return false;
   if (q < end && *q == '.') {
-    for (++q; q < end && is_digit(*q); ++q, any = true) {
-      if (m || *q != '0') ++digits;
-      m = m * 10 + uint64_t(*q - '0');
-      --exp10;
-      if (digits > 15) return false;
-    }
+    ++q;
+    if (!mantissa_digits(q, end, m, fraction)) return false;
   }
-  if (!any) return false;
+  if (whole + fraction == 0) return false;
+  int64_t exp10 = -fraction;
   if (q < end && (*q == 'e' || *q == 'E')) {
     ++q;
     bool eneg = q < end && *q == '-';
@@ -49,34 +94,56 @@ bool fast_double(const char*& p, const char* end, double& out, bool& negative) {
     exp10 += eneg ? -e : e;
   }
   if (exp10 < -22 || exp10 > 22) return false;
-  out = exp10 < 0 ? double(m) / kPow10[-exp10] : double(m) * kPow10[exp10];
-  negative = neg;
+  out = {m, int(exp10), neg};
   p = q;
   return true;
 }
 
+constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                             1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 }  // namespace
 
+// Both m and 10^exp10 (exp10 >= 0) are exact doubles, so one multiplication or division gives
+// the correctly rounded double (Clinger).
+bool fast_decimal(const char*& p, const char* end, double& out) {
+  Decimal d;
+  if (!scan_decimal(p, end, d)) return false;
+  const double v = d.exp10 < 0 ? double(d.m) / kPow10[-d.exp10] : double(d.m) * kPow10[d.exp10];
+  out = d.negative ? -v : v;
+  return true;
+}
+
+// The correctly rounded double, rounded to float, is the float nearest the exact value unless
+// the double lies exactly halfway between two floats: that case, and results outside the normal
+// float range, are deferred.
 bool fast_decimal(const char*& p, const char* end, float& out) {
   const char* q = p;
-  double d;
-  bool neg;
-  if (!fast_double(q, end, d, neg)) return false;
-  if (d != 0 && (d < double(std::numeric_limits<float>::min()) || d > double(std::numeric_limits<float>::max())))
+  Decimal d;
+  if (!scan_decimal(q, end, d)) return false;
+  const double v = d.exp10 < 0 ? double(d.m) / kPow10[-d.exp10] : double(d.m) * kPow10[d.exp10];
+  if (v != 0 && (v < double(std::numeric_limits<float>::min()) || v > double(std::numeric_limits<float>::max())))
     return false;
   uint64_t bits;
-  std::memcpy(&bits, &d, sizeof bits);
-  if ((bits & 0x1FFFFFFF) == 0x10000000) return false;  // exactly halfway between two floats
-  out = neg ? -float(d) : float(d);
+  std::memcpy(&bits, &v, sizeof bits);
+  if ((bits & 0x1FFFFFFF) == 0x10000000) return false;  // the 29 bits a float drops: halfway
+  out = d.negative ? -float(v) : float(v);
   p = q;
   return true;
 }
 
-bool fast_decimal(const char*& p, const char* end, double& out) {
-  double d;
-  bool neg;
-  if (!fast_double(p, end, d, neg)) return false;
-  out = neg ? -d : d;
+bool fast_integer(const char*& p, const char* end, int64_t& out) {
+  const char* q = p;
+  const bool neg = q < end && *q == '-';
+  if (neg) ++q;
+  const char* first = q;
+  int64_t v = 0;
+  for (; q < end && is_digit(*q); ++q) {
+    if (q - first == 18) return false;
+    v = v * 10 + (*q - '0');
+  }
+  if (q == first) return false;
+  out = neg ? -v : v;
+  p = q;
   return true;
 }
 

@@ -1,6 +1,7 @@
 // Number scanning shared by the text format readers (IQE, OBJ).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -18,6 +19,9 @@ namespace meshport::text {
 // range, are deferred too.
 bool fast_decimal(const char*& p, const char* end, float& out);
 bool fast_decimal(const char*& p, const char* end, double& out);
+// The same for integers: an optional '-' and 1 to 18 digits, exactly as std::from_chars reads
+// them; false (p untouched) for anything else, such as 19 digits or more.
+bool fast_integer(const char*& p, const char* end, int64_t& out);
 
 // Whether `s` ends with `suffix`, which must be lower case (ASCII letters compared case-blind).
 bool ends_with_nocase(std::string_view s, std::string_view suffix);

@@ -505,6 +505,12 @@ class Reader {
     if (!more()) return false;
     tok_ = p_;
     const char* q = skip_plus(p_);
+    const char* fast = q;
+    if (text::fast_integer(fast, end_, out)) {
+      check_number_end(fast, tok_);
+      p_ = fast;
+      return true;
+    }
     auto r = std::from_chars(q, end_, out);
     if (r.ec == std::errc::invalid_argument) malformed(tok_);
     check_number_end(r.ptr, tok_);

@@ -33,6 +33,7 @@ Next next_value(const char*& p, const char* end, T& out) {
   const char* q = p;
   bool fast = false;
   if constexpr (std::is_same_v<T, float>) fast = text::fast_decimal(q, end, out);
+  if constexpr (std::is_same_v<T, int64_t>) fast = text::fast_integer(q, end, out);
   if (!fast) {
     auto r = std::from_chars(p, end, out);
     if (r.ec != std::errc()) return kGiveUp;  // malformed, or out of range (a warning or an error)
