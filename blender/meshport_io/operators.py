@@ -138,7 +138,7 @@ class ImportBase(Processing, ImportHelper):
         o["texture_folders"] = [bpy.path.abspath(f.strip()) for f in self.texture_folders.split(";") if f.strip()]
         name = self.fmt.name or formats.modedef_name(source)
         with tempfile.TemporaryDirectory(prefix="meshport_") as tmp:
-            glb = os.path.join(tmp, os.path.basename(source).split(".")[0] + ".glb")
+            glb = os.path.join(tmp, (os.path.basename(source).split(".")[0] or "model") + ".glb")
             result = cli.convert(exe, source, glb, o, from_=name, to="glb",
                                  replacements=[(glb, os.path.basename(source) + " (as glTF)")])
             done = f"Imported {os.path.basename(source)}"
@@ -191,7 +191,7 @@ class ExportBase(Processing, ExportHelper):
         if not os.path.isdir(os.path.dirname(os.path.abspath(target))):
             return self.fail(context, f"{target}: no such folder")
         with tempfile.TemporaryDirectory(prefix="meshport_") as tmp:
-            glb = os.path.join(tmp, os.path.basename(target).split(".")[0] + ".glb")
+            glb = os.path.join(tmp, (os.path.basename(target).split(".")[0] or "model") + ".glb")
             numpy_compat()
             try:
                 # Custom properties (extras) carry each format's own data through Blender.

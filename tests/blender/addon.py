@@ -43,6 +43,19 @@ def fresh():
     bpy.ops.preferences.addon_enable(module="meshport_io")
 
 
+def registered():
+    """How many of the 12 import and export operators are registered."""
+    n = 0
+    for key in ("iqe", "iqm", "pie", "qmsh_tmp", "qmsh", "modedef"):
+        for ops in (bpy.ops.import_scene, bpy.ops.export_scene):
+            try:
+                getattr(ops, f"meshport_{key}").get_rna_type()
+                n += 1
+            except KeyError:
+                pass
+    return n
+
+
 def summary(i):
     """What the round trip must keep, from `meshport info --json`."""
     s = {
@@ -96,9 +109,7 @@ def main():
     # Install from the zip as a user does (Edit > Preferences > Add-ons > Install), and enable.
     bpy.ops.preferences.addon_install(filepath=ZIP)
     fresh()
-    for key in ("iqe", "iqm", "pie", "qmsh_tmp", "qmsh", "modedef"):
-        check(hasattr(bpy.ops.import_scene, f"meshport_{key}") and hasattr(bpy.ops.export_scene, f"meshport_{key}"),
-              f"operators for {key}")
+    check(registered() == 12, f"{registered()} of 12 operators registered")
     labels = [c.menu_label for c in sys.modules["meshport_io.operators"].IMPORTERS]
     check("Warzone 2100 PIE (.pie)" in labels and "Inter-Quake Model (.iqm)" in labels, f"menu entries {labels}")
 
@@ -184,6 +195,11 @@ def main():
     except RuntimeError as e:
         check("is not an executable file" in str(e), f"missing executable: {e}")
     os.environ["MESHPORT_EXE"] = EXE
+    # Disabling the add-on removes its operators and menu entries.
+    menus = len(bpy.types.TOPBAR_MT_file_import._dyn_ui_initialize())
+    bpy.ops.preferences.addon_disable(module="meshport_io")
+    check(registered() == 0, f"{registered()} operators left after disabling")
+    check(len(bpy.types.TOPBAR_MT_file_import._dyn_ui_initialize()) == menus - 1, "import menu entry removed")
 
 
 try:
