@@ -8,6 +8,7 @@ import sys
 import tempfile
 import unittest
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 REPO, EXE = sys.argv[1], sys.argv[2]
 del sys.argv[1:]
 
