@@ -6,7 +6,7 @@ FUZZ_SECONDS ?= 60
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all deps npm-deps build build-asan build-tsan test test-fast test-asan test-tsan demo bench fuzz fuzz-long clean
+.PHONY: all deps npm-deps build build-asan build-tsan test test-fast test-asan test-tsan demo bench fuzz fuzz-long clean blender-addon
 
 all: build
 
@@ -78,6 +78,13 @@ demo: build
 	    $(BUILD)/demo/tentacle.glb $(BUILD)/demo/tentacle.png 480 >$(BUILD)/demo/render.log 2>&1 && \
 	  echo "picture of the textured model as Blender imports it: $(BUILD)/demo/tentacle.png"; fi
 	@echo "textured model: $(BUILD)/demo/tentacle.glb (open it in Blender: File > Import > glTF 2.0, or any glTF viewer)"
+
+# The Blender add-on (blender/meshport_io) as a zip for Edit > Preferences > Add-ons > Install.
+blender-addon:
+	@mkdir -p $(BUILD)
+	@rm -f $(abspath $(BUILD))/meshport_io.zip
+	cd blender && cmake -E tar cf $(abspath $(BUILD))/meshport_io.zip --format=zip meshport_io/*.py
+	@echo "Blender add-on: $(BUILD)/meshport_io.zip"
 
 # Each fuzz target for FUZZ_SECONDS (default 60; fuzz-long: 1800), corpus kept in
 # $(ASAN_BUILD)/fuzz-corpus, findings in $(ASAN_BUILD)/fuzz-findings. FUZZ_TARGETS=fuzz_iqe ... picks some.

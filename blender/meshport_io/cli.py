@@ -1,0 +1,149 @@
+"""Running the meshport command line: finding it, building its arguments, sorting its messages.
+
+Plain Python, no bpy (the operators in operators.py call these).
+"""
+
+import json
+import math
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+
+ENV_VAR = "MESHPORT_EXE"
+
+
+class MeshportError(Exception):
+    """meshport could not be run, or failed: the message says why."""
+
+
+def find_executable(preference=""):
+    """The meshport executable: the add-on preference when set, else $MESHPORT_EXE, else
+    `meshport` on PATH."""
+    for candidate, origin in ((preference, "the add-on preference"), (os.environ.get(ENV_VAR, ""), ENV_VAR)):
+        if candidate:
+            path = os.path.abspath(os.path.expanduser(candidate))
+            if os.path.isfile(path) and os.access(path, os.X_OK):
+                return path
+            found = shutil.which(candidate)
+            if found:
+                return found
+            raise MeshportError(f"meshport executable '{candidate}' (from {origin}) is not an executable file")
+    found = shutil.which("meshport")
+    if found:
+        return found
+    raise MeshportError("meshport executable not found: install meshport (on PATH), or set its path in "
+                        "Edit > Preferences > Add-ons > Import-Export: meshport")
+
+
+def processing_args(o):
+    """meshport convert's options for the operator settings in the dict `o` (missing keys: off)."""
+    a = []
+    for folder in o.get("texture_folders", ()):
+        a += ["--textures", folder]
+    if o.get("pie_version", "SOURCE") != "SOURCE":
+        a += ["--pie-version", o["pie_version"]]
+    for key, flag in (("no_adjacency", "--no-adjacency"), ("no_bounds", "--no-bounds"),
+                      ("flip_winding", "--flip-winding"), ("flip_v", "--flip-v")):
+        if o.get(key):
+            a.append(flag)
+    if o.get("scale", 1.0) != 1.0:
+        a += ["--scale", repr(float(o["scale"]))]
+    if o.get("weld"):
+        a.append("--weld")
+    if o.get("simplify", 1.0) < 1.0:
+        a += ["--simplify", repr(float(o["simplify"]))]
+    for key in ("normals", "tangents"):
+        choice = o.get(key, "DEFAULT")
+        if choice == "GENERATE":
+            a.append(f"--{key}")
+        elif choice == "NONE":
+            a.append(f"--no-{key}")
+        elif choice == "RECOMPUTE":
+            a.append(f"--recompute-{key}")
+    if o.get("use_smooth_angle"):
+        a += ["--smooth-angle", repr(float(o.get("smooth_angle", 30.0)))]
+    if o.get("optimize"):
+        a.append("--optimize")
+    if o.get("modes_animation"):
+        a.append("--modes-animation")
+    return a
+
+
+@dataclass
+class Result:
+    warnings: list = field(default_factory=list)  # one message a line, as meshport printed it
+    errors: list = field(default_factory=list)
+    stdout: str = ""
+
+
+def _tidy(line, replacements):
+    for old, new in replacements:
+        line = line.replace(old, new)
+    return line
+
+
+def run(args, replacements=()):
+    """Runs meshport with `args` (the executable first). Returns its Result on success; raises
+    MeshportError with meshport's error lines otherwise. `replacements` (old, new) rewrite
+    temporary file names in the messages."""
+    try:
+        p = subprocess.run(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    except OSError as e:
+        raise MeshportError(f"cannot run {args[0]}: {e.strerror}") from e
+    r = Result()
+    text = (p.stderr or b"").decode("utf-8", "replace")
+    for line in text.splitlines():
+        line = _tidy(line.rstrip(), replacements)
+        if not line:
+            continue
+        if ": warning: " in line or line.startswith("warning: "):
+            r.warnings.append(line)
+        elif p.returncode != 0:
+            r.errors.append(line)
+        else:
+            r.warnings.append(line)
+    if p.returncode != 0:
+        message = "\n".join(r.errors) or f"meshport failed (exit status {p.returncode})"
+        raise MeshportError(message)
+    r.stdout = (p.stdout or b"").decode("utf-8", "replace")
+    return r
+
+
+def convert(exe, source, target, options, to=None, from_=None, replacements=()):
+    """meshport convert SOURCE -o TARGET [--from F] [--to T] [options]."""
+    args = [exe, "convert", source, "-o", target]
+    if from_:
+        args += ["--from", from_]
+    if to:
+        args += ["--to", to]
+    return run(args + processing_args(options), replacements)
+
+
+def info(exe, path):
+    """`meshport info --json PATH` as a dict."""
+    r = run([exe, "info", "--json", path])
+    try:
+        return json.loads(r.stdout)
+    except ValueError as e:
+        raise MeshportError(f"meshport info printed no JSON for {path}") from e
+
+
+def frame_rate(rates):
+    """The scene frame rate (fps, fps_base) at which Blender keeps every key of animations at
+    `rates` frames per second: the least common multiple of whole rates up to 240 (else the
+    highest); a fractional rate r as round(r) / base. None without animations."""
+    rates = [r for r in rates if isinstance(r, (int, float)) and r > 0 and math.isfinite(r)]
+    if not rates:
+        return None
+    whole = [round(r) for r in rates if abs(r - round(r)) < 1e-4]
+    if len(whole) == len(rates):
+        fps = 1
+        for r in whole:
+            fps = fps * r // math.gcd(fps, r)
+        if fps > 240:
+            fps = max(whole)
+        return max(1, min(fps, 32767)), 1.0
+    r = next(r for r in rates if abs(r - round(r)) >= 1e-4)
+    fps = max(1, round(r))
+    return fps, fps / r
