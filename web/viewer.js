@@ -207,6 +207,7 @@ function connectorMarkers(radius) {
     marker.renderOrder = 10;
     marker.name = 'meshport connector marker';
     marker.userData.helper = true;
+    marker.visible = !thumbnail;
     o.add(marker);
     markers.push(marker);
   });
@@ -267,6 +268,17 @@ async function main() {
     render();
   };
   api.retint = retint;
+  // The canvas as base64 RGBA rows (bottom row first), for pixel comparisons.
+  api.pixels = () => {
+    render();
+    const gl = renderer.getContext();
+    const w = gl.drawingBufferWidth, h = gl.drawingBufferHeight;
+    const data = new Uint8Array(w * h * 4);
+    gl.readPixels(0, 0, w, h, gl.RGBA, gl.UNSIGNED_BYTE, data);
+    let text = '';
+    for (let i = 0; i < data.length; i += 0x8000) text += String.fromCharCode.apply(null, data.subarray(i, i + 0x8000));
+    return { width: w, height: h, rgba: btoa(text) };
+  };
   api.render = render;
   $('status').textContent = '';
   render();

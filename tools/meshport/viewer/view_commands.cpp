@@ -85,6 +85,7 @@ bool screenshot(const std::string& chromium, const std::string& url, const std::
                                    "--disable-sync",
                                    "--no-first-run",
                                    "--hide-scrollbars",
+                                   "--default-background-color=00000000",  // a transparent PNG
                                    "--user-data-dir=" + profile,
                                    fmt::format("--window-size={},{}", size, size),
                                    "--virtual-time-budget=20000",
