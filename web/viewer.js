@@ -8,6 +8,13 @@ import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 const params = new URLSearchParams(location.search);
 const thumbnail = params.has('thumbnail');
 if (thumbnail) document.body.classList.add('thumbnail');
+// ?thumbnail=N: an N x N canvas at the top left (Chromium's window has a minimum size; the
+// command crops its screenshot).
+const thumbnailSize = Number(params.get('thumbnail'));
+if (thumbnail && thumbnailSize >= 16) {
+  Object.assign(document.getElementById('view').style,
+                { position: 'fixed', left: '0', top: '0', width: `${thumbnailSize}px`, height: `${thumbnailSize}px`, flex: 'none' });
+}
 const $ = (id) => document.getElementById(id);
 const api = { ready: false, error: null, counts: null, frames: 0 };
 window.meshport = api;
@@ -129,7 +136,7 @@ function buildPanel(gltf, info) {
   }
   // Meshes (PIE levels are meshes "<model>_level<n>"): visibility.
   const meshes = [];
-  root.traverse((o) => { if (o.isMesh) meshes.push(o); });
+  root.traverse((o) => { if (o.isMesh && !o.userData.helper) meshes.push(o); });
   if (meshes.length > 1) {
     $('levels-box').classList.remove('hidden');
     for (const m of meshes) {
@@ -178,9 +185,18 @@ function buildPanel(gltf, info) {
   }
 }
 
+// Both sides of every face: a model inspector shows faces whatever their winding (PIE levels are
+// often single planes seen from either side).
+function showBothSides(object) {
+  object.traverse((o) => {
+    if (!o.isMesh || o.userData.helper) return;
+    for (const m of Array.isArray(o.material) ? o.material : [o.material]) m.side = THREE.DoubleSide;
+  });
+}
+
 function setWireframe(on) {
   root.traverse((o) => {
-    if (!o.isMesh) return;
+    if (!o.isMesh || o.userData.helper) return;
     for (const m of Array.isArray(o.material) ? o.material : [o.material]) m.wireframe = on;
   });
   render();
@@ -193,7 +209,8 @@ async function retint(hex) {
   const fresh = [];
   gltf.scene.traverse((o) => { if (o.isMesh) fresh.push(o.material); });
   let i = 0;
-  root.traverse((o) => { if (o.isMesh && i < fresh.length) { o.material = fresh[i++]; } });
+  root.traverse((o) => { if (o.isMesh && !o.userData.helper && i < fresh.length) { o.material = fresh[i++]; } });
+  showBothSides(root);
   setWireframe($('wireframe').checked);
 }
 
@@ -239,6 +256,7 @@ async function main() {
   const [info, gltf] = await Promise.all([fetch('/info.json', { cache: 'no-store' }).then((r) => r.json()), loadModel(null)]);
   root = gltf.scene;
   scene.add(root);
+  showBothSides(root);
   let hasBones = false;
   root.traverse((o) => { if (o.isBone) hasBones = true; });
   if (hasBones) {
@@ -263,7 +281,7 @@ async function main() {
   api.setWireframe = setWireframe;
   api.setMorph = (mesh, target, value) => {
     const ms = [];
-    root.traverse((o) => { if (o.isMesh) ms.push(o); });
+    root.traverse((o) => { if (o.isMesh && !o.userData.helper) ms.push(o); });
     ms[mesh].morphTargetInfluences[target] = value;
     render();
   };

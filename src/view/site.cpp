@@ -86,8 +86,10 @@ Response respond(const Site& site, const Request& request, uint16_t port, bool* 
   if (route == site.routes.end()) return text(404, "not found");
   if (request.method != "GET" && request.method != "HEAD") return text(405, "only GET");
   if (request.path == "/heartbeat" && heartbeat) *heartbeat = true;
-  // The one parameter: /model.glb?tc=RRGGBB, the team colour to bake (models with a mask).
+  // The parameters: /?thumbnail (read by the page), /model.glb?tc=RRGGBB (the team colour to bake,
+  // for models with a mask). Any other is refused.
   for (const auto& [key, value] : request.query) {
+    if (request.path == "/" && key == "thumbnail") continue;
     if (request.path != "/model.glb" || key != "tc") return text(400, "unknown parameter");
     const auto colour = parse_colour(value);
     if (!colour) return text(400, "tc must be six hexadecimal digits RRGGBB");

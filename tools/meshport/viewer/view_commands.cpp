@@ -8,12 +8,14 @@
 #include "view/model.h"
 #include "view/server.h"
 #include "view/site.h"
+#include "view/thumbnail.h"
 
 #include <fmt/format.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -55,7 +57,7 @@ int run_view(const ViewerArgs& args) {
   fmt::print("http://127.0.0.1:{}/\n", port);
   std::fflush(stdout);
   server.run();
-  if (!args.quiet) fmt::print(stderr, "meshport view: stopped ({})\n", server.stop_reason());
+  fmt::print(stderr, "meshport view: stopped ({})\n", server.stop_reason());
   return 0;
 }
 
@@ -87,7 +89,7 @@ bool screenshot(const std::string& chromium, const std::string& url, const std::
                                    "--hide-scrollbars",
                                    "--default-background-color=00000000",  // a transparent PNG
                                    "--user-data-dir=" + profile,
-                                   fmt::format("--window-size={},{}", size, size),
+                                   fmt::format("--window-size={0},{0}", std::max(size, view::kMinWindow)),
                                    "--virtual-time-budget=20000",
                                    "--screenshot=" + png,
                                    url};
@@ -150,15 +152,28 @@ int run_thumbnail(const ViewerArgs& args) {
       const uint16_t port = server.bind(so);
       std::thread serving([&server] { server.run(); });
       std::filesystem::remove(png);
-      const bool ok = screenshot(chromium, fmt::format("http://127.0.0.1:{}/?thumbnail=1", port), png, args.size,
-                                 profile);
+      const std::string shot = png + ".screenshot.png";
+      const bool ok = screenshot(chromium, fmt::format("http://127.0.0.1:{}/?thumbnail={}", port, args.size), shot,
+                                 args.size, profile);
       server.stop();
       serving.join();
       std::error_code ec;
-      if (!ok || std::filesystem::file_size(png, ec) == 0 || ec)
+      if (!ok || std::filesystem::file_size(shot, ec) == 0 || ec) {
+        std::filesystem::remove(shot, ec);
         fail(png, fmt::format("chromium ({}) did not write the thumbnail; is Debian's chromium installed? "
                               "(--chromium PATH or MESHPORT_CHROMIUM name another)",
                               chromium));
+      }
+      std::vector<uint8_t> bytes;
+      {
+        std::ifstream in(shot, std::ios::binary);
+        bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+      }
+      std::filesystem::remove(shot, ec);
+      const std::vector<uint8_t> cropped = view::crop_thumbnail(bytes, args.size, png);
+      std::ofstream out(png, std::ios::binary);
+      out.write(reinterpret_cast<const char*>(cropped.data()), std::streamsize(cropped.size()));
+      if (!out.flush()) fail(png, "cannot write the thumbnail");
       if (!args.quiet) print_diagnostics(d);
       fmt::print("{}\n", png);
     } catch (const Error& e) {
