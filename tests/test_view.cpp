@@ -1,10 +1,13 @@
 // `meshport view`'s route table and security checks (src/view/site.cpp), its server on a real
-// socket with hostile requests (src/view/server.cpp), and unit assembly (src/view/assemble.cpp).
+// socket with hostile requests (src/view/server.cpp), unit assembly (src/view/assemble.cpp) and
+// thumbnail cropping (src/view/thumbnail.cpp).
 #include "test_util.h"
 
+#include "image/image.h"
 #include "view/assemble.h"
 #include "view/server.h"
 #include "view/site.h"
+#include "view/thumbnail.h"
 
 #include <meshport/summary.h>
 
@@ -418,6 +421,11 @@ TEST(ViewAssemble, WeaponsGoToTheBodyConnectorsPropulsionStaysAtTheOrigin) {
   parts.push_back({"gun2.pie", triangle("gun2_level1", "weapons")});
   const Scene twin = assemble(parts);
   EXPECT_EQ(positions(twin, 3), (std::vector<float>{4, 5, 6, 5, 5, 6, 4, 6, 6}));
+  // The same weapon file twice: its second mesh's name gets the part number.
+  parts.back().scene.meshes[0].name = "gun_level1";
+  const Scene same = assemble(parts);
+  EXPECT_EQ(same.meshes[2].name, "gun_level1");
+  EXPECT_EQ(same.meshes[3].name, "gun_level1_part4");
   try {
     assemble(parts, vtol);
     FAIL() << "three connectors needed";
@@ -463,4 +471,46 @@ TEST(ViewAssemble, AnimatedWeaponKeepsItsSkinningAndAnimationsCoverAllJoints) {
   EXPECT_EQ(r.poses[0], unit.joints[0].rest);  // the propulsion's joint at rest
   EXPECT_EQ(r.poses[1].translation, (std::array<float, 3>{0, 10, 0}));
   EXPECT_EQ(r.poses[3].translation, (std::array<float, 3>{0, 10, -1}));
+}
+
+// ---- thumbnails ------------------------------------------------------------------------------
+
+TEST(ViewThumbnail, CropsTheTopLeftAndRefusesEmptyPictures) {
+  image::Pixels shot;
+  shot.width = 300;
+  shot.height = 260;
+  shot.rgba.assign(size_t(300) * 260 * 4, 0);
+  auto put = [&](uint32_t x, uint32_t y, uint8_t v) {
+    uint8_t* p = &shot.rgba[(size_t(y) * 300 + x) * 4];
+    p[0] = v, p[1] = 0, p[2] = 0, p[3] = 255;
+  };
+  put(10, 20, 200);   // inside the 128 x 128 thumbnail
+  put(200, 200, 99);  // outside: cut away
+  const std::vector<uint8_t> png = image::encode_png(shot);
+  const std::vector<uint8_t> cropped = crop_thumbnail(png, 128, "t.png");
+  const image::DecodedImage back = image::decode_image(cropped, "t.png", image::ImageLimits{});
+  ASSERT_TRUE(back.error.empty()) << back.error;
+  ASSERT_EQ(back.pixels.width, 128u);
+  ASSERT_EQ(back.pixels.height, 128u);
+  size_t drawn = 0;
+  for (size_t i = 3; i < back.pixels.rgba.size(); i += 4) drawn += back.pixels.rgba[i] != 0;
+  EXPECT_EQ(drawn, 1u);
+  EXPECT_EQ(back.pixels.rgba[(size_t(20) * 128 + 10) * 4], 200);
+  try {
+    crop_thumbnail(png, 261, "t.png");
+    FAIL() << "a thumbnail larger than the screenshot";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("t.png: error: chromium's screenshot is 300x260, smaller than 261x261"),
+              std::string::npos)
+        << e.what();
+  }
+  std::fill(shot.rgba.begin(), shot.rgba.end(), 0);
+  put(200, 200, 99);
+  try {
+    crop_thumbnail(image::encode_png(shot), 128, "t.png");
+    FAIL() << "an empty thumbnail";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("the thumbnail is empty"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(crop_thumbnail(std::vector<uint8_t>{1, 2, 3}, 16, "t.png"), Error);
 }

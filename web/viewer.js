@@ -151,24 +151,34 @@ function buildPanel(gltf, info) {
       $('levels').append(label);
     }
   }
-  // Morph targets (ModeDef vibration modes): one slider each.
+  // Morph targets (ModeDef vibration modes): one slider per target name, moving that target on
+  // every mesh that has it (a ModeDef mode deforms all of the model's meshes).
+  const targets = new Map();
   for (const m of meshes) {
     if (!m.morphTargetInfluences || !m.morphTargetInfluences.length) continue;
-    $('morph-box').classList.remove('hidden');
     const names = Object.entries(m.morphTargetDictionary || {}).sort((a, b) => a[1] - b[1]).map((e) => e[0]);
     m.morphTargetInfluences.forEach((value, i) => {
-      const label = document.createElement('label');
-      label.textContent = `${names[i] || `target ${i}`} `;
-      const slider = document.createElement('input');
-      slider.type = 'range';
-      slider.min = '-2';
-      slider.max = '2';
-      slider.step = '0.01';
-      slider.value = String(value);
-      slider.oninput = () => { m.morphTargetInfluences[i] = Number(slider.value); render(); };
-      label.append(slider);
-      $('morphs').append(label);
+      const name = names[i] || `target ${i}`;
+      if (!targets.has(name)) targets.set(name, { value, uses: [] });
+      targets.get(name).uses.push([m, i]);
     });
+  }
+  if (targets.size) $('morph-box').classList.remove('hidden');
+  for (const [name, target] of targets) {
+    const label = document.createElement('label');
+    label.textContent = `${name} `;
+    const slider = document.createElement('input');
+    slider.type = 'range';
+    slider.min = '-2';
+    slider.max = '2';
+    slider.step = '0.01';
+    slider.value = String(target.value);
+    slider.oninput = () => {
+      for (const [m, i] of target.uses) m.morphTargetInfluences[i] = Number(slider.value);
+      render();
+    };
+    label.append(slider);
+    $('morphs').append(label);
   }
   if (skeleton) {
     $('skeleton-row').classList.remove('hidden');

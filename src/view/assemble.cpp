@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 namespace meshport::view {
 
@@ -68,7 +69,17 @@ Scene assemble(std::vector<Part> parts, const AssembleOptions& options, Diagnost
     size_t joint_offset, joints;
   };
   std::vector<std::pair<Animation, Range>> animations;
-  for (Part& part : parts) {
+  // Names stay unique (the same file given twice, or two parts with equal level names): a repeated
+  // name gets the part's number, "<name>_part<k>" (k from 1, the body's).
+  std::set<std::string> mesh_names, joint_names, attachment_names;
+  auto unique = [](std::set<std::string>& used, std::string& name, size_t part) {
+    if (!used.insert(name).second) {
+      name += "_part" + std::to_string(part + 1);
+      used.insert(name);
+    }
+  };
+  for (size_t p = 0; p < parts.size(); ++p) {
+    Part& part = parts[p];
     Scene& s = part.scene;
     const size_t mesh_offset = out.meshes.size(), joint_offset = out.joints.size();
     std::vector<int32_t> material_index(s.materials.size());
@@ -84,15 +95,18 @@ Scene assemble(std::vector<Part> parts, const AssembleOptions& options, Diagnost
       if (m.material >= 0 && size_t(m.material) < material_index.size()) m.material = material_index[size_t(m.material)];
       if (VertexStream* b = m.find(Attribute::BlendIndices))
         for (float& v : b->data) v += float(joint_offset);
+      unique(mesh_names, m.name, p);
       out.meshes.push_back(std::move(m));
     }
     for (Joint& j : s.joints) {
       if (j.parent >= 0) j.parent += int32_t(joint_offset);
+      unique(joint_names, j.name, p);
       out.joints.push_back(std::move(j));
     }
     for (Attachment& a : s.attachments) {
       if (a.mesh >= 0) a.mesh += int32_t(mesh_offset);
       if (a.joint >= 0) a.joint += int32_t(joint_offset);
+      unique(attachment_names, a.name, p);
       out.attachments.push_back(std::move(a));
     }
     const size_t joints = out.joints.size() - joint_offset;

@@ -55,7 +55,12 @@ Site make_site(const Model& model, Diagnostics* diags) {
   }
   Response model_glb;
   model_glb.content_type = "model/gltf-binary";
+  // The writer's warnings name no file (it writes to memory): they are about the model shown.
+  const size_t before = diags ? diags->items.size() : 0;
   model_glb.body = glb(model, std::nullopt, diags);
+  if (diags)
+    for (size_t i = before; i < diags->items.size(); ++i)
+      if (diags->items[i].file.empty()) diags->items[i].file = model.title;
   site.routes.emplace("/model.glb", std::move(model_glb));
   Response info;
   info.content_type = "application/json";
