@@ -6,7 +6,7 @@ FUZZ_SECONDS ?= 60
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all deps npm-deps build build-asan build-tsan test test-fast test-asan test-tsan demo bench fuzz fuzz-long clean blender-addon
+.PHONY: all deps npm-deps web-deps build build-asan build-tsan test test-fast test-asan test-tsan demo bench fuzz fuzz-long clean blender-addon
 
 all: build
 
@@ -21,16 +21,22 @@ npm-deps:
 	@if [ ! -f tests/gltf_tools/node_modules/gltfpack/cli.js ] || [ ! -f tests/gltf_tools/node_modules/@gltf-transform/cli/bin/cli.js ]; then \
 	  npm ci --prefix tests/gltf_tools --no-audit --no-fund; fi
 
-$(BUILD)/CMakeCache.txt:
+# three.js for the viewer page (embedded into the binary at build time) and playwright-core for its
+# browser test (web/package-lock.json pins both); configuring with MESHPORT_VIEWER (default ON) needs it.
+web-deps:
+	@if [ ! -f web/node_modules/three/build/three.module.min.js ] || [ ! -d web/node_modules/playwright-core ]; then \
+	  npm ci --prefix web --no-audit --no-fund; fi
+
+$(BUILD)/CMakeCache.txt: | web-deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
 
-build: deps $(BUILD)/CMakeCache.txt
+build: deps web-deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
 # The sanitized build is Clang's: AddressSanitizer + UBSan for the whole test suite, and the
 # libFuzzer targets (fuzz/), whose short regression runs are part of its tests. -O1 with line
 # tables only: stack traces keep file and line, and the build takes less of CI's 30 minutes.
-$(ASAN_BUILD)/CMakeCache.txt:
+$(ASAN_BUILD)/CMakeCache.txt: | web-deps
 	CC=clang-14 CXX=clang++-14 cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DMESHPORT_SANITIZE=ON \
 	  -DMESHPORT_FUZZ=ON -DMESHPORT_BENCH=OFF $(CMAKE_ARGS)
@@ -43,7 +49,7 @@ build-asan: deps $(ASAN_BUILD)/CMakeCache.txt
 # thread counts. Compiled at -O1 with line tables only, to keep CI
 # short.
 TSAN_TESTS = test_batch.cpp;test_batch_cli.cpp;test_iqe_parallel.cpp;test_ops_tangents.cpp;test_ops_bounds.cpp;test_iqm.cpp
-$(TSAN_BUILD)/CMakeCache.txt:
+$(TSAN_BUILD)/CMakeCache.txt: | web-deps
 	CC=clang-14 CXX=clang++-14 cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DMESHPORT_TSAN=ON \
 	  -DMESHPORT_BENCH=OFF -DMESHPORT_TEST_ONLY="$(TSAN_TESTS)" $(CMAKE_ARGS)

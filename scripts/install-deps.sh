@@ -3,7 +3,7 @@
 # Debian machine); without root it only lists what is missing.
 set -euo pipefail
 packages=(cmake make g++ pkg-config libfmt-dev libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev
-          libbenchmark-dev libmeshoptimizer-dev libdraco-dev libstb-dev blender python3-numpy clang-14 libclang-rt-14-dev)
+          libbenchmark-dev libmeshoptimizer-dev libdraco-dev libstb-dev libcpp-httplib-dev chromium blender python3-numpy clang-14 libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -7,6 +7,9 @@
 
 #include "batch_commands.h"
 #include "conversion_options.h"
+#ifdef MESHPORT_VIEWER
+#include "viewer/view_commands.h"
+#endif
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -168,6 +171,11 @@ int main(int argc, char** argv) {
   // formats
   auto* list = app.add_subcommand("formats", "List the formats and what meshport can do with each");
 
+#ifdef MESHPORT_VIEWER
+  cli::ViewerArgs viewer_args;  // view, assemble, thumbnail
+  cli::add_viewer_commands(app, viewer_args, from_help);
+#endif
+
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -242,6 +250,9 @@ int main(int argc, char** argv) {
     if (*validate) return cli::run_batch(validate_args, BatchTask::Validate);
     if (*merge_cmd) return cli::run_merge(merge_args);
     if (*diff_cmd) return run_diff(diff_a, diff_b, diff_from_a, diff_from_b, diff_options, diff_json);
+#ifdef MESHPORT_VIEWER
+    if (int code = 0; cli::run_viewer_commands(viewer_args, code)) return code;
+#endif
     if (*list) {
       fmt::print("{}", formats_text());
       return 0;

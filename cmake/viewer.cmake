@@ -1,0 +1,39 @@
+# `meshport view`, `assemble` and `thumbnail` (MESHPORT_VIEWER): the meshport_view library
+# (src/view/: route table, server over cpp-httplib, unit assembly) and the page of web/, embedded
+# into the binary by embed_files.cmake.
+set(MESHPORT_WEB_DIR ${PROJECT_SOURCE_DIR}/web)
+set(MESHPORT_THREE_DIR ${MESHPORT_WEB_DIR}/node_modules/three)
+if(NOT EXISTS ${MESHPORT_THREE_DIR}/build/three.module.min.js)
+  message(FATAL_ERROR "web/node_modules/three is missing: run `make web-deps` (npm ci --prefix web) first, "
+                      "or configure with -DMESHPORT_VIEWER=OFF to build meshport without `view`")
+endif()
+find_package(PkgConfig REQUIRED)
+# Debian's libcpp-httplib-dev: a compiled library; its pkg-config file gives the defines it was built with.
+pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
+
+set(MESHPORT_WEB_ENTRIES
+    "/|html|${MESHPORT_WEB_DIR}/index.html"
+    "/viewer.js|js|${MESHPORT_WEB_DIR}/viewer.js"
+    "/three/three.module.js|js|${MESHPORT_THREE_DIR}/build/three.module.min.js"
+    "/three/addons/controls/OrbitControls.js|js|${MESHPORT_THREE_DIR}/examples/jsm/controls/OrbitControls.js"
+    "/three/addons/loaders/GLTFLoader.js|js|${MESHPORT_THREE_DIR}/examples/jsm/loaders/GLTFLoader.js"
+    "/three/addons/utils/BufferGeometryUtils.js|js|${MESHPORT_THREE_DIR}/examples/jsm/utils/BufferGeometryUtils.js"
+    "/three/LICENSE|text|${MESHPORT_THREE_DIR}/LICENSE")
+set(files "")
+foreach(entry IN LISTS MESHPORT_WEB_ENTRIES)
+  string(REGEX REPLACE "^.*\\|" "" file "${entry}")
+  list(APPEND files ${file})
+endforeach()
+set(embedded ${CMAKE_BINARY_DIR}/generated/view_embedded.cpp)
+string(JOIN "," entries_arg ${MESHPORT_WEB_ENTRIES})
+add_custom_command(OUTPUT ${embedded}
+                   COMMAND ${CMAKE_COMMAND} -DOUTPUT=${embedded} "-DENTRIES=${entries_arg}"
+                           -P ${PROJECT_SOURCE_DIR}/cmake/embed_files.cmake
+                   DEPENDS ${files} ${PROJECT_SOURCE_DIR}/cmake/embed_files.cmake
+                   COMMENT "Embedding the viewer's page and three.js modules"
+                   VERBATIM)
+
+file(GLOB MESHPORT_VIEW_SOURCES CONFIGURE_DEPENDS src/view/*.cpp)
+add_library(meshport_view STATIC ${MESHPORT_VIEW_SOURCES} ${embedded})
+target_include_directories(meshport_view PUBLIC src)
+target_link_libraries(meshport_view PUBLIC meshport PRIVATE PkgConfig::HTTPLIB Threads::Threads)

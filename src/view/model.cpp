@@ -1,0 +1,46 @@
+// Reading the viewer's model (model.h).
+#include "view/model.h"
+
+#include <meshport/summary.h>
+
+#include <filesystem>
+
+namespace meshport::view {
+
+Model load_model(const LoadOptions& options, Diagnostics* diags) {
+  if (options.files.empty()) fail("view", "no model file given");
+  ReadOptions ro;
+  ro.format = options.from;
+  Model model;
+  Format format = Format::Glb;
+  if (options.files.size() == 1) {
+    const std::string& file = options.files[0];
+    model.scene = read(file, ro, diags);
+    const std::optional<Format> f = options.from ? options.from : format_from_path(file);
+    if (f) format = *f;
+    model.title = std::filesystem::path(file).filename().string();
+  } else {
+    std::vector<Part> parts;
+    for (const std::string& file : options.files) parts.push_back({file, read(file, ro, diags)});
+    model.scene = assemble(std::move(parts), options.assemble, diags);
+    model.title = std::filesystem::path(options.files[0]).stem().string() + " (assembled from " +
+                  std::to_string(options.files.size()) + " parts)";
+  }
+  Summary summary = summarize(model.scene, format);
+  summary.file = options.files.size() == 1 ? options.files[0] : model.title;
+  TextureSearch search;
+  search.model_path = options.files[0];
+  search.dirs = options.texture_dirs;
+  summary.textures = find_textures(model.scene, search);
+  model.summary = to_json(summary);
+
+  ProcessOptions po;  // what convert to .glb runs: normals and tangents where missing
+  process(model.scene, po, diags);
+  const std::string dir = std::filesystem::path(options.files[0]).parent_path().string();
+  model.write.texture_dir = dir.empty() ? "." : dir;
+  model.write.texture_model = options.files[0];
+  model.write.texture_dirs = options.texture_dirs;
+  return model;
+}
+
+}  // namespace meshport::view

@@ -1,0 +1,28 @@
+// `meshport view`, `assemble` and `thumbnail` (docs/viewer.md); built with MESHPORT_VIEWER.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+namespace meshport::cli {
+
+struct ViewerArgs {
+  std::vector<std::string> view_files, assemble_files, thumbnail_files;
+  std::string from, output, out_dir, chromium;
+  std::vector<std::string> textures;
+  bool vtol = false, quiet = false, thumbnail_assemble = false;
+  unsigned port = 0;
+  double idle = 30, timeout = 0;
+  unsigned size = 256;
+  CLI::App* view = nullptr;
+  CLI::App* assemble = nullptr;
+  CLI::App* thumbnail = nullptr;
+};
+
+void add_viewer_commands(CLI::App& app, ViewerArgs& args, const std::string& from_help);
+// Runs the command that was given, if one of these; sets `exit_code` and returns true then.
+bool run_viewer_commands(const ViewerArgs& args, int& exit_code);
+
+}  // namespace meshport::cli
