@@ -52,7 +52,7 @@ TSAN_TESTS = test_batch.cpp;test_batch_cli.cpp;test_iqe_parallel.cpp;test_ops_ta
 $(TSAN_BUILD)/CMakeCache.txt: | web-deps
 	CC=clang-14 CXX=clang++-14 cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DMESHPORT_TSAN=ON \
-	  -DMESHPORT_BENCH=OFF -DMESHPORT_TEST_ONLY="$(TSAN_TESTS)" $(CMAKE_ARGS)
+	  -DMESHPORT_BENCH=OFF -DMESHPORT_VIEWER=OFF -DMESHPORT_TEST_ONLY="$(TSAN_TESTS)" $(CMAKE_ARGS)
 
 build-tsan: deps $(TSAN_BUILD)/CMakeCache.txt
 	cmake --build $(TSAN_BUILD) -j $(JOBS) --target meshport_tests meshport_cli

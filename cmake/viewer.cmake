@@ -34,6 +34,7 @@ add_custom_command(OUTPUT ${embedded}
                    VERBATIM)
 
 file(GLOB MESHPORT_VIEW_SOURCES CONFIGURE_DEPENDS src/view/*.cpp)
+set_source_files_properties(${embedded} PROPERTIES OBJECT_DEPENDS "${files}")
 add_library(meshport_view STATIC ${MESHPORT_VIEW_SOURCES} ${embedded})
 target_include_directories(meshport_view PUBLIC src)
 target_link_libraries(meshport_view PUBLIC meshport PRIVATE PkgConfig::HTTPLIB Threads::Threads)
