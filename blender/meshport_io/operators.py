@@ -63,6 +63,11 @@ TANGENTS = (
 )
 
 
+def temp_glb(folder, path):
+    """The .glb in `folder` that stands for the model file `path` on its way through glTF."""
+    return os.path.join(folder, (os.path.basename(path).split(".")[0] or "model") + ".glb")
+
+
 class Processing:
     """meshport convert's processing options, shared by every operator (off by default: the
     round trip gives the format's own data back)."""
@@ -101,6 +106,12 @@ class Processing:
         context.window_manager.meshport_log = "\n".join(result.warnings)
         self.report({"INFO"}, done + (f" ({len(lines)} warnings)" if lines else ""))
 
+    def execute(self, context):
+        try:
+            return self.run(context)
+        except cli.MeshportError as e:
+            return self.fail(context, str(e))
+
     def fail(self, context, message):
         print(f"meshport: {message}")
         context.window_manager.meshport_log = message
@@ -123,12 +134,6 @@ class ImportBase(Processing, ImportHelper):
         default=True,
     )
 
-    def execute(self, context):
-        try:
-            return self.run(context)
-        except cli.MeshportError as e:
-            return self.fail(context, str(e))
-
     def run(self, context):
         exe = executable(context)
         source = self.filepath
@@ -138,7 +143,7 @@ class ImportBase(Processing, ImportHelper):
         o["texture_folders"] = [bpy.path.abspath(f.strip()) for f in self.texture_folders.split(";") if f.strip()]
         name = self.fmt.name or formats.modedef_name(source)
         with tempfile.TemporaryDirectory(prefix="meshport_") as tmp:
-            glb = os.path.join(tmp, (os.path.basename(source).split(".")[0] or "model") + ".glb")
+            glb = temp_glb(tmp, source)
             result = cli.convert(exe, source, glb, o, from_=name, to="glb",
                                  replacements=[(glb, os.path.basename(source) + " (as glTF)")])
             done = f"Imported {os.path.basename(source)}"
@@ -179,19 +184,13 @@ class ExportBase(Processing, ExportHelper):
             path += self.fmt.extensions[0]
         return path
 
-    def execute(self, context):
-        try:
-            return self.run(context)
-        except cli.MeshportError as e:
-            return self.fail(context, str(e))
-
     def run(self, context):
         exe = executable(context)
         target = bpy.path.abspath(self.target_path())
         if not os.path.isdir(os.path.dirname(os.path.abspath(target))):
             return self.fail(context, f"{target}: no such folder")
         with tempfile.TemporaryDirectory(prefix="meshport_") as tmp:
-            glb = os.path.join(tmp, (os.path.basename(target).split(".")[0] or "model") + ".glb")
+            glb = temp_glb(tmp, target)
             numpy_compat()
             try:
                 # Custom properties (extras) carry each format's own data through Blender.
