@@ -7,6 +7,7 @@
 
 #include "batch_commands.h"
 #include "conversion_options.h"
+#include "docs.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -159,6 +160,10 @@ int main(int argc, char** argv) {
   // formats
   auto* list = app.add_subcommand("formats", "List the formats and what meshport can do with each");
 
+  // gendocs (hidden): the man page and bash completion, from every command added above
+  cli::DocsArgs docs_args;
+  auto* docs_cmd = cli::add_docs_command(app, docs_args);
+
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -233,6 +238,7 @@ int main(int argc, char** argv) {
     if (*validate) return cli::run_batch(validate_args, BatchTask::Validate);
     if (*merge_cmd) return cli::run_merge(merge_args);
     if (*diff_cmd) return run_diff(diff_a, diff_b, diff_from_a, diff_from_b, diff_options, diff_json);
+    if (*docs_cmd) return cli::run_docs(app, docs_args, MESHPORT_VERSION);
     if (*list) {
       fmt::print("{}", formats_text());
       return 0;
