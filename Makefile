@@ -1,17 +1,22 @@
 # meshport: `make demo` and `make test` set up a fresh Debian machine (apt, as root), build, run.
 BUILD      ?= build
+DEMO_BUILD ?= build-demo
 ASAN_BUILD ?= build-san
 TSAN_BUILD ?= build-tsan
 FUZZ_SECONDS ?= 60
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all deps npm-deps build build-asan build-tsan test test-fast test-asan test-tsan demo bench fuzz fuzz-long clean
+.PHONY: all deps deps-cli npm-deps build build-asan build-tsan test test-fast test-asan test-tsan demo bench fuzz fuzz-long clean
 
 all: build
 
 deps:
 	@scripts/install-deps.sh
+
+# Only what building the library and the CLI needs (make demo).
+deps-cli:
+	@scripts/install-deps.sh --cli
 
 # The Khronos glTF Validator (npm), used by the GltfValidator test; gltfpack and glTF-Transform
 # (npm), used by the GltfTools tests.
@@ -66,18 +71,26 @@ test-asan: build-asan npm-deps
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS)
 
-demo: build
-	@mkdir -p $(BUILD)/demo
-	$(BUILD)/meshport convert examples/tentacle.iqe -o $(BUILD)/demo/tentacle.iqm
-	$(BUILD)/meshport info --textures examples $(BUILD)/demo/tentacle.iqm
-	$(BUILD)/meshport validate $(BUILD)/demo/tentacle.iqm
-	$(BUILD)/meshport convert examples/tentacle.iqe -o $(BUILD)/demo/tentacle.glb
-	$(BUILD)/meshport info $(BUILD)/demo/tentacle.glb
+# The CLI alone, in its own build folder: no tests, no benchmarks, no Blender to install.
+$(DEMO_BUILD)/CMakeCache.txt: | deps-cli
+	cmake -S . -B $(DEMO_BUILD) -DCMAKE_BUILD_TYPE=Release -DMESHPORT_TESTS=OFF -DMESHPORT_BENCH=OFF $(CMAKE_ARGS)
+
+demo: deps-cli $(DEMO_BUILD)/CMakeCache.txt
+	cmake --build $(DEMO_BUILD) -j $(JOBS) --target meshport_cli
+	@mkdir -p $(DEMO_BUILD)/demo
+	$(DEMO_BUILD)/meshport convert examples/tentacle.iqe -o $(DEMO_BUILD)/demo/tentacle.iqm
+	$(DEMO_BUILD)/meshport info --textures examples $(DEMO_BUILD)/demo/tentacle.iqm
+	$(DEMO_BUILD)/meshport validate $(DEMO_BUILD)/demo/tentacle.iqm
+	$(DEMO_BUILD)/meshport convert examples/tentacle.iqe -o $(DEMO_BUILD)/demo/tentacle.glb
+	$(DEMO_BUILD)/meshport info $(DEMO_BUILD)/demo/tentacle.glb
+# ---- picture: the integrator adds the `meshport thumbnail` / `meshport view` step here ----
+# Blender's render only where Blender is already installed (make demo does not install it).
 	@if command -v blender >/dev/null; then \
 	  blender -b --factory-startup --python-exit-code 1 --python scripts/render_preview.py -- \
-	    $(BUILD)/demo/tentacle.glb $(BUILD)/demo/tentacle.png 480 >$(BUILD)/demo/render.log 2>&1 && \
-	  echo "picture of the textured model as Blender imports it: $(BUILD)/demo/tentacle.png"; fi
-	@echo "textured model: $(BUILD)/demo/tentacle.glb (open it in Blender: File > Import > glTF 2.0, or any glTF viewer)"
+	    $(DEMO_BUILD)/demo/tentacle.glb $(DEMO_BUILD)/demo/tentacle.png 480 >$(DEMO_BUILD)/demo/render.log 2>&1 && \
+	  echo "picture of the textured model as Blender imports it: $(DEMO_BUILD)/demo/tentacle.png"; fi
+# ---- end of the picture step ----
+	@echo "textured model: $(DEMO_BUILD)/demo/tentacle.glb (open it in Blender: File > Import > glTF 2.0, or any glTF viewer)"
 
 # Each fuzz target for FUZZ_SECONDS (default 60; fuzz-long: 1800), corpus kept in
 # $(ASAN_BUILD)/fuzz-corpus, findings in $(ASAN_BUILD)/fuzz-findings. FUZZ_TARGETS=fuzz_iqe ... picks some.
@@ -91,4 +104,4 @@ bench: build
 	$(BUILD)/bench/meshport_bench --benchmark_counters_tabular=true
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(DEMO_BUILD)
