@@ -1,14 +1,30 @@
 #!/usr/bin/env bash
 # Installs the Debian packages meshport needs, when some are missing. Run as root (CI, a fresh
 # Debian machine); without root it only lists what is missing.
+#   scripts/install-deps.sh         everything: the library and CLI, tests, benchmarks, sanitizers
+#   scripts/install-deps.sh --cli   only what building the library and the CLI needs (make demo)
 set -euo pipefail
-packages=(cmake make g++ pkg-config libfmt-dev libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev
-          libbenchmark-dev libmeshoptimizer-dev libdraco-dev libstb-dev libcpp-httplib-dev chromium blender python3-numpy clang-14 libclang-rt-14-dev)
+cli_only=false
+case "${1:-}" in
+  --cli) cli_only=true ;;
+  "") ;;
+  *) echo "usage: $0 [--cli]" >&2; exit 2 ;;
+esac
+# The library and the CLI (with `meshport view`: cpp-httplib, found through pkg-config).
+packages=(cmake make g++ pkg-config libfmt-dev libcli11-dev nlohmann-json3-dev libmeshoptimizer-dev libdraco-dev libstb-dev
+          libcpp-httplib-dev)
+# Tests (groff checks the man page; Chromium runs the viewer's browser test and `meshport
+# thumbnail`), benchmarks, Blender checks, sanitizers and fuzzing.
+if ! $cli_only; then
+  packages+=(groff-base libgtest-dev libgmock-dev libbenchmark-dev chromium blender python3-numpy clang-14
+             libclang-rt-14-dev)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
-# Node.js and npm run the glTF validator; a machine may have them from elsewhere than Debian.
+# npm fetches three.js for the viewer page (make web-deps, also for the CLI); Node.js runs the
+# glTF validator and the browser test. A machine may have them from elsewhere than Debian.
 command -v node >/dev/null || missing+=(nodejs)
 command -v npm >/dev/null || missing+=(npm)
 [ ${#missing[@]} -eq 0 ] && exit 0

@@ -10,6 +10,7 @@
 #ifdef MESHPORT_VIEWER
 #include "viewer/view_commands.h"
 #endif
+#include "docs.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -175,6 +176,9 @@ int main(int argc, char** argv) {
   cli::ViewerArgs viewer_args;  // view, assemble, thumbnail
   cli::add_viewer_commands(app, viewer_args, from_help);
 #endif
+  // gendocs (hidden): the man page and bash completion, from every command added above
+  cli::DocsArgs docs_args;
+  auto* docs_cmd = cli::add_docs_command(app, docs_args);
 
   CLI11_PARSE(app, argc, argv);
 
@@ -253,6 +257,7 @@ int main(int argc, char** argv) {
 #ifdef MESHPORT_VIEWER
     if (int code = 0; cli::run_viewer_commands(viewer_args, code)) return code;
 #endif
+    if (*docs_cmd) return cli::run_docs(app, docs_args, MESHPORT_VERSION);
     if (*list) {
       fmt::print("{}", formats_text());
       return 0;
