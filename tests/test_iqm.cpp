@@ -331,6 +331,17 @@ Scene triangle_scene() {
   return s;
 }
 
+// A chain of `count` joints "j0", "j1", ..., each `step` above its parent along y.
+std::vector<Joint> joint_chain(uint32_t count, float step) {
+  std::vector<Joint> joints;
+  for (uint32_t j = 0; j < count; ++j) {
+    Transform t;
+    t.translation = {0, j ? step : 0.0f, 0};
+    joints.push_back({fmt::format("j{}", j), int32_t(j) - 1, t});
+  }
+  return joints;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -1466,11 +1477,7 @@ TEST(IqmWrite, InvalidScenesAreRefused) {
 TEST(IqmWrite, ThreadCountsWriteTheSameFile) {
   const uint32_t cols = 200, rows = 200, joints = 8;
   Scene s;
-  for (uint32_t j = 0; j < joints; ++j) {
-    Transform t;
-    t.translation = {0, j ? 0.25f : 0.0f, 0};
-    s.joints.push_back({fmt::format("j{}", j), int32_t(j) - 1, t});
-  }
+  s.joints = joint_chain(joints, 0.25f);
   Mesh m;
   std::vector<float> p, bi, bw;
   for (uint32_t r = 0; r < rows; ++r)
@@ -1520,11 +1527,7 @@ TEST(IqmWrite, SyntheticMillionVertexModel) {
   const uint32_t cols = 300, rows = 300, joints = 64;
 #endif
   Scene s;
-  for (uint32_t j = 0; j < joints; ++j) {
-    Transform t;
-    t.translation = {0, j ? 0.1f : 0.0f, 0};
-    s.joints.push_back({fmt::format("j{}", j), int32_t(j) - 1, t});
-  }
+  s.joints = joint_chain(joints, 0.1f);
   Mesh m;
   m.name = "grid";
   std::vector<float> p, n, uv, bi, bw;
