@@ -374,4 +374,10 @@ TEST(Modes, CliWritesModelAndPropThatDeform) {
   EXPECT_TRUE(std::filesystem::exists(dir / "bent.obj"));
   const testutil::CliRun bad = testutil::run_cli("modes " + dir / "beam.obj" + " --poisson 0.5 -o " + dir / "x.model");
   EXPECT_NE(bad.status, 0);
+  const testutil::CliRun small = testutil::run_cli("modes " + dir / "beam.obj" + " --resolution 1 -o " + dir / "x.model");
+  EXPECT_EQ(small.status, 1);
+  EXPECT_NE(small.out.find(dir / "beam.obj" + ": error: modes: 20 modes (+ 6 rigid) need more than the carton's 24 "
+                                              "degrees of freedom"),
+            std::string::npos)
+      << small.out;
 }

@@ -57,7 +57,17 @@ int run_modes(const ModesArgs& args) {
   try {
     const Scene in = read(args.input, ro, &d);
     ModesReport r;
-    const Scene s = compute_modes(in, o, &d, &r);
+    // compute_modes' messages name no file: they are about the input.
+    Scene s;
+    try {
+      s = compute_modes(in, o, &d, &r);
+    } catch (const Error& e) {
+      Diagnostic located = e.diagnostic();
+      if (located.file.empty()) located.file = args.input;
+      throw Error(located);
+    }
+    for (Diagnostic& item : d.items)
+      if (item.file.empty()) item.file = args.input;
     // X.model: written with its .prop (which names it); X.prop: the same pair; else as asked.
     std::string target = args.output;
     if (ext == ".model" || ext == ".MODEL") target = fs::path(out).replace_extension(".prop").string();
