@@ -10,9 +10,10 @@ case "${1:-}" in
   "") ;;
   *) echo "usage: $0 [--cli]" >&2; exit 2 ;;
 esac
-# The library and the CLI (with `meshport view`: cpp-httplib, found through pkg-config).
+# The library and the CLI (with `meshport view`: cpp-httplib, found through pkg-config; `meshport
+# modes`: Eigen and Spectra, header-only).
 packages=(cmake make g++ pkg-config libfmt-dev libcli11-dev nlohmann-json3-dev libmeshoptimizer-dev libdraco-dev libstb-dev
-          libcpp-httplib-dev)
+          libcpp-httplib-dev libeigen3-dev libspectra-dev)
 # Tests (groff checks the man page; Chromium runs the viewer's browser test and `meshport
 # thumbnail`), benchmarks, Blender checks, sanitizers and fuzzing.
 if ! $cli_only; then

@@ -119,7 +119,8 @@ TEST(CliDocs, BashCompletionCompletesCommandsOptionsFormatsAndFolders) {
   ASSERT_EQ(run("gendocs bash -o " + (t / "meshport")).status, 0);
   const std::string s = t / "meshport";
   EXPECT_EQ(complete(s, "meshport con"), "convert\n");
-  EXPECT_EQ(complete(s, "meshport m"), "merge-reports\n");
+  EXPECT_EQ(complete(s, "meshport me"), "merge-reports\n");
+  EXPECT_EQ(complete(s, "meshport mo"), "modes\n");
   EXPECT_EQ(complete(s, "meshport --v"), "--version\n");
   EXPECT_EQ(complete(s, "meshport convert a.iqe --no-n"), "--no-normals\n");
   EXPECT_EQ(complete(s, "meshport diff --from-b qmsh"), "qmsh-tmp qmsh\n");

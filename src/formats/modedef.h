@@ -46,6 +46,11 @@ struct ErrorPlace {
 void append_model_meshes(Scene& scene, int32_t model, int32_t object, const std::string& stem,
                          Diagnostics& diags, const ErrorPlace& place = {});
 
+// The .model writing makes of the Scene's meshes when it has no kept model that still matches them
+// (docs/modedef.md "Writing .model"): welded render mesh, one group and material per mesh, one mode
+// per morph target, no tetrahedra, no carton.
+ModeDefModel model_from_meshes(const Scene& scene, Diagnostics& diags);
+
 // A .model file as a Scene (kind Model).
 Scene read_model(std::string_view text, const std::string& name, Diagnostics& diags);
 // A .prop file and the model it names (loaded with `load`, relative to the .prop), kind Prop.

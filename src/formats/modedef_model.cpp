@@ -760,6 +760,8 @@ bool kept_model_matches(const Scene& scene) {
 
 }  // namespace
 
+ModeDefModel model_from_meshes(const Scene& scene, Diagnostics& diags) { return derive_model(scene, diags); }
+
 ModeDefModel parse_model(std::string_view text, const std::string& name, Diagnostics& diags) {
   return ModelParser(text, name, diags).parse();
 }

@@ -11,6 +11,7 @@
 #include "viewer/view_commands.h"
 #endif
 #include "docs.h"
+#include "modes_command.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -123,6 +124,10 @@ int main(int argc, char** argv) {
   deform->add_option("--to", deform_to, to_help);
   deform->add_flag("-q,--quiet", deform_quiet, "Do not print warnings");
 
+  // modes (modes_command.cpp)
+  cli::ModesArgs modes_args;
+  auto* modes_cmd = cli::add_modes_command(app, modes_args);
+
   // info
   auto* info = app.add_subcommand("info", "Summarise a model");
   std::string info_path, info_from;
@@ -231,6 +236,7 @@ int main(int argc, char** argv) {
       if (!deform_quiet) print_diagnostics(d);
       return 0;
     }
+    if (*modes_cmd) return cli::run_modes(modes_args);
     if (*info) {
       ReadOptions o;
       o.format = parse_format(info_from, "--from");

@@ -1,0 +1,302 @@
+// Linear tetrahedral finite elements: mass properties and the lowest modes of a free body
+// (fem.h; the equations are in docs/modedef.md "Computing modes"). The one file that includes
+// Eigen (Debian libeigen3-dev, MPL-2.0) and Spectra (libspectra-dev, MPL-2.0), both header-only
+// and used unmodified.
+#include "ops/fem.h"
+
+#include <meshport/diagnostics.h>
+
+#include <Eigen/LU>
+#include <Eigen/Sparse>
+#include <Eigen/SparseCholesky>
+#include <Spectra/MatOp/SparseSymMatProd.h>
+#include <Spectra/SymGEigsShiftSolver.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <utility>
+
+namespace meshport::fem {
+
+namespace {
+
+using Vec3 = std::array<double, 3>;
+
+Vec3 sub(const Vec3& a, const Vec3& b) { return {a[0] - b[0], a[1] - b[1], a[2] - b[2]}; }
+
+// Signed volume of tetrahedron t: det[p1 - p0, p2 - p0, p3 - p0] / 6.
+double signed_volume(const TetMesh& m, const std::array<int32_t, 4>& t) {
+  const Vec3 a = sub(m.nodes[size_t(t[1])], m.nodes[size_t(t[0])]);
+  const Vec3 b = sub(m.nodes[size_t(t[2])], m.nodes[size_t(t[0])]);
+  const Vec3 c = sub(m.nodes[size_t(t[3])], m.nodes[size_t(t[0])]);
+  return (a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) + a[2] * (b[0] * c[1] - b[1] * c[0])) /
+         6.0;
+}
+
+void check_mesh(const TetMesh& m) {
+  if (m.tets.empty()) fail("", "modes: the carton has no tetrahedra");
+  for (size_t e = 0; e < m.tets.size(); ++e)
+    for (int32_t n : m.tets[e])
+      if (n < 0 || size_t(n) >= m.nodes.size())
+        fail("", fmt::format("modes: tetrahedron {} has node {} out of range ({} nodes)", e, n, m.nodes.size()));
+}
+
+// Fill-reducing order of the nodes: nested dissection by coordinate planes. The node set is split at
+// the median coordinate of its longest axis; nodes on that plane are the separator, ordered after
+// both halves. On the carton's grid a plane of nodes separates the halves exactly (no tetrahedron
+// spans it); on any other mesh the order is still valid, only less sparse.
+void dissect(const TetMesh& m, std::vector<int32_t>& ids, std::vector<int32_t>& order) {
+  if (ids.size() <= 48) {
+    order.insert(order.end(), ids.begin(), ids.end());
+    return;
+  }
+  double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+  for (int32_t i : ids)
+    for (int a = 0; a < 3; ++a) {
+      lo[a] = std::min(lo[a], m.nodes[size_t(i)][size_t(a)]);
+      hi[a] = std::max(hi[a], m.nodes[size_t(i)][size_t(a)]);
+    }
+  int axis = 0;
+  for (int a = 1; a < 3; ++a)
+    if (hi[a] - lo[a] > hi[axis] - lo[axis]) axis = a;
+  std::vector<double> c(ids.size());
+  for (size_t k = 0; k < ids.size(); ++k) c[k] = m.nodes[size_t(ids[k])][size_t(axis)];
+  std::nth_element(c.begin(), c.begin() + std::ptrdiff_t(c.size() / 2), c.end());
+  const double mid = c[c.size() / 2], eps = 1e-9 * (hi[axis] - lo[axis]);
+  std::vector<int32_t> left, right, sep;
+  for (int32_t i : ids) {
+    const double x = m.nodes[size_t(i)][size_t(axis)];
+    (x < mid - eps ? left : x > mid + eps ? right : sep).push_back(i);
+  }
+  if (left.empty() || right.empty()) {
+    order.insert(order.end(), ids.begin(), ids.end());
+    return;
+  }
+  ids = {};
+  dissect(m, left, order);
+  dissect(m, right, order);
+  order.insert(order.end(), sep.begin(), sep.end());
+}
+
+// Shift-invert operator y = (K - sigma M)^-1 x with a sparse Cholesky factorisation of the matrix
+// permuted by `perm` (nested dissection): K - sigma M is symmetric positive definite for sigma < 0
+// (K semi-definite, M definite).
+class ShiftInvertCholesky {
+ public:
+  using Scalar = double;
+  using Permutation = Eigen::PermutationMatrix<Eigen::Dynamic, Eigen::Dynamic, int>;
+  ShiftInvertCholesky(const Eigen::SparseMatrix<double>& k, const Eigen::SparseMatrix<double>& m, Permutation perm)
+      : k_(k), m_(m), perm_(std::move(perm)) {}
+  Eigen::Index rows() const { return k_.rows(); }
+  Eigen::Index cols() const { return k_.cols(); }
+  void set_shift(double sigma) {
+    const Eigen::SparseMatrix<double> a = k_ - sigma * m_;
+    Eigen::SparseMatrix<double> b;
+    b = a.selfadjointView<Eigen::Lower>().twistedBy(perm_);
+    solver_.compute(b);
+    if (solver_.info() != Eigen::Success)
+      fail("", "modes: the stiffness matrix could not be factorised (K - sigma M is not positive definite)");
+  }
+  void perform_op(const double* x, double* y) const {
+    Eigen::Map<const Eigen::VectorXd> in(x, k_.rows());
+    Eigen::Map<Eigen::VectorXd> out(y, k_.rows());
+    Eigen::VectorXd t = perm_ * in;
+    t = solver_.solve(t);
+    out = perm_.transpose() * t;
+  }
+
+ private:
+  const Eigen::SparseMatrix<double>& k_;
+  const Eigen::SparseMatrix<double>& m_;
+  Permutation perm_;
+  Eigen::SimplicialLLT<Eigen::SparseMatrix<double>, Eigen::Lower, Eigen::NaturalOrdering<int>> solver_;
+};
+
+}  // namespace
+
+MassProperties mass_properties(const TetMesh& mesh, double density) {
+  check_mesh(mesh);
+  MassProperties p;
+  // First moments, then second moments about the origin, summed over tetrahedra. For a tetrahedron
+  // of volume V with corners p0..p3: integral of x dV = V * mean(p), and
+  // integral of x_a x_b dV = V / 20 * (sum_i p_ia p_ib + (sum_i p_ia)(sum_i p_ib)).
+  // The origin is moved to the first node first, so large coordinates lose no precision.
+  const Vec3 o = mesh.nodes.empty() ? Vec3{0, 0, 0} : mesh.nodes[0];
+  double vol = 0;
+  Vec3 first{0, 0, 0};
+  double second[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+  for (const auto& t : mesh.tets) {
+    const double v = signed_volume(mesh, t);
+    Vec3 q[4];
+    for (int i = 0; i < 4; ++i) q[i] = sub(mesh.nodes[size_t(t[size_t(i)])], o);
+    Vec3 s{0, 0, 0};
+    for (int i = 0; i < 4; ++i)
+      for (int a = 0; a < 3; ++a) s[size_t(a)] += q[i][size_t(a)];
+    vol += v;
+    for (int a = 0; a < 3; ++a) first[size_t(a)] += v * s[size_t(a)] / 4.0;
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b) {
+        double pp = 0;
+        for (int i = 0; i < 4; ++i) pp += q[i][size_t(a)] * q[i][size_t(b)];
+        second[a][b] += v / 20.0 * (pp + s[size_t(a)] * s[size_t(b)]);
+      }
+  }
+  p.volume = vol;
+  p.mass = density * vol;
+  if (vol == 0) return p;
+  Vec3 c{first[0] / vol, first[1] / vol, first[2] / vol};
+  // Second moments about the centre: S_c = S_o - V c c^T; inertia I = rho (tr(S_c) 1 - S_c).
+  double sc[3][3];
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) sc[a][b] = second[a][b] - vol * c[size_t(a)] * c[size_t(b)];
+  const double tr = sc[0][0] + sc[1][1] + sc[2][2];
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) p.inertia[size_t(3 * a + b)] = density * ((a == b ? tr : 0.0) - sc[a][b]);
+  for (int a = 0; a < 3; ++a) p.center[size_t(a)] = c[size_t(a)] + o[size_t(a)];
+  return p;
+}
+
+Modes solve_modes(const TetMesh& mesh, const Material& mat, const ModesOptions& options) {
+  check_mesh(mesh);
+  if (!(mat.youngs > 0) || !std::isfinite(mat.youngs))
+    fail("", fmt::format("modes: Young's modulus must be positive (got {})", mat.youngs));
+  if (!(mat.poisson > -1 && mat.poisson < 0.5))
+    fail("", fmt::format("modes: Poisson's ratio must be in (-1, 0.5) (got {})", mat.poisson));
+  if (!(mat.density > 0) || !std::isfinite(mat.density))
+    fail("", fmt::format("modes: the density must be positive (got {})", mat.density));
+  const size_t n = mesh.nodes.size(), dofs = 3 * n;
+  const size_t nev = options.count + options.rigid;
+  if (options.count == 0) fail("", "modes: --count must be at least 1");
+  if (nev + 1 >= dofs)
+    fail("", fmt::format("modes: {} modes (+ {} rigid) need more than the carton's {} degrees of freedom: raise "
+                         "--resolution or lower --count",
+                         options.count, options.rigid, dofs));
+
+  // Isotropic elasticity D (Voigt order xx yy zz xy yz zx, engineering shear strains).
+  const double e = mat.youngs, nu = mat.poisson;
+  const double lambda = e * nu / ((1 + nu) * (1 - 2 * nu)), mu = e / (2 * (1 + nu));
+  double d[6][6] = {};
+  for (int a = 0; a < 3; ++a) {
+    for (int b = 0; b < 3; ++b) d[a][b] = lambda;
+    d[a][a] = lambda + 2 * mu;
+    d[3 + a][3 + a] = mu;
+  }
+
+  std::vector<Eigen::Triplet<double>> kt, mt;
+  kt.reserve(mesh.tets.size() * 144 / 2 + 16);
+  mt.reserve(mesh.tets.size() * 48 / 2 + 16);
+  for (size_t t = 0; t < mesh.tets.size(); ++t) {
+    const auto& tet = mesh.tets[t];
+    const double vol = signed_volume(mesh, tet);
+    if (!(std::fabs(vol) > 0))
+      fail("", fmt::format("modes: tetrahedron {} of the carton has no volume", t));
+    // Shape-function gradients: rows of the inverse of [p1-p0, p2-p0, p3-p0] (as columns).
+    Eigen::Matrix3d j;
+    for (int c = 0; c < 3; ++c)
+      for (int a = 0; a < 3; ++a)
+        j(a, c) = mesh.nodes[size_t(tet[size_t(c + 1)])][size_t(a)] - mesh.nodes[size_t(tet[0])][size_t(a)];
+    const Eigen::Matrix3d inv = j.inverse();
+    double g[4][3];
+    for (int a = 0; a < 3; ++a) {
+      g[0][a] = 0;
+      for (int i = 1; i < 4; ++i) {
+        g[i][a] = inv(i - 1, a);
+        g[0][a] -= g[i][a];
+      }
+    }
+    // B (6 x 12), K_e = V B^T D B.
+    Eigen::Matrix<double, 6, 12> bm = Eigen::Matrix<double, 6, 12>::Zero();
+    for (int i = 0; i < 4; ++i) {
+      const double gx = g[i][0], gy = g[i][1], gz = g[i][2];
+      bm(0, 3 * i) = gx;
+      bm(1, 3 * i + 1) = gy;
+      bm(2, 3 * i + 2) = gz;
+      bm(3, 3 * i) = gy;
+      bm(3, 3 * i + 1) = gx;
+      bm(4, 3 * i + 1) = gz;
+      bm(4, 3 * i + 2) = gy;
+      bm(5, 3 * i) = gz;
+      bm(5, 3 * i + 2) = gx;
+    }
+    Eigen::Matrix<double, 6, 6> dm;
+    for (int a = 0; a < 6; ++a)
+      for (int b = 0; b < 6; ++b) dm(a, b) = d[a][b];
+    const Eigen::Matrix<double, 12, 12> ke = std::fabs(vol) * bm.transpose() * dm * bm;
+    // Consistent mass: M_ij = rho V / 20 (1 + delta_ij) per component.
+    const double mm = mat.density * std::fabs(vol) / 20.0;
+    for (int i = 0; i < 4; ++i)
+      for (int k = 0; k < 4; ++k) {
+        const int ri = 3 * tet[size_t(i)], ck = 3 * tet[size_t(k)];
+        for (int a = 0; a < 3; ++a) {
+          for (int b = 0; b < 3; ++b)
+            if (ri + a >= ck + b) kt.emplace_back(ri + a, ck + b, ke(3 * i + a, 3 * k + b));
+          if (ri >= ck) mt.emplace_back(ri + a, ck + a, mm * (i == k ? 2.0 : 1.0));
+        }
+      }
+  }
+  // Lower triangles only (the solver and the products read the lower part).
+  const Eigen::Index nd = Eigen::Index(dofs);
+  Eigen::SparseMatrix<double> k(nd, nd), m(nd, nd);
+  k.setFromTriplets(kt.begin(), kt.end());
+  m.setFromTriplets(mt.begin(), mt.end());
+  kt = {};
+  mt = {};
+
+  Modes out;
+  for (Eigen::Index i = 0; i < Eigen::Index(dofs); ++i) {
+    const double mi = m.coeff(i, i);
+    if (mi <= 0) fail("", fmt::format("modes: node {} belongs to no tetrahedron", i / 3));
+    out.lambda_max = std::max(out.lambda_max, k.coeff(i, i) / mi);
+  }
+  // Full symmetric matrices for the shift-invert factorisation (k - sigma m built from both).
+  const Eigen::SparseMatrix<double> kf = k.selfadjointView<Eigen::Lower>();
+  const Eigen::SparseMatrix<double> mf = m.selfadjointView<Eigen::Lower>();
+
+  ShiftInvertCholesky::Permutation perm(nd);
+  {
+    std::vector<int32_t> ids(n), order;
+    order.reserve(n);
+    std::iota(ids.begin(), ids.end(), 0);
+    dissect(mesh, ids, order);
+    for (size_t r = 0; r < n; ++r)
+      for (int a = 0; a < 3; ++a) perm.indices()[3 * order[r] + a] = int(3 * r + size_t(a));
+  }
+  ShiftInvertCholesky op(kf, mf, std::move(perm));
+  Spectra::SparseSymMatProd<double> bop(mf);
+  const double sigma = -1e-6 * out.lambda_max;
+  const Eigen::Index ncv = Eigen::Index(std::min(dofs, std::max(2 * nev + 1, nev + 24)));
+  Spectra::SymGEigsShiftSolver<ShiftInvertCholesky, Spectra::SparseSymMatProd<double>, Spectra::GEigsMode::ShiftInvert>
+      solver(op, bop, Eigen::Index(nev), ncv, sigma);
+  solver.init();
+  solver.compute(Spectra::SortRule::LargestMagn, 1000, 1e-10, Spectra::SortRule::SmallestAlge);
+  if (solver.info() != Spectra::CompInfo::Successful)
+    fail("", fmt::format("modes: the eigensolver did not converge ({} of {} eigenvalues)", solver.num_iterations(),
+                         nev));
+  const Eigen::VectorXd values = solver.eigenvalues();
+  const Eigen::MatrixXd vectors = solver.eigenvectors();
+  const double tol = options.rigid_tolerance * out.lambda_max;
+  std::vector<Eigen::Index> kept;
+  for (Eigen::Index i = 0; i < values.size(); ++i) {
+    if (std::fabs(values(i)) <= tol)
+      out.rigid_eigenvalues.push_back(values(i));
+    else if (kept.size() < options.count)
+      kept.push_back(i);
+  }
+  out.vectors.resize(kept.size() * dofs);
+  for (size_t j = 0; j < kept.size(); ++j) {
+    Eigen::VectorXd v = vectors.col(kept[j]);
+    // Spectra returns B-normalised vectors; normalise again in double to be exact, and make the
+    // largest component positive so the sign is reproducible.
+    const double norm = std::sqrt(v.dot(mf * v));
+    Eigen::Index big = 0;
+    v.cwiseAbs().maxCoeff(&big);
+    v *= (v(big) < 0 ? -1.0 : 1.0) / norm;
+    out.eigenvalues.push_back(values(kept[j]));
+    std::copy(v.data(), v.data() + dofs, out.vectors.begin() + std::ptrdiff_t(j * dofs));
+  }
+  return out;
+}
+
+}  // namespace meshport::fem

@@ -1,0 +1,52 @@
+// Linear finite elements on tetrahedra: mass properties and the lowest vibration modes of a free
+// body (`meshport modes`, docs/modedef.md "Computing modes"). The only file that includes Eigen and
+// Spectra is fem.cpp.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace meshport::fem {
+
+struct TetMesh {
+  std::vector<std::array<double, 3>> nodes;
+  std::vector<std::array<int32_t, 4>> tets;  // 0-based node indices
+};
+
+struct Material {
+  double youngs = 1e6;    // Young's modulus E (Pa)
+  double poisson = 0.3;   // Poisson's ratio nu, in (-1, 0.5)
+  double density = 1000;  // rho (kg / m^3)
+};
+
+// Mass, centre of mass and inertia tensor (about the centre of mass, row-major) of the
+// tetrahedra with uniform density: exact for the tetrahedral volume.
+struct MassProperties {
+  double volume = 0, mass = 0;
+  std::array<double, 3> center{0, 0, 0};
+  std::array<double, 9> inertia{0, 0, 0, 0, 0, 0, 0, 0, 0};
+};
+MassProperties mass_properties(const TetMesh& mesh, double density);
+
+// The generalized eigenproblem K phi = lambda M phi (constant-strain tetrahedra, consistent mass)
+// for the `count` lowest non-rigid modes. Rigid modes (|lambda| <= rigid_tolerance * lambda_max,
+// lambda_max = max_i K_ii / M_ii, an upper bound of the spectrum's scale) are detected and dropped.
+// Eigenvectors are mass-normalised (phi^T M phi = 1); vectors[k * 3n + 3i + a].
+struct ModesOptions {
+  size_t count = 20;
+  size_t rigid = 6;  // rigid modes expected (6 per connected part): count + rigid eigenvalues are computed
+  double rigid_tolerance = 1e-8;
+};
+struct Modes {
+  std::vector<double> eigenvalues;  // ascending, lambda = omega^2
+  std::vector<double> vectors;      // count * 3 * nodes
+  std::vector<double> rigid_eigenvalues;  // the near-zero ones dropped
+  double lambda_max = 0;                  // max_i K_ii / M_ii
+};
+// Throws meshport::Error for an empty mesh, a degenerate or inverted tetrahedron, a material out of
+// range, or a solver that does not converge.
+Modes solve_modes(const TetMesh& mesh, const Material& material, const ModesOptions& options);
+
+}  // namespace meshport::fem

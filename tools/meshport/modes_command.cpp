@@ -1,0 +1,91 @@
+// `meshport modes MESH -o OUT.model` (docs/modedef.md "Computing modes").
+#include "modes_command.h"
+
+#include "conversion_options.h"
+
+#include <meshport/meshport.h>
+#include <meshport/modal.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+
+namespace meshport::cli {
+
+CLI::App* add_modes_command(CLI::App& app, ModesArgs& args) {
+  auto* cmd = app.add_subcommand("modes", "Compute the vibration modes of a closed mesh as a ModeDef model and .prop");
+  cmd->footer(
+      "Embeds the mesh in a carton of tetrahedra (a grid of --resolution cells along the longest axis, each split\n"
+      "into 6), solves K phi = lambda M phi with linear elements and consistent mass, drops the 6 rigid modes and\n"
+      "keeps the lowest --count, mass-normalised. -o X.model writes X.model and X.prop (mass, centre of mass and\n"
+      "inertia of the tetrahedra) beside it; -o X.glb keeps both in the glTF (docs/modedef.md). Example:\n"
+      "  meshport modes bunny.obj --youngs 2e6 --poisson 0.4 --density 1100 --count 20 -o bunny.model");
+  cmd->add_option("input", args.input, "A closed mesh in any format meshport reads")->required();
+  cmd->add_option("-o,--output", args.output, "Output: X.model (with X.prop beside it), X.prop, or any format")
+      ->required();
+  cmd->add_option("--youngs", args.options.youngs, "Young's modulus E in Pa (default 1e6)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--poisson", args.options.poisson, "Poisson's ratio, in (-1, 0.5) (default 0.3)")
+      ->check(CLI::Range(-0.999, 0.499));
+  cmd->add_option("--density", args.options.density, "Density in kg/m^3 (default 1000)")->check(CLI::PositiveNumber);
+  cmd->add_option("--count", args.options.count, "Non-rigid modes to keep (default 20)")->check(CLI::Range(1, 1000));
+  cmd->add_option("--resolution", args.options.resolution,
+                  "Carton cells along the mesh's longest axis (default 20)")
+      ->check(CLI::Range(1, 512));
+  cmd->add_option("--from", args.from, "Input format (default: by extension)");
+  cmd->add_flag("-q,--quiet", args.quiet, "Print neither warnings nor the summary");
+  return cmd;
+}
+
+int run_modes(const ModesArgs& args) {
+  namespace fs = std::filesystem;
+  ReadOptions ro;
+  ro.format = parse_format(args.from, "--from");
+  const fs::path out(args.output);
+  const std::string ext = out.extension().string();
+  if (args.output == "-") fail("", "modes: -o - is not supported (a .model comes with its .prop): name a file");
+  ModesOptions o = args.options;
+  o.stem = out.stem().string();
+  Diagnostics d;
+  auto print_diags = [&]() {
+    if (args.quiet) return;
+    for (const auto& item : d.items) fmt::print(stderr, "{}\n", item.to_string());
+    if (d.dropped) fmt::print(stderr, "note: {} more diagnostics not shown\n", d.dropped);
+  };
+  try {
+    const Scene in = read(args.input, ro, &d);
+    ModesReport r;
+    // compute_modes' messages name no file: they are about the input.
+    Scene s;
+    try {
+      s = compute_modes(in, o, &d, &r);
+    } catch (const Error& e) {
+      Diagnostic located = e.diagnostic();
+      if (located.file.empty()) located.file = args.input;
+      throw Error(located);
+    }
+    for (Diagnostic& item : d.items)
+      if (item.file.empty()) item.file = args.input;
+    // X.model: written with its .prop (which names it); X.prop: the same pair; else as asked.
+    std::string target = args.output;
+    if (ext == ".model" || ext == ".MODEL") target = fs::path(out).replace_extension(".prop").string();
+    write(s, target, WriteOptions{}, &d);
+    if (!args.quiet) {
+      const ModeDefModel& m = s.modedef->models[0].model;
+      fmt::print("{}: {} nodes, {} tetrahedra ({} of {} x {} x {} cells), {} rigid modes dropped, {} modes "
+                 "{:.6g} Hz .. {:.6g} Hz, mass {:.6g}, volume {:.6g}\n",
+                 args.output, r.nodes, r.tets, r.kept_cells, r.cells[0], r.cells[1], r.cells[2], r.rigid_modes,
+                 m.mode_count(), m.mode_count() ? mode_frequency(m.eigenvalues.front()) : 0.0f,
+                 m.mode_count() ? mode_frequency(m.eigenvalues.back()) : 0.0f, r.mass, r.volume);
+    }
+  } catch (...) {
+    print_diags();
+    throw;
+  }
+  print_diags();
+  return 0;
+}
+
+}  // namespace meshport::cli

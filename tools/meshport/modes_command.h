@@ -1,0 +1,22 @@
+// `meshport modes MESH -o OUT.model` (docs/modedef.md "Computing modes").
+#pragma once
+
+#include <meshport/modes.h>
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+namespace meshport::cli {
+
+struct ModesArgs {
+  std::string input, output, from;
+  ModesOptions options;
+  bool quiet = false;
+};
+
+CLI::App* add_modes_command(CLI::App& app, ModesArgs& args);
+// Exit code (0); throws meshport::Error on failure.
+int run_modes(const ModesArgs& args);
+
+}  // namespace meshport::cli
