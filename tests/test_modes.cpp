@@ -381,3 +381,83 @@ TEST(Modes, CliWritesModelAndPropThatDeform) {
             std::string::npos)
       << small.out;
 }
+
+// A template .prop: its MASS sets the density (the object keeps its mass), its other values are
+// kept; MODELFILE, MASS, COM and INERTIA are computed; --density overrides the mass; the input
+// itself can be the template.
+TEST(Modes, PropTemplateKeepsItsMassAndValues) {
+  ModeDefProp t;
+  t.model_file = "old.obj";
+  t.rigid_body = 0;
+  t.deform = 1;
+  t.mass = 64;
+  t.unused1 = 7;
+  t.lame = 2.5f;
+  t.damping1 = 0.125f;
+  t.damping2 = 0.0625f;
+  t.scale = 3;
+  t.unused2 = 9;
+  t.kp = 1000;
+  t.kv = 10;
+  t.kb = 0.5f;
+  ModesOptions o;
+  o.count = 4;
+  o.resolution = 4;
+  o.stem = "brick";
+  o.prop = t;
+  o.density_from_prop = true;
+  ModesReport r;
+  const Scene s = compute_modes(box_scene({0, 0, 0}, {4, 2, 2}), o, nullptr, &r);
+  const ModeDefProp& p = s.modedef->props[0].prop;
+  EXPECT_DOUBLE_EQ(r.density, 4.0);  // 64 / (4 * 2 * 2)
+  EXPECT_FLOAT_EQ(p.mass, 64.0f);
+  EXPECT_FLOAT_EQ(p.inertia[0], float(64.0 / 12 * 8));
+  EXPECT_FLOAT_EQ(p.center_of_mass[0], 2.0f);
+  EXPECT_EQ(p.model_file, "brick.model");
+  ModeDefProp expect = t;  // everything else as in the template
+  expect.model_file = p.model_file;
+  expect.mass = p.mass;
+  expect.center_of_mass = p.center_of_mass;
+  expect.inertia = p.inertia;
+  EXPECT_EQ(p, expect);
+
+  // Twice the density, twice every eigenvalue's mass: lambda halves.
+  o.density_from_prop = false;
+  o.density = 8;
+  const Scene heavy = compute_modes(box_scene({0, 0, 0}, {4, 2, 2}), o, nullptr, &r);
+  EXPECT_FLOAT_EQ(heavy.modedef->props[0].prop.mass, 128.0f);
+  EXPECT_NEAR(heavy.modedef->models[0].model.eigenvalues[0], s.modedef->models[0].model.eigenvalues[0] / 2,
+              1e-5 * s.modedef->models[0].model.eigenvalues[0]);
+
+  o.prop->mass = 0;
+  o.density_from_prop = true;
+  EXPECT_THROW(compute_modes(box_scene({0, 0, 0}, {4, 2, 2}), o), Error);
+
+  // CLI: --prop as the template, --density over its mass, and a .prop input as its own template.
+  TempDir dir;
+  write(box_scene({0, 0, 0}, {4, 2, 2}), dir / "brick.obj");
+  write(s, dir / "template.prop");
+  const testutil::CliRun a = testutil::run_cli("modes " + dir / "brick.obj" + " --prop " + dir / "template.prop" +
+                                               " --count 4 --resolution 4 -o " + dir / "a.model");
+  ASSERT_EQ(a.status, 0) << a.out;
+  EXPECT_NE(a.out.find("mass 64, volume 16, density 4"), std::string::npos) << a.out;
+  ModeDefProp pa = read(dir / "a.prop").modedef->props[0].prop;
+  EXPECT_EQ(pa.model_file, "a.model");
+  EXPECT_FLOAT_EQ(pa.kp, 1000.0f);
+  EXPECT_FLOAT_EQ(pa.damping2, 0.0625f);
+  EXPECT_EQ(pa.rigid_body, 0);
+  const testutil::CliRun b = testutil::run_cli("modes " + dir / "brick.obj" + " --prop " + dir / "template.prop" +
+                                               " --density 0.5 --count 4 --resolution 4 -o " + dir / "b.model");
+  ASSERT_EQ(b.status, 0) << b.out;
+  EXPECT_FLOAT_EQ(read(dir / "b.prop").modedef->props[0].prop.mass, 8.0f);
+  const testutil::CliRun c =
+      testutil::run_cli("modes " + dir / "template.prop" + " --count 4 --resolution 4 -o " + dir / "c.model");
+  ASSERT_EQ(c.status, 0) << c.out;
+  EXPECT_NE(c.out.find("mass 64, volume 16, density 4"), std::string::npos) << c.out;
+  EXPECT_FLOAT_EQ(read(dir / "c.prop").modedef->props[0].prop.scale, 3.0f);
+  const testutil::CliRun bad =
+      testutil::run_cli("modes " + dir / "brick.obj" + " --prop " + dir / "brick.obj" + " -o " + dir / "d.model");
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.out.find("brick.obj: error: modes: --prop needs a ModeDef .prop file"), std::string::npos) << bad.out;
+  EXPECT_FALSE(std::filesystem::exists(dir / "d.model"));
+}

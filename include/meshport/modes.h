@@ -9,6 +9,7 @@
 #include <meshport/scene.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace meshport {
@@ -20,6 +21,12 @@ struct ModesOptions {
   uint32_t count = 20;     // non-rigid modes kept
   uint32_t resolution = 20;  // carton cells along the bounding box's longest axis
   std::string stem = "model";  // names the meshes (`<stem>.group<k>`) and the .prop's MODELFILE (`<stem>.model`)
+  // A .prop to take the object's other properties from (`--prop`, or the input when it is a .prop):
+  // RB, DEFORM, the unused values, LAME, A1, A2, SCALE, KP, KV and KB are copied into the output
+  // .prop, and, when `density_from_prop`, its MASS sets the density (MASS / carton volume), so the
+  // object keeps its mass. MODELFILE, MASS, COM and INERTIA are always computed.
+  std::optional<ModeDefProp> prop;
+  bool density_from_prop = false;
 };
 
 // What compute_modes found, for reports and tests.
@@ -30,6 +37,7 @@ struct ModesReport {
   size_t rigid_modes = 0;  // near-zero modes detected and dropped (6 for one connected body)
   size_t parts = 0;        // connected parts of the carton
   double mass = 0, volume = 0;
+  double density = 0;  // the density used (options.density, or the .prop's MASS / volume)
 };
 
 // The modes of the meshes of `input` (all of them, welded into one render mesh as writing a

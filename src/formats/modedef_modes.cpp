@@ -41,11 +41,19 @@ Scene compute_modes(const Scene& input, const ModesOptions& options, Diagnostics
                                       "add cells; every cell holding a vertex is kept",
                                       open)));
   const Carton carton = build_carton(model.vertices, triangles, options.resolution);
-  const fem::MassProperties mp = fem::mass_properties(carton.mesh, options.density);
+  double density = options.density;
+  if (options.prop && options.density_from_prop) {
+    const double volume = fem::mass_properties(carton.mesh, 1.0).volume;
+    if (!(options.prop->mass > 0) || !std::isfinite(options.prop->mass) || !(volume > 0))
+      fail("", fmt::format("modes: the .prop's MASS {} cannot give a density (it must be positive): give --density",
+                           options.prop->mass));
+    density = double(options.prop->mass) / volume;
+  }
+  const fem::MassProperties mp = fem::mass_properties(carton.mesh, density);
   fem::Material mat;
   mat.youngs = options.youngs;
   mat.poisson = options.poisson;
-  mat.density = options.density;
+  mat.density = density;
   fem::ModesOptions fo;
   fo.count = options.count;
   fo.rigid = 6 * carton.parts;
@@ -74,7 +82,7 @@ Scene compute_modes(const Scene& input, const ModesOptions& options, Diagnostics
   model.carton_vertices = carton.embedding;
   model.indexing = ModeDefIndexing{};
 
-  ModeDefProp prop;
+  ModeDefProp prop = options.prop.value_or(ModeDefProp{});
   prop.model_file = options.stem + ".model";
   prop.mass = float(mp.mass);
   for (int a = 0; a < 3; ++a) prop.center_of_mass[size_t(a)] = float(mp.center[size_t(a)]);
@@ -102,6 +110,7 @@ Scene compute_modes(const Scene& input, const ModesOptions& options, Diagnostics
     report->rigid_modes = modes.rigid_eigenvalues.size();
     report->parts = carton.parts;
     report->mass = mp.mass;
+    report->density = density;
     report->volume = mp.volume;
   }
   return out;

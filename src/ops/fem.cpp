@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <thread>
 #include <utility>
 
 namespace meshport::fem {
@@ -43,15 +44,10 @@ void check_mesh(const TetMesh& m) {
         fail("", fmt::format("modes: tetrahedron {} has node {} out of range ({} nodes)", e, n, m.nodes.size()));
 }
 
-// Fill-reducing order of the nodes: nested dissection by coordinate planes. The node set is split at
-// the median coordinate of its longest axis; nodes on that plane are the separator, ordered after
-// both halves. On the carton's grid a plane of nodes separates the halves exactly (no tetrahedron
-// spans it); on any other mesh the order is still valid, only less sparse.
-void dissect(const TetMesh& m, std::vector<int32_t>& ids, std::vector<int32_t>& order) {
-  if (ids.size() <= 48) {
-    order.insert(order.end(), ids.begin(), ids.end());
-    return;
-  }
+// Splits `ids` at the median coordinate of their longest axis: nodes on that plane are the
+// separator. False when one side would be empty (nothing to split).
+bool split_nodes(const TetMesh& m, const std::vector<int32_t>& ids, std::vector<int32_t>& left,
+                 std::vector<int32_t>& right, std::vector<int32_t>& sep) {
   double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
   for (int32_t i : ids)
     for (int a = 0; a < 3; ++a) {
@@ -65,12 +61,20 @@ void dissect(const TetMesh& m, std::vector<int32_t>& ids, std::vector<int32_t>& 
   for (size_t k = 0; k < ids.size(); ++k) c[k] = m.nodes[size_t(ids[k])][size_t(axis)];
   std::nth_element(c.begin(), c.begin() + std::ptrdiff_t(c.size() / 2), c.end());
   const double mid = c[c.size() / 2], eps = 1e-9 * (hi[axis] - lo[axis]);
-  std::vector<int32_t> left, right, sep;
   for (int32_t i : ids) {
     const double x = m.nodes[size_t(i)][size_t(axis)];
     (x < mid - eps ? left : x > mid + eps ? right : sep).push_back(i);
   }
-  if (left.empty() || right.empty()) {
+  return !left.empty() && !right.empty();
+}
+
+// Fill-reducing order of the nodes: nested dissection by coordinate planes. The node set is split
+// by split_nodes; the separator is ordered after both halves. On the carton's grid a plane of nodes
+// separates the halves exactly (no tetrahedron spans it); on any other mesh the order is still
+// valid, only less sparse.
+void dissect(const TetMesh& m, std::vector<int32_t>& ids, std::vector<int32_t>& order) {
+  std::vector<int32_t> left, right, sep;
+  if (ids.size() <= 48 || !split_nodes(m, ids, left, right, sep)) {
     order.insert(order.end(), ids.begin(), ids.end());
     return;
   }
@@ -80,38 +84,131 @@ void dissect(const TetMesh& m, std::vector<int32_t>& ids, std::vector<int32_t>& 
   order.insert(order.end(), sep.begin(), sep.end());
 }
 
+// The node order of dissect, and the sizes of the two halves of its first split (0 when the
+// nodes were not split): rows [0, first) and [first, first + second) of the factor are then
+// independent when no tetrahedron joins the halves.
+struct NodeOrder {
+  std::vector<int32_t> order;
+  size_t first = 0, second = 0;
+};
+NodeOrder dissection_order(const TetMesh& m) {
+  NodeOrder o;
+  std::vector<int32_t> ids(m.nodes.size()), left, right, sep;
+  std::iota(ids.begin(), ids.end(), 0);
+  o.order.reserve(ids.size());
+  if (ids.size() <= 48 || !split_nodes(m, ids, left, right, sep)) {
+    o.order = std::move(ids);
+    return o;
+  }
+  dissect(m, left, o.order);
+  o.first = o.order.size();
+  dissect(m, right, o.order);
+  o.second = o.order.size() - o.first;
+  o.order.insert(o.order.end(), sep.begin(), sep.end());
+  return o;
+}
+
+using SparseMatrix = Eigen::SparseMatrix<double>;
+
+// The Cholesky factor L of a matrix ordered [half 1, half 2, separator] whose halves do not
+// couple, in blocks: L = [L11 0 0; 0 L22 0; Ls1 Ls2 Lss]. Solving L L^T x = b then runs the two
+// halves on two threads: y1 = L11^-1 b1 and y2 = L22^-1 b2 together, ys = Lss^-1 (bs - Ls1 y1 -
+// Ls2 y2), xs = Lss^-T ys, then x1 = L11^-T (y1 - Ls1^T xs) and x2 likewise together.
+class SplitFactor {
+ public:
+  // False (and nothing kept) when L couples the halves: the caller solves in one piece.
+  bool set(const SparseMatrix& l, Eigen::Index n1, Eigen::Index n2) {
+    const Eigen::Index n = l.rows(), ns = n - n1 - n2;
+    for (Eigen::Index c = 0; c < n1; ++c)
+      for (SparseMatrix::InnerIterator it(l, c); it; ++it)
+        if (it.row() >= n1 && it.row() < n1 + n2) return false;
+    l11_ = l.block(0, 0, n1, n1);
+    l22_ = l.block(n1, n1, n2, n2);
+    ls1_ = l.block(n1 + n2, 0, ns, n1);
+    ls2_ = l.block(n1 + n2, n1, ns, n2);
+    lss_ = l.block(n1 + n2, n1 + n2, ns, ns);
+    n1_ = n1;
+    n2_ = n2;
+    return true;
+  }
+  void solve_in_place(Eigen::VectorXd& x) const {
+    const Eigen::Index ns = x.size() - n1_ - n2_;
+    Eigen::VectorXd y1 = x.head(n1_), y2 = x.segment(n1_, n2_);
+    both([&] { l11_.triangularView<Eigen::Lower>().solveInPlace(y1); },
+         [&] { l22_.triangularView<Eigen::Lower>().solveInPlace(y2); });
+    Eigen::VectorXd s = x.tail(ns) - ls1_ * y1 - ls2_ * y2;
+    lss_.triangularView<Eigen::Lower>().solveInPlace(s);
+    lss_.transpose().triangularView<Eigen::Upper>().solveInPlace(s);
+    both(
+        [&] {
+          y1 -= ls1_.transpose() * s;
+          l11_.transpose().triangularView<Eigen::Upper>().solveInPlace(y1);
+        },
+        [&] {
+          y2 -= ls2_.transpose() * s;
+          l22_.transpose().triangularView<Eigen::Upper>().solveInPlace(y2);
+        });
+    x.head(n1_) = y1;
+    x.segment(n1_, n2_) = y2;
+    x.tail(ns) = s;
+  }
+
+ private:
+  template <class A, class B>
+  static void both(A&& a, B&& b) {
+    std::thread t(std::forward<A>(a));
+    b();
+    t.join();
+  }
+  SparseMatrix l11_, l22_, ls1_, ls2_, lss_;
+  Eigen::Index n1_ = 0, n2_ = 0;
+};
+
 // Shift-invert operator y = (K - sigma M)^-1 x with a sparse Cholesky factorisation of the matrix
 // permuted by `perm` (nested dissection): K - sigma M is symmetric positive definite for sigma < 0
-// (K semi-definite, M definite).
+// (K semi-definite, M definite). With the sizes of the dissection's two halves (in rows), the
+// solves run on two threads (SplitFactor).
 class ShiftInvertCholesky {
  public:
   using Scalar = double;
   using Permutation = Eigen::PermutationMatrix<Eigen::Dynamic, Eigen::Dynamic, int>;
-  ShiftInvertCholesky(const Eigen::SparseMatrix<double>& k, const Eigen::SparseMatrix<double>& m, Permutation perm)
-      : k_(k), m_(m), perm_(std::move(perm)) {}
+  ShiftInvertCholesky(const SparseMatrix& k, const SparseMatrix& m, Permutation perm, Eigen::Index half1,
+                      Eigen::Index half2)
+      : k_(k), m_(m), perm_(std::move(perm)), half1_(half1), half2_(half2) {}
   Eigen::Index rows() const { return k_.rows(); }
   Eigen::Index cols() const { return k_.cols(); }
   void set_shift(double sigma) {
-    const Eigen::SparseMatrix<double> a = k_ - sigma * m_;
-    Eigen::SparseMatrix<double> b;
+    const SparseMatrix a = k_ - sigma * m_;
+    SparseMatrix b;
     b = a.selfadjointView<Eigen::Lower>().twistedBy(perm_);
     solver_.compute(b);
     if (solver_.info() != Eigen::Success)
       fail("", "modes: the stiffness matrix could not be factorised (K - sigma M is not positive definite)");
+    split_ = false;
+    if (half1_ > 0 && half2_ > 0) {
+      const SparseMatrix l = solver_.matrixL();
+      split_ = split_factor_.set(l, half1_, half2_);
+    }
   }
   void perform_op(const double* x, double* y) const {
     Eigen::Map<const Eigen::VectorXd> in(x, k_.rows());
     Eigen::Map<Eigen::VectorXd> out(y, k_.rows());
     Eigen::VectorXd t = perm_ * in;
-    t = solver_.solve(t);
+    if (split_)
+      split_factor_.solve_in_place(t);
+    else
+      t = solver_.solve(t);
     out = perm_.transpose() * t;
   }
 
  private:
-  const Eigen::SparseMatrix<double>& k_;
-  const Eigen::SparseMatrix<double>& m_;
+  const SparseMatrix& k_;
+  const SparseMatrix& m_;
   Permutation perm_;
-  Eigen::SimplicialLLT<Eigen::SparseMatrix<double>, Eigen::Lower, Eigen::NaturalOrdering<int>> solver_;
+  Eigen::Index half1_ = 0, half2_ = 0;
+  Eigen::SimplicialLLT<SparseMatrix, Eigen::Lower, Eigen::NaturalOrdering<int>> solver_;
+  SplitFactor split_factor_;
+  bool split_ = false;
 };
 
 }  // namespace
@@ -255,15 +352,10 @@ Modes solve_modes(const TetMesh& mesh, const Material& mat, const ModesOptions& 
   const Eigen::SparseMatrix<double> mf = m.selfadjointView<Eigen::Lower>();
 
   ShiftInvertCholesky::Permutation perm(nd);
-  {
-    std::vector<int32_t> ids(n), order;
-    order.reserve(n);
-    std::iota(ids.begin(), ids.end(), 0);
-    dissect(mesh, ids, order);
-    for (size_t r = 0; r < n; ++r)
-      for (int a = 0; a < 3; ++a) perm.indices()[3 * order[r] + a] = int(3 * r + size_t(a));
-  }
-  ShiftInvertCholesky op(kf, mf, std::move(perm));
+  const NodeOrder order = dissection_order(mesh);
+  for (size_t r = 0; r < n; ++r)
+    for (int a = 0; a < 3; ++a) perm.indices()[3 * order.order[r] + a] = int(3 * r + size_t(a));
+  ShiftInvertCholesky op(kf, mf, std::move(perm), Eigen::Index(3 * order.first), Eigen::Index(3 * order.second));
   Spectra::SparseSymMatProd<double> bop(mf);
   const double sigma = -1e-6 * out.lambda_max;
   const Eigen::Index ncv = Eigen::Index(std::min(dofs, std::max(2 * nev + 1, nev + 24)));

@@ -29,7 +29,12 @@ CLI::App* add_modes_command(CLI::App& app, ModesArgs& args) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--poisson", args.options.poisson, "Poisson's ratio, in (-1, 0.5) (default 0.3)")
       ->check(CLI::Range(-0.999, 0.499));
-  cmd->add_option("--density", args.options.density, "Density in kg/m^3 (default 1000)")->check(CLI::PositiveNumber);
+  cmd->add_option("--density", args.density,
+                  "Density in kg/m^3 (default: the --prop's MASS / carton volume, else 1000)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--prop", args.prop,
+                  "A .prop whose RB, DEFORM, LAME, A1, A2, SCALE, KP, KV, KB (and MASS, unless --density) the "
+                  "output keeps (default: the input, when it is a .prop)");
   cmd->add_option("--count", args.options.count, "Non-rigid modes to keep (default 20)")->check(CLI::Range(1, 1000));
   cmd->add_option("--resolution", args.options.resolution,
                   "Carton cells along the mesh's longest axis (default 20)")
@@ -48,6 +53,7 @@ int run_modes(const ModesArgs& args) {
   if (args.output == "-") fail("", "modes: -o - is not supported (a .model comes with its .prop): name a file");
   ModesOptions o = args.options;
   o.stem = out.stem().string();
+  if (args.density) o.density = *args.density;
   Diagnostics d;
   auto print_diags = [&]() {
     if (args.quiet) return;
@@ -56,6 +62,16 @@ int run_modes(const ModesArgs& args) {
   };
   try {
     const Scene in = read(args.input, ro, &d);
+    // The .prop the object's other properties come from: --prop, else the input when it is one.
+    if (!args.prop.empty()) {
+      const Scene p = read(args.prop, ReadOptions{}, &d);
+      if (!p.modedef || p.modedef->kind != ModeDefData::Kind::Prop || p.modedef->props.empty())
+        fail(args.prop, "modes: --prop needs a ModeDef .prop file");
+      o.prop = p.modedef->props[0].prop;
+    } else if (in.modedef && in.modedef->kind == ModeDefData::Kind::Prop && !in.modedef->props.empty()) {
+      o.prop = in.modedef->props[0].prop;
+    }
+    o.density_from_prop = o.prop && !args.density;
     ModesReport r;
     // compute_modes' messages name no file: they are about the input.
     Scene s;
@@ -75,10 +91,10 @@ int run_modes(const ModesArgs& args) {
     if (!args.quiet) {
       const ModeDefModel& m = s.modedef->models[0].model;
       fmt::print("{}: {} nodes, {} tetrahedra ({} of {} x {} x {} cells), {} rigid modes dropped, {} modes "
-                 "{:.6g} Hz .. {:.6g} Hz, mass {:.6g}, volume {:.6g}\n",
+                 "{:.6g} Hz .. {:.6g} Hz, mass {:.6g}, volume {:.6g}, density {:.6g}\n",
                  args.output, r.nodes, r.tets, r.kept_cells, r.cells[0], r.cells[1], r.cells[2], r.rigid_modes,
                  m.mode_count(), m.mode_count() ? mode_frequency(m.eigenvalues.front()) : 0.0f,
-                 m.mode_count() ? mode_frequency(m.eigenvalues.back()) : 0.0f, r.mass, r.volume);
+                 m.mode_count() ? mode_frequency(m.eigenvalues.back()) : 0.0f, r.mass, r.volume, r.density);
     }
   } catch (...) {
     print_diags();

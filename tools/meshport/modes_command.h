@@ -5,13 +5,15 @@
 
 #include <CLI/CLI.hpp>
 
+#include <optional>
 #include <string>
 
 namespace meshport::cli {
 
 struct ModesArgs {
-  std::string input, output, from;
+  std::string input, output, from, prop;
   ModesOptions options;
+  std::optional<double> density;  // --density (else the .prop's mass, else the default)
   bool quiet = false;
 };
 
