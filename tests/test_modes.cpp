@@ -461,3 +461,42 @@ TEST(Modes, PropTemplateKeepsItsMassAndValues) {
   EXPECT_NE(bad.out.find("brick.obj: error: modes: --prop needs a ModeDef .prop file"), std::string::npos) << bad.out;
   EXPECT_FALSE(std::filesystem::exists(dir / "d.model"));
 }
+
+// The two-thread solves give what one thread gives; a mesh whose factor couples the halves of the
+// first split (a rotated grid: tetrahedra cross the splitting plane) is solved in one piece.
+TEST(Modes, TwoThreadSolvesMatchOneThread) {
+  std::vector<V3> v;
+  std::vector<Tri> t;
+  box({0, 0, 0}, {1, 0.5f, 0.25f}, v, t);
+  Carton c = build_carton(v, t, 10);
+  auto compare = [](const fem::TetMesh& mesh, bool split_expected) {
+    fem::ModesOptions o;
+    o.count = 6;
+    o.threads = 1;
+    const fem::Modes one = fem::solve_modes(mesh, material(), o);
+    o.threads = 2;
+    const fem::Modes two = fem::solve_modes(mesh, material(), o);
+    EXPECT_FALSE(one.split_solves);
+    EXPECT_EQ(two.split_solves, split_expected);
+    ASSERT_EQ(one.eigenvalues.size(), two.eigenvalues.size());
+    for (size_t k = 0; k < one.eigenvalues.size(); ++k)
+      EXPECT_NEAR(two.eigenvalues[k], one.eigenvalues[k], 1e-9 * one.eigenvalues[k]) << k;
+    ASSERT_EQ(one.vectors.size(), two.vectors.size());
+    // With the same sign: the sign rule picks the first component within 1e-6 of the largest, so
+    // mirror components of the symmetric box that tie up to rounding do not flip it.
+    double diff = 0, big = 0;
+    for (size_t i = 0; i < one.vectors.size(); ++i) {
+      diff = std::max(diff, std::fabs(one.vectors[i] - two.vectors[i]));
+      big = std::max(big, std::fabs(one.vectors[i]));
+    }
+    EXPECT_LT(diff, 1e-6 * big);
+  };
+  compare(c.mesh, true);
+  const double a = 0.5;  // radians about z
+  for (auto& p : c.mesh.nodes) {
+    const double x = p[0] * std::cos(a) - p[1] * std::sin(a), y = p[0] * std::sin(a) + p[1] * std::cos(a);
+    p[0] = x;
+    p[1] = y;
+  }
+  compare(c.mesh, false);
+}

@@ -177,6 +177,7 @@ class ShiftInvertCholesky {
       : k_(k), m_(m), perm_(std::move(perm)), half1_(half1), half2_(half2) {}
   Eigen::Index rows() const { return k_.rows(); }
   Eigen::Index cols() const { return k_.cols(); }
+  bool split() const { return split_; }
   void set_shift(double sigma) {
     const SparseMatrix a = k_ - sigma * m_;
     SparseMatrix b;
@@ -355,7 +356,9 @@ Modes solve_modes(const TetMesh& mesh, const Material& mat, const ModesOptions& 
   const NodeOrder order = dissection_order(mesh);
   for (size_t r = 0; r < n; ++r)
     for (int a = 0; a < 3; ++a) perm.indices()[3 * order.order[r] + a] = int(3 * r + size_t(a));
-  ShiftInvertCholesky op(kf, mf, std::move(perm), Eigen::Index(3 * order.first), Eigen::Index(3 * order.second));
+  const bool two = options.threads >= 2;
+  ShiftInvertCholesky op(kf, mf, std::move(perm), two ? Eigen::Index(3 * order.first) : 0,
+                         two ? Eigen::Index(3 * order.second) : 0);
   Spectra::SparseSymMatProd<double> bop(mf);
   const double sigma = -1e-6 * out.lambda_max;
   const Eigen::Index ncv = Eigen::Index(std::min(dofs, std::max(2 * nev + 1, nev + 24)));
@@ -366,6 +369,7 @@ Modes solve_modes(const TetMesh& mesh, const Material& mat, const ModesOptions& 
   if (solver.info() != Spectra::CompInfo::Successful)
     fail("", fmt::format("modes: the eigensolver did not converge ({} of {} eigenvalues)", solver.num_iterations(),
                          nev));
+  out.split_solves = op.split();
   const Eigen::VectorXd values = solver.eigenvalues();
   const Eigen::MatrixXd vectors = solver.eigenvectors();
   const double tol = options.rigid_tolerance * out.lambda_max;
@@ -380,10 +384,12 @@ Modes solve_modes(const TetMesh& mesh, const Material& mat, const ModesOptions& 
   for (size_t j = 0; j < kept.size(); ++j) {
     Eigen::VectorXd v = vectors.col(kept[j]);
     // Spectra returns B-normalised vectors; normalise again in double to be exact, and make the
-    // largest component positive so the sign is reproducible.
+    // largest component positive so the sign is reproducible: the first one within 1e-6 of the
+    // largest magnitude, since a symmetric body has mirror components that tie up to rounding.
     const double norm = std::sqrt(v.dot(mf * v));
+    const double largest = v.cwiseAbs().maxCoeff();
     Eigen::Index big = 0;
-    v.cwiseAbs().maxCoeff(&big);
+    while (std::fabs(v(big)) < (1 - 1e-6) * largest) ++big;
     v *= (v(big) < 0 ? -1.0 : 1.0) / norm;
     out.eigenvalues.push_back(values(kept[j]));
     std::copy(v.data(), v.data() + dofs, out.vectors.begin() + std::ptrdiff_t(j * dofs));

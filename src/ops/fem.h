@@ -38,12 +38,16 @@ struct ModesOptions {
   size_t count = 20;
   size_t rigid = 6;  // rigid modes expected (6 per connected part): count + rigid eigenvalues are computed
   double rigid_tolerance = 1e-8;
+  // 2: each shift-invert solve runs the two halves of the first nested-dissection split on two
+  // threads when the factor lets it (a carton's grid does); 1: one thread.
+  unsigned threads = 2;
 };
 struct Modes {
   std::vector<double> eigenvalues;  // ascending, lambda = omega^2
   std::vector<double> vectors;      // count * 3 * nodes
   std::vector<double> rigid_eigenvalues;  // the near-zero ones dropped
   double lambda_max = 0;                  // max_i K_ii / M_ii
+  bool split_solves = false;              // the solves ran on two threads
 };
 // Throws meshport::Error for an empty mesh, a degenerate or inverted tetrahedron, a material out of
 // range, or a solver that does not converge.
