@@ -172,10 +172,36 @@ double stiffest(const World& w) {
   return omega;
 }
 
+// The state a rolled-back substep restores: bodies and mode amplitudes (storage reused).
+struct Snapshot {
+  std::vector<Body> bodies;
+  std::vector<double> modes;
+
+  void save(const World& w) {
+    bodies.clear();
+    modes.clear();
+    for (const Object& o : w.objects) {
+      bodies.push_back(o.body);
+      modes.insert(modes.end(), o.modal.q.begin(), o.modal.q.end());
+      modes.insert(modes.end(), o.modal.qd.begin(), o.modal.qd.end());
+    }
+  }
+  void restore(World& w) const {
+    size_t at = 0;
+    for (size_t i = 0; i < w.objects.size(); ++i) {
+      Object& o = w.objects[i];
+      o.body = bodies[i];
+      for (double& x : o.modal.q) x = modes[at++];
+      for (double& x : o.modal.qd) x = modes[at++];
+    }
+  }
+};
+
 struct Stepper {
   World& w;
   uint64_t rollbacks = 0;
   double deepest = 0;
+  std::vector<Snapshot> saved = std::vector<Snapshot>(kMaxRollbackDepth);
 
   void substep(double t, double h, int depth) {
     for (Object& o : w.objects) {
@@ -188,8 +214,7 @@ struct Stepper {
     deepest = std::max(deepest, before);
     add_constraint_forces(w);
     const bool may_roll_back = w.max_penetration > 0 && depth < kMaxRollbackDepth && before <= w.max_penetration;
-    std::vector<Object> saved;
-    if (may_roll_back) saved = w.objects;
+    if (may_roll_back) saved[size_t(depth)].save(w);
     for (Object& o : w.objects) {
       if (o.body.motion == Motion::Path) {
         integrate_rigid(o, w.gravity, h, t);  // kinematic: follows its path whether alive or not
@@ -199,7 +224,7 @@ struct Stepper {
       if (o.active && o.modal.deform) integrate_modes(o.modal, h);
     }
     if (may_roll_back && deepest_penetration(w) > w.max_penetration) {
-      w.objects = std::move(saved);
+      saved[size_t(depth)].restore(w);
       ++rollbacks;
       substep(t, h / 2, depth + 1);
       substep(t + h / 2, h / 2, depth + 1);

@@ -18,10 +18,16 @@ struct Contact {
 // The body-frame position of point v with the object's current modal displacement.
 D3 local_point(const Shape& s, const Modal& m, size_t v) {
   D3 p = s.points[v];
-  if (m.deform)
-    for (size_t k = 0; k < s.mode_count; ++k)
-      if (m.q[k] != 0) p += s.modes[v * s.mode_count + k] * m.q[k];
-  return p;
+  if (!m.deform) return p;
+  const D3* d = s.modes.data() + v * s.mode_count;
+  const double* q = m.q.data();
+  double x = p[0], y = p[1], z = p[2];
+  for (size_t k = 0; k < s.mode_count; ++k) {
+    x += d[k][0] * q[k];
+    y += d[k][1] * q[k];
+    z += d[k][2] * q[k];
+  }
+  return {x, y, z};
 }
 
 double mode_bound(const Shape& s, const Modal& m) {
@@ -37,11 +43,14 @@ void find_contacts(const World& w, const Object& o, size_t p, const M3& r, std::
   const Shape& s = w.shapes[o.shape];
   const D3 n = w.plane_normals[p];
   const D3 at = w.plane_points[p];
-  if (dot(o.body.x - at, n) > s.radius + mode_bound(s, o.modal)) return;
+  // depth = (at - x - R p) . n = base - p . (R^T n)
+  const double base = dot(at - o.body.x, n);
+  if (-base > s.radius + mode_bound(s, o.modal)) return;
+  const D3 nb = mul_transposed(r, n);
   for (size_t v = 0; v < s.points.size(); ++v) {
-    const D3 off = mul(r, local_point(s, o.modal, v));
-    const double depth = dot(at - (o.body.x + off), n);
-    if (depth > 0) out.push_back({v, off, depth, 1});
+    const D3 p = local_point(s, o.modal, v);
+    const double depth = base - dot(p, nb);
+    if (depth > 0) out.push_back({v, mul(r, p), depth, 1});
   }
 }
 

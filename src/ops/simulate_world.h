@@ -66,12 +66,19 @@ struct Body {
   D3 force{0, 0, 0}, torque{0, 0, 0};
 };
 
+// One mode's exact propagator over a substep h (simulate_modal.cpp).
+struct ModeStep {
+  double cs = 1, sn = 0, e = 1, a = 0, omega2 = 0;
+};
+
 struct Modal {
   std::vector<double> q, qd;        // amplitudes and their velocities
   std::vector<double> omega2;       // LAME * lambda (0: the mode is frozen)
   std::vector<double> damping;      // A1 + A2 * LAME * lambda
   std::vector<double> force;        // generalised force, accumulated during a substep
   bool deform = false;
+  double step_h = 0;                // the substep `steps` were made for
+  std::vector<ModeStep> steps;
 };
 
 struct Object {
@@ -120,7 +127,8 @@ double effective_mass(const Body& b, D3 r);  // smallest effective mass at body-
 
 // simulate_modal.cpp
 // Advances one oscillator q'' + c q' + omega2 q = f over h exactly (f held constant).
-void propagate_mode(double& q, double& qd, double omega2, double c, double f, double h);
+ModeStep mode_step(double omega2, double c, double h);
+void propagate_mode(double& q, double& qd, const ModeStep& step, double f);
 void integrate_modes(Modal& m, double h);
 double modal_energy(const Modal& m);
 
