@@ -147,29 +147,33 @@ Object make_object(const ModeDefData& md, size_t i, size_t shape, const Shape& s
   return o;
 }
 
-// The fastest angular frequency the substep must follow (docs/modedef.md "Substeps").
-double stiffest(const World& w) {
-  double omega = 0;
+// The fastest angular frequency a substep must follow (springs: omega h <= kOmegaStep) and the
+// largest damping rate (explicit damping: c h <= 1) (docs/modedef.md "Substeps").
+struct Stiffness {
+  double omega = 0, damping = 0;
+};
+Stiffness stiffest(const World& w) {
+  Stiffness st;
   for (const Object& o : w.objects) {
     const Shape& s = w.shapes[o.shape];
     const Body& b = o.body;
     const bool touches = !w.plane_normals.empty() && o.kp > 0 && !s.points.empty();
+    const double kd = std::max(o.kv, o.kb);
     if (touches && b.motion == Motion::Dynamic) {
       // kContactsAssumed points carrying the weight, plus the lever of the farthest point.
       const double inv_m = kContactsAssumed * b.inv_mass + s.radius * s.radius / b.min_inertia;
-      omega = std::max(omega, std::sqrt(o.kp * inv_m));
-      // Explicit damping: h c / m stays below kOmegaStep.
-      omega = std::max(omega, std::max(o.kv, o.kb) * inv_m);
+      st.omega = std::max(st.omega, std::sqrt(o.kp * inv_m));
+      st.damping = std::max(st.damping, kd * inv_m);
     }
     if (o.modal.deform)
       for (size_t k = 0; k < s.mode_count; ++k) {
-        double w2 = o.modal.omega2[k];
-        if (touches) w2 += kContactsAssumed * o.kp * s.mode_max[k] * s.mode_max[k];
-        if (w2 > 0) omega = std::max(omega, std::sqrt(w2));
-        if (touches) omega = std::max(omega, std::max(o.kv, o.kb) * kContactsAssumed * s.mode_max[k] * s.mode_max[k]);
+        const double d2 = touches ? kContactsAssumed * s.mode_max[k] * s.mode_max[k] : 0.0;
+        const double w2 = o.modal.omega2[k] + o.kp * d2;
+        if (w2 > 0) st.omega = std::max(st.omega, std::sqrt(w2));
+        st.damping = std::max(st.damping, kd * d2);
       }
   }
-  return omega;
+  return st;
 }
 
 // The state a rolled-back substep restores: bodies and mode amplitudes (storage reused).
@@ -197,13 +201,20 @@ struct Snapshot {
   }
 };
 
+// Substeps with MAXPEN rollbacks. A substep that starts with every point within MAXPEN and ends
+// with one deeper is undone and redone as two halves (nested at most kMaxRollbackDepth times).
+// Within a frame the check is the next substep's own contact pass (`step`); the frame's last
+// substep and the halves check with an extra pass (`substep`).
 struct Stepper {
   World& w;
   uint64_t rollbacks = 0;
   double deepest = 0;
-  std::vector<Snapshot> saved = std::vector<Snapshot>(kMaxRollbackDepth);
+  std::vector<Snapshot> saved = std::vector<Snapshot>(kMaxRollbackDepth + 1);
+  bool have_previous = false;
+  double previous_t = 0, previous_h = 0, previous_depth = 0;
 
-  void substep(double t, double h, int depth) {
+  // The forces at the current state (time t); returns the deepest penetration.
+  double forces(double t, double h) {
     for (Object& o : w.objects) {
       o.active = alive(o, t);
       o.body.force = {0, 0, 0};
@@ -213,22 +224,56 @@ struct Stepper {
     const double before = add_contact_forces(w, h);
     deepest = std::max(deepest, before);
     add_constraint_forces(w);
-    const bool may_roll_back = w.max_penetration > 0 && depth < kMaxRollbackDepth && before <= w.max_penetration;
-    if (may_roll_back) saved[size_t(depth)].save(w);
+    return before;
+  }
+
+  void integrate(double t, double h) {
     for (Object& o : w.objects) {
-      if (o.body.motion == Motion::Path) {
-        integrate_rigid(o, w.gravity, h, t);  // kinematic: follows its path whether alive or not
-      } else if (o.active) {
-        integrate_rigid(o, w.gravity, h, t);
-      }
+      // Path-driven objects follow their path whether alive or not.
+      if (o.body.motion == Motion::Path || o.active) integrate_rigid(o, w.gravity, h, t);
       if (o.active && o.modal.deform) integrate_modes(o.modal, h);
     }
+  }
+
+  // One substep checked by an extra contact pass at its end; forces already at t when `before` >= 0.
+  void substep(double t, double h, int depth, double before = -1) {
+    if (before < 0) before = forces(t, h);
+    const bool may_roll_back = w.max_penetration > 0 && depth < kMaxRollbackDepth && before <= w.max_penetration;
+    if (may_roll_back) saved[size_t(depth)].save(w);
+    integrate(t, h);
     if (may_roll_back && deepest_penetration(w) > w.max_penetration) {
       saved[size_t(depth)].restore(w);
       ++rollbacks;
       substep(t, h / 2, depth + 1);
       substep(t + h / 2, h / 2, depth + 1);
     }
+  }
+
+  // A top-level substep of a frame (`last`: the frame's last).
+  void step(double t, double h, bool last) {
+    if (!(w.max_penetration > 0)) {
+      forces(t, h);
+      integrate(t, h);
+      return;
+    }
+    double before = forces(t, h);
+    if (have_previous && before > w.max_penetration && previous_depth <= w.max_penetration) {
+      // The previous substep went past MAXPEN: redo it in halves, then the forces again.
+      saved[kMaxRollbackDepth].restore(w);
+      ++rollbacks;
+      substep(previous_t, previous_h / 2, 1);
+      substep(previous_t + previous_h / 2, previous_h / 2, 1);
+      before = forces(t, h);
+    }
+    if (last) {
+      have_previous = false;
+      substep(t, h, 0, before);
+      return;
+    }
+    saved[kMaxRollbackDepth].save(w);
+    have_previous = true;
+    previous_t = t, previous_h = h, previous_depth = before;
+    integrate(t, h);
   }
 };
 
@@ -325,13 +370,16 @@ SimulationResult simulate(const Scene& scene, const SimulateOptions& options, Di
   const double frame_dt = 1 / res.fps;
   uint32_t substeps = options.substeps;
   if (substeps == 0) {
-    const double omega = stiffest(w);
-    const double h = std::min(kMaxSubstep, omega > 0 ? kOmegaStep / omega : kMaxSubstep);
+    const Stiffness k = stiffest(w);
+    double h = kMaxSubstep;
+    if (k.omega > 0) h = std::min(h, kOmegaStep / k.omega);
+    if (k.damping > 0) h = std::min(h, 1 / k.damping);
     const double count = std::ceil(frame_dt / h - 1e-9);
     if (!(count <= double(kMaxSubstepsPerFrame)))
-      sim_fail(fmt::format("the stiffest spring (omega = {:.6g} rad/s: KP, KV, KB with the masses, or a mode's "
-                           "sqrt(LAME lambda)) needs {} substeps per frame at {} fps, more than {}",
-                           omega, count, res.fps, kMaxSubstepsPerFrame));
+      sim_fail(fmt::format("the stiffest spring (omega = {:.6g} rad/s from KP with the masses or a mode's "
+                           "sqrt(LAME lambda), damping rate {:.6g} /s from KV, KB) needs {} substeps per frame at "
+                           "{} fps, more than {}",
+                           k.omega, k.damping, count, res.fps, kMaxSubstepsPerFrame));
     substeps = uint32_t(std::max(1.0, count));
   } else if (substeps > kMaxSubstepsPerFrame) {
     sim_fail(fmt::format("{} substeps per frame is more than {}", substeps, kMaxSubstepsPerFrame));
@@ -361,7 +409,7 @@ SimulationResult simulate(const Scene& scene, const SimulateOptions& options, Di
   for (size_t f = 1; f < res.frame_count; ++f) {
     for (Object& o : w.objects) o.frame_penetration = 0;
     const double t0 = double(f - 1) / res.fps;
-    for (uint32_t s = 0; s < substeps; ++s) stepper.substep(t0 + double(s) * w.h, w.h, 0);
+    for (uint32_t s = 0; s < substeps; ++s) stepper.step(t0 + double(s) * w.h, w.h, s + 1 == substeps);
     const double t = double(f) / res.fps;
     for (Object& o : w.objects) {
       if (o.body.motion == Motion::Path) pose_from_path(o, t);  // exactly the path's value at the frame
