@@ -256,6 +256,39 @@ TEST(Simulate, DroppedBarComesToRest) {
   EXPECT_GT(r.rollbacks, 0u);  // the impact went past MAXPEN: substeps were redone in halves
 }
 
+// CLUSRAD / CLUSFAC: the 4 resting corners of a box, one cluster, push like 4^CLUSFAC points, so
+// with CLUSFAC 0 the box sinks m g / KP instead of m g / (4 KP). USEPENALTY 0 is a warning.
+TEST(Simulate, ClustersScaleTheContactForce) {
+  TempDir dir;
+  for (double clusfac : {1.0, 0.0, 0.5}) {
+    StateSpec st;
+    st.penalty = 0;
+    st.clusrad = 2;
+    st.clusfac = clusfac;
+    st.kf = 0.5;
+    ObjectSpec ob;
+    ob.pos = {0, 0.1, 0};
+    st.objects.push_back(ob);
+    st.planes.push_back({{0, 1, 0}, {0, 0, 0}});
+    PropSpec p;
+    p.size = {0.2, 0.2, 0.2};
+    p.kp = 1e4;
+    p.kv = p.kb = 20;
+    p.deform = 0;
+    const Scene s = scene_of(dir, st, p, box_model({0.2, 0.2, 0.2}));
+    SimulateOptions o;
+    o.seconds = 3;
+    Diagnostics d;
+    const SimulationResult r = simulate(s, o, &d);
+    const double g = double(9.8f);
+    const SimulatedObject& end = r.at(r.frame_count - 1, 0);
+    EXPECT_EQ(end.contacts, 4u);
+    EXPECT_NEAR(end.max_penetration, g / (std::pow(4.0, clusfac) * 1e4), 1e-6) << clusfac;
+    ASSERT_EQ(d.items.size(), 1u);
+    EXPECT_NE(d.items[0].message.find("USEPENALTY is 0"), std::string::npos) << d.items[0].message;
+  }
+}
+
 // A box sliding at v on a plane with friction KF stops after v^2 / (2 KF g) (within 5 %).
 TEST(Simulate, FrictionStopsASlidingBoxAtTheCoulombDistance) {
   for (double kf : {0.3, 0.6}) {

@@ -80,10 +80,10 @@ int run_simulate(const SimulateArgs& args) {
       }
     }
     if (!args.quiet)
-      fmt::print("{}: {} frames at {:.6g} fps ({:.6g} s), {} objects, {} substeps per frame ({:.3g} s), {} "
+      fmt::print("{}: {} frames at {:.6g} fps ({:.6g} s), {} {}, {} substeps per frame ({:.3g} s), {} "
                  "rollbacks, deepest penetration {:.6g}\n",
-                 args.output, r.frame_count, r.fps, r.seconds, r.object_count, r.substeps_per_frame, r.substep,
-                 r.rollbacks, r.max_penetration);
+                 args.output, r.frame_count, r.fps, r.seconds, r.object_count, r.object_count == 1 ? "object" : "objects",
+                 r.substeps_per_frame, r.substep, r.rollbacks, r.max_penetration);
   } catch (...) {
     print_diags();
     throw;
