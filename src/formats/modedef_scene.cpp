@@ -10,6 +10,7 @@
 #include "text.h"
 #include "formats/modedef_token.h"
 #include "ops/euler_zyx.h"
+#include "ops/path_keys.h"
 #include "ops/math.h"
 
 #include <fmt/format.h>
@@ -258,22 +259,6 @@ void put3(std::string& out, const std::array<float, 3>& v) {
 }
 
 // ---- Interpolation ------------------------------------------------------------------------
-
-// The value of `keys` at time t: linear between keys, held before the first and after the last.
-std::array<float, 3> sample_keys(const std::vector<ModeDefPathKey>& keys, double t) {
-  if (t <= double(keys.front().time)) return keys.front().value;
-  // The last key at or before t.
-  auto it = std::upper_bound(keys.begin(), keys.end(), t,
-                             [](double v, const ModeDefPathKey& k) { return v < double(k.time); });
-  const size_t i = size_t(it - keys.begin()) - 1;
-  if (i + 1 >= keys.size()) return keys.back().value;
-  const ModeDefPathKey& a = keys[i];
-  const ModeDefPathKey& b = keys[i + 1];
-  const double u = (t - double(a.time)) / (double(b.time) - double(a.time));
-  std::array<float, 3> v;
-  for (size_t c = 0; c < 3; ++c) v[c] = float(double(a.value[c]) + (double(b.value[c]) - double(a.value[c])) * u);
-  return v;
-}
 
 // Frames 0..ceil(duration * fps): the count, failing at `where` past kMaxPoses.
 size_t frame_count(double duration, double fps, size_t channels, const std::string& file, Loc where) {
@@ -872,8 +857,9 @@ Scene read_state(std::string_view text, const std::string& name, const SideFileL
         Transform pose = scene.joints[size_t(md.object_joint[i])].rest;
         if (md.object_path[i] >= 0) {
           const ModeDefPath& path = md.paths[size_t(md.object_path[i])].path;
-          if (!path.translation.empty()) pose.translation = sample_keys(path.translation, t);
-          if (!path.rotation.empty()) pose.rotation = ops::quat_from_euler_zyx(sample_keys(path.rotation, t));
+          if (!path.translation.empty()) pose.translation = ops::sample_path_keys(path.translation, t);
+          if (!path.rotation.empty())
+            pose.rotation = ops::quat_from_euler_zyx(ops::sample_path_keys(path.rotation, t));
         }
         // Shown from TBIRTH to TDEATH inclusive (within a microsecond); a negative time is no limit.
         const bool born = o.birth < 0 || t >= double(o.birth) - 1e-6;
@@ -919,8 +905,9 @@ Scene read_path(std::string_view text, const std::string& name, Diagnostics&) {
   for (size_t fr = 0; fr < frames; ++fr) {
     const double t = double(fr) / kDefaultFps;
     Transform& pose = anim.poses[fr];
-    if (!f.path.translation.empty()) pose.translation = sample_keys(f.path.translation, t);
-    if (!f.path.rotation.empty()) pose.rotation = ops::quat_from_euler_zyx(sample_keys(f.path.rotation, t));
+    if (!f.path.translation.empty()) pose.translation = ops::sample_path_keys(f.path.translation, t);
+    if (!f.path.rotation.empty())
+      pose.rotation = ops::quat_from_euler_zyx(ops::sample_path_keys(f.path.rotation, t));
   }
   scene.animations.push_back(std::move(anim));
   md.paths.push_back(std::move(f));

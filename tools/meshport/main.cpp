@@ -12,6 +12,7 @@
 #endif
 #include "docs.h"
 #include "modes_command.h"
+#include "simulate_command.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -127,6 +128,8 @@ int main(int argc, char** argv) {
   // modes (modes_command.cpp)
   cli::ModesArgs modes_args;
   auto* modes_cmd = cli::add_modes_command(app, modes_args);
+  cli::SimulateArgs simulate_args;
+  auto* simulate_cmd = cli::add_simulate_command(app, simulate_args);
 
   // info
   auto* info = app.add_subcommand("info", "Summarise a model");
@@ -237,6 +240,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*modes_cmd) return cli::run_modes(modes_args);
+    if (*simulate_cmd) return cli::run_simulate(simulate_args);
     if (*info) {
       ReadOptions o;
       o.format = parse_format(info_from, "--from");

@@ -1,0 +1,95 @@
+// `meshport simulate SCENE.state -o OUT.glb` (docs/modedef.md "Simulating scenes").
+#include "simulate_command.h"
+
+#include "conversion_options.h"
+
+#include <meshport/meshport.h>
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+namespace meshport::cli {
+
+CLI::App* add_simulate_command(CLI::App& app, SimulateArgs& args) {
+  auto* cmd = app.add_subcommand("simulate", "Simulate a ModeDef scene (.state): rigid bodies, contacts, modes");
+  cmd->footer(
+      "Rigid bodies fall under the .state's gravity onto its planes (penalty springs KP KV KB of each .prop,\n"
+      "friction KF), deform by their modes (damped oscillators driven by the contact forces), hang from joint\n"
+      "constraints, appear between their birth and death times and follow their .path when flagged `a`. The output\n"
+      "is the .state's Scene with the simulated animation: one pose per object per frame and the mode amplitudes as\n"
+      "morph target weights (docs/modedef.md \"Simulating scenes\"). Example:\n"
+      "  meshport simulate scene.state --seconds 4 -o scene.glb --trace scene.json");
+  cmd->add_option("input", args.input, "A ModeDef .state (or a glTF written from one)")->required();
+  cmd->add_option("-o,--output", args.output, "Output file, any format that keeps animation (.glb, .gltf, ...)")
+      ->required();
+  cmd->add_option("--seconds", args.seconds,
+                  "Simulated time (default: the latest path key, birth or death time, else 5 s)");
+  cmd->add_option("--fps", args.fps, "Output frames per second (default: the .state's FPS, 30 when it is <= 0)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--substeps", args.substeps, "Substeps per frame (default: from the stiffest spring)")
+      ->check(CLI::Range(1u, kMaxSubstepsPerFrame));
+  cmd->add_option("--trace", args.trace, "Also write per frame and object the state, contacts and energies (JSON)");
+  cmd->add_option("--from", args.from, "Input format (default: by extension)");
+  cmd->add_flag("-q,--quiet", args.quiet, "Print neither warnings nor the summary");
+  return cmd;
+}
+
+int run_simulate(const SimulateArgs& args) {
+  namespace fs = std::filesystem;
+  ReadOptions ro;
+  ro.format = parse_format(args.from, "--from");
+  Diagnostics d;
+  auto print_diags = [&]() {
+    if (args.quiet) return;
+    for (const auto& item : d.items) fmt::print(stderr, "{}\n", item.to_string());
+    if (d.dropped) fmt::print(stderr, "note: {} more diagnostics not shown\n", d.dropped);
+  };
+  try {
+    Scene s = read(args.input, ro, &d);
+    SimulateOptions o;
+    o.seconds = args.seconds;
+    o.fps = args.fps;
+    o.substeps = args.substeps;
+    SimulationResult r;
+    // simulate()'s messages name no file: they are about the input.
+    try {
+      r = simulate(s, o, &d);
+    } catch (const Error& e) {
+      Diagnostic located = e.diagnostic();
+      if (located.file.empty()) located.file = args.input;
+      throw Error(located);
+    }
+    for (Diagnostic& item : d.items)
+      if (item.file.empty()) item.file = args.input;
+    const std::string name = args.input == "-" ? std::string("simulation") : fs::path(args.input).stem().string();
+    apply_simulation(s, r, name);
+    std::string trace;
+    if (!args.trace.empty()) trace = simulation_trace_json(s, r);
+    write(s, args.output, WriteOptions{}, &d);
+    if (!args.trace.empty()) {
+      std::ofstream f(args.trace, std::ios::binary);
+      f << trace;
+      f.close();
+      if (!f) {
+        std::error_code ec;
+        if (args.output != "-") fs::remove(args.output, ec);
+        fail(args.trace, "cannot write the trace");
+      }
+    }
+    if (!args.quiet)
+      fmt::print("{}: {} frames at {:.6g} fps ({:.6g} s), {} {}, {} substeps per frame ({:.3g} s), {} "
+                 "rollbacks, deepest penetration {:.6g}\n",
+                 args.output, r.frame_count, r.fps, r.seconds, r.object_count, r.object_count == 1 ? "object" : "objects",
+                 r.substeps_per_frame, r.substep, r.rollbacks, r.max_penetration);
+  } catch (...) {
+    print_diags();
+    throw;
+  }
+  print_diags();
+  return 0;
+}
+
+}  // namespace meshport::cli
