@@ -45,9 +45,13 @@ void find_contacts(const World& w, const Object& o, size_t p, const M3& r, std::
   const D3 at = w.plane_points[p];
   // depth = (at - x - R p) . n = base - p . (R^T n)
   const double base = dot(at - o.body.x, n);
-  if (-base > s.radius + mode_bound(s, o.modal)) return;
+  const double bound = mode_bound(s, o.modal);
+  if (-base > s.radius + bound) return;
   const D3 nb = mul_transposed(r, n);
   for (size_t v = 0; v < s.points.size(); ++v) {
+    // The modes move a point by at most `bound` along any direction: a point that far above the
+    // plane at rest is no contact, and its modal sum need not be formed.
+    if (base - dot(s.points[v], nb) + bound < 0) continue;
     const D3 p = local_point(s, o.modal, v);
     const double depth = base - dot(p, nb);
     if (depth > 0) out.push_back({v, mul(r, p), depth, 1});
