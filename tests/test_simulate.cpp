@@ -538,6 +538,14 @@ TEST(SimulateCli, WritesAValidGlbAndATrace) {
   EXPECT_EQ(back.animations[0].name, "scene");
   EXPECT_EQ(back.animations[0].frame_count(), 31u);
   EXPECT_EQ(back.animations[0].morph_weights.size(), 2u);
+  // The box model has no normals: as convert does for another format, the glTF gets them
+  // (Blender would shade it flat); the ModeDef output stays as the .state's files are.
+  for (const Mesh& m : back.meshes) EXPECT_NE(m.find(Attribute::Normal), nullptr) << m.name;
+  fs::create_directories(dir / "kept");
+  const auto kept = testutil::run_cli(fmt::format("simulate '{}' --seconds 1 -o '{}'", dir / "scene.state",
+                                                  dir / "kept/scene.state"));
+  ASSERT_EQ(kept.status, 0) << kept.out;
+  EXPECT_TRUE(read(dir / "kept/box.model").modedef->models[0].model.normals.empty());
   const auto j = nlohmann::json::parse(testutil::slurp(trace));
   ASSERT_EQ(j["frames"].size(), 31u);
   const auto& o = j["frames"][30]["objects"][0];

@@ -2,6 +2,7 @@
 #include "batch_commands.h"
 
 #include "progress.h"
+#include "text_output.h"
 
 #include <meshport/batch.h>
 #include <meshport/profiles.h>
@@ -61,21 +62,6 @@ std::string read_text(const std::string& path) {
   std::stringstream s;
   s << f.rdbuf();
   return s.str();
-}
-
-void write_text(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f || !(f << text) || !f.flush()) {
-      std::remove(tmp.c_str());
-      fail(path, "cannot write it");
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    fail(path, "cannot write it");
-  }
 }
 
 }  // namespace

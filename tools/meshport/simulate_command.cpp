@@ -2,8 +2,10 @@
 #include "simulate_command.h"
 
 #include "conversion_options.h"
+#include "text_output.h"
 
 #include <meshport/meshport.h>
+#include <meshport/process.h>
 
 #include <fmt/format.h>
 
@@ -68,15 +70,25 @@ int run_simulate(const SimulateArgs& args) {
     apply_simulation(s, r, name);
     std::string trace;
     if (!args.trace.empty()) trace = simulation_trace_json(s, r);
+    // As convert does when the format changes: normals for meshes without them (a .model's render
+    // mesh may have none; viewers and Blender then shade it flat or fail).
+    const std::optional<Format> to = format_from_path(args.output);
+    const bool modedef = to && (*to == Format::ModeDefModel || *to == Format::ModeDefProp ||
+                                *to == Format::ModeDefState || *to == Format::ModeDefPath);
+    if (!modedef) {
+      ProcessOptions p;
+      p.normals = Generate::Missing;
+      p.tangents = Generate::Off;
+      process(s, p, &d);
+    }
     write(s, args.output, WriteOptions{}, &d);
     if (!args.trace.empty()) {
-      std::ofstream f(args.trace, std::ios::binary);
-      f << trace;
-      f.close();
-      if (!f) {
+      try {
+        write_text(args.trace, trace);
+      } catch (...) {
         std::error_code ec;
         if (args.output != "-") fs::remove(args.output, ec);
-        fail(args.trace, "cannot write the trace");
+        throw;
       }
     }
     if (!args.quiet)
