@@ -126,6 +126,9 @@ struct Node {
   std::optional<uint32_t> attachment_mesh;  // extras.meshport.mesh: a glTF mesh
   bool is_static = false;              // extras.meshport.static: the writer's meshport_static
   int32_t scene_mesh = -1;             // the Scene mesh of its first primitive, when it has a mesh
+  std::vector<uint32_t> lod_ids;       // extensions.MSFT_lod.ids: the nodes of its levels of detail
+  uint32_t lod = 0;                    // a level node: its level (1, 2, ...) ...
+  int32_t lod_base = -1;               // ... of this node (MSFT_lod)
 };
 
 struct Skin {
@@ -214,6 +217,7 @@ struct Reader {
   MeshportRoot mp;
   SceneImages images;
   std::optional<uint32_t> scene_choice;        // --scene N
+  ResampleOptions resample;                    // --resample FPS|off (gltf_read_animations.cpp)
   std::vector<SceneEntry>* scene_list = nullptr;  // filled with the file's scenes when set
   std::vector<std::vector<uint8_t>> decoded_views;  // EXT/KHR_meshopt_compression data (gltf_read_meshopt.cpp)
   std::map<uint32_t, Accessor> draco_accessors;     // the Draco primitive being read (gltf_read_draco.cpp)
@@ -371,6 +375,7 @@ const ImageBytes* image_bytes(Reader& rd, uint32_t i);
 // gltf_read_nodes.cpp: nodes, skins and the skeleton, attachments
 void read_nodes(Reader& rd);
 void read_node_extras(Reader& rd, Node& node, const json& o, const std::string& path);
+void read_lod_nodes(Reader& rd);  // MSFT_lod level nodes of active nodes: activated, levels set
 void read_skeleton(Reader& rd);
 bool is_attachment(const Reader& rd, uint32_t n);
 Attachment attachment(Reader& rd, uint32_t n);
