@@ -6,6 +6,7 @@
 #include <meshport/meshport.h>
 #include <meshport/process.h>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -5,9 +5,14 @@
 // full mesh each level's error is its own, and the levels can run at the same time). A level's
 // steps after simplification are those of ProcessOptions that follow it in process() (normals,
 // tangents, optimisation, modes animation), so a level is exactly what `convert --simplify RATIO`
-// with the same flags gives. Levels run on threads of their own; each has its own Diagnostics,
-// appended to the caller's in level order, so the result is the same for any thread count.
+// with the same flags gives. The work runs on threads: each (level, mesh) pair is a task of its
+// own (meshoptimizer's simplifier takes most of the time, and one call is one mesh), each with
+// its own Diagnostics, appended to the caller's in order, so the result is the same for any
+// thread count.
 #include <meshport/process.h>
+
+#include "ops/remap.h"
+#include "ops/simplify.h"
 
 #include <fmt/format.h>
 
@@ -30,17 +35,17 @@ ProcessOptions steps_after_simplify(const ProcessOptions& after, unsigned thread
   return p;
 }
 
-void make_level(const Scene& scene, LodLevel& level, const ProcessOptions& after, Diagnostics& d) {
-  level.scene = scene;
-  SimplifyOptions o;
-  o.ratio = level.ratio;
-  std::vector<SimplifyResult> results;
-  simplify_meshes(level.scene, o, &d, &results);
-  for (const SimplifyResult& r : results) level.error = std::max(level.error, r.error);
-  process(level.scene, after, &d);
-  level.triangles = 0;
-  for (const Mesh& m : level.scene.meshes)
-    if (m.topology == Topology::Triangles) level.triangles += m.triangles.size() / 3;
+// Runs task(i) for i in 0 .. count-1 on `workers` threads (the calling thread is one).
+template <class Task>
+void run_tasks(size_t count, size_t workers, Task task) {
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < count;) task(i);
+  };
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < std::min(workers, count); ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
 }
 
 }  // namespace
@@ -49,33 +54,55 @@ std::vector<LodLevel> make_lods(const Scene& scene, const std::vector<float>& ra
                                 Diagnostics* diags) {
   for (float r : ratios)
     if (!(r > 0.0f && r <= 1.0f)) fail("", fmt::format("--lods {}: every ratio must be in (0, 1]", r));
-  std::vector<LodLevel> levels(ratios.size());
-  for (size_t i = 0; i < ratios.size(); ++i) levels[i].ratio = ratios[i];
-  const unsigned cores = after.threads ? after.threads : std::max(1u, std::thread::hardware_concurrency());
-  const size_t workers = std::min<size_t>(cores, levels.size());
-  // One level per thread at a time; a level's own steps get the threads left over.
-  const ProcessOptions steps = steps_after_simplify(after, workers > 1 ? 1 : after.threads);
-  std::vector<Diagnostics> local(levels.size());
-  std::vector<std::exception_ptr> errors(levels.size());
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < levels.size();) {
-      try {
-        make_level(scene, levels[i], steps, local[i]);
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
+  for (const Mesh& m : scene.meshes) ops::check_mesh(m);
+  const size_t nl = ratios.size(), nm = scene.meshes.size();
+  std::vector<LodLevel> levels(nl);
+  for (size_t i = 0; i < nl; ++i) levels[i].ratio = ratios[i];
+  const size_t workers = after.threads ? after.threads : std::max(1u, std::thread::hardware_concurrency());
+  // Diagnostics and errors per task, appended / rethrown in order afterwards.
+  std::vector<Diagnostics> local(nl * (nm + 1));
+  std::vector<std::exception_ptr> errors(local.size());
+  auto guarded = [&](size_t slot, auto&& f) {
+    try {
+      f(local[slot]);
+    } catch (...) {
+      errors[slot] = std::current_exception();
     }
   };
-  if (workers <= 1) {
-    work();
-  } else {
-    std::vector<std::thread> pool;
-    for (size_t t = 1; t < workers; ++t) pool.emplace_back(work);
-    work();
-    for (std::thread& t : pool) t.join();
-  }
-  for (size_t i = 0; i < levels.size(); ++i) {
+  // Three rounds on the threads: the copies; every (level, mesh) pair, largest first, so that the
+  // threads share the work of a model with one huge mesh as well as of many small ones; then the
+  // steps after simplification per level (with the threads left over when there are few levels).
+  run_tasks(nl, workers, [&](size_t l) { guarded(l * (nm + 1) + nm, [&](Diagnostics&) { levels[l].scene = scene; }); });
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+  std::vector<std::pair<size_t, size_t>> pairs;  // (level, mesh)
+  for (size_t l = 0; l < nl; ++l)
+    for (size_t m = 0; m < nm; ++m)
+      if (scene.meshes[m].topology == Topology::Triangles && !scene.meshes[m].triangles.empty()) pairs.emplace_back(l, m);
+  std::stable_sort(pairs.begin(), pairs.end(), [&](const auto& a, const auto& b) {
+    return scene.meshes[a.second].triangles.size() > scene.meshes[b.second].triangles.size();
+  });
+  std::vector<std::vector<SimplifyResult>> results(local.size());
+  run_tasks(pairs.size(), workers, [&](size_t k) {
+    const auto [l, m] = pairs[k];
+    const size_t slot = l * (nm + 1) + m;
+    guarded(slot, [&](Diagnostics& d) {
+      SimplifyOptions o;
+      o.ratio = levels[l].ratio;
+      ops::simplify_one(levels[l].scene, m, o, &d, &results[slot]);
+    });
+  });
+  const ProcessOptions steps = steps_after_simplify(after, nl >= workers ? 1 : after.threads);
+  run_tasks(nl, workers, [&](size_t l) {
+    guarded(l * (nm + 1) + nm, [&](Diagnostics& d) {
+      for (size_t m = 0; m < nm; ++m)
+        for (const SimplifyResult& r : results[l * (nm + 1) + m]) levels[l].error = std::max(levels[l].error, r.error);
+      process(levels[l].scene, steps, &d);
+      for (const Mesh& mesh : levels[l].scene.meshes)
+        if (mesh.topology == Topology::Triangles) levels[l].triangles += mesh.triangles.size() / 3;
+    });
+  });
+  for (size_t i = 0; i < local.size(); ++i) {
     if (diags)
       for (Diagnostic& item : local[i].items) diags->add(std::move(item));
     if (errors[i]) std::rethrow_exception(errors[i]);

@@ -11,6 +11,7 @@
 #include <meshport/process.h>
 
 #include "ops/face_channels.h"
+#include "ops/simplify.h"
 #include "ops/remap.h"
 #include "ops/triangulate.h"
 
@@ -126,26 +127,32 @@ bool simplify_mesh(Mesh& m, size_t target, bool hard_limit, Diagnostics* diags, 
 
 }  // namespace
 
+namespace ops {
+
+bool simplify_one(Scene& scene, size_t mi, const SimplifyOptions& o, Diagnostics* diags,
+                  std::vector<SimplifyResult>* results) {
+  Mesh& m = scene.meshes[mi];
+  const size_t tris = m.triangles.size() / 3;
+  if (tris == 0 || m.topology != Topology::Triangles) return false;  // lines and points are left as they are
+  size_t target = std::max<size_t>(1, size_t(std::ceil(double(o.ratio) * double(tris))));
+  if (o.max_triangles > 0) target = std::min(target, o.max_triangles);
+  float error = 0;
+  if (!simplify_mesh(m, target, o.max_triangles > 0 && target == o.max_triangles, diags, error)) return false;
+  if (results) results->push_back({mi, tris, m.triangles.size() / 3, error});
+  if (diags)
+    diags->add(warning("", fmt::format("note: mesh '{}' simplified from {} to {} triangles (error {:.3g})", m.name,
+                                       tris, m.triangles.size() / 3, error)));
+  return true;
+}
+
+}  // namespace ops
+
 size_t simplify_meshes(Scene& scene, const SimplifyOptions& o, Diagnostics* diags, std::vector<SimplifyResult>* results) {
   if (!(o.ratio > 0.0f && o.ratio <= 1.0f))
     fail("", fmt::format("--simplify {}: the ratio must be in (0, 1]", o.ratio));
   for (const Mesh& m : scene.meshes) ops::check_mesh(m);
   size_t changed = 0;
-  for (size_t mi = 0; mi < scene.meshes.size(); ++mi) {
-    Mesh& m = scene.meshes[mi];
-    const size_t tris = m.triangles.size() / 3;
-    if (tris == 0 || m.topology != Topology::Triangles) continue;  // lines and points are left as they are
-    size_t target = std::max<size_t>(1, size_t(std::ceil(double(o.ratio) * double(tris))));
-    if (o.max_triangles > 0) target = std::min(target, o.max_triangles);
-    const size_t before = tris;
-    float error = 0;
-    if (!simplify_mesh(m, target, o.max_triangles > 0 && target == o.max_triangles, diags, error)) continue;
-    ++changed;
-    if (results) results->push_back({mi, before, m.triangles.size() / 3, error});
-    if (diags)
-      diags->add(warning("", fmt::format("note: mesh '{}' simplified from {} to {} triangles (error {:.3g})", m.name,
-                                         before, m.triangles.size() / 3, error)));
-  }
+  for (size_t mi = 0; mi < scene.meshes.size(); ++mi) changed += ops::simplify_one(scene, mi, o, diags, results);
   return changed;
 }
 
