@@ -126,9 +126,6 @@ struct Node {
   std::optional<uint32_t> attachment_mesh;  // extras.meshport.mesh: a glTF mesh
   bool is_static = false;              // extras.meshport.static: the writer's meshport_static
   int32_t scene_mesh = -1;             // the Scene mesh of its first primitive, when it has a mesh
-  std::vector<uint32_t> lod_ids;       // extensions.MSFT_lod.ids: the nodes of its levels of detail
-  uint32_t lod = 0;                    // a level node: its level (1, 2, ...) ...
-  int32_t lod_base = -1;               // ... of this node (MSFT_lod)
 };
 
 struct Skin {
@@ -218,6 +215,11 @@ struct Reader {
   SceneImages images;
   std::optional<uint32_t> scene_choice;        // --scene N
   ResampleOptions resample;                    // --resample FPS|off (gltf_read_animations.cpp)
+  // MSFT_lod (read_lod_nodes), kept out of Node (whose size the memory budget counts per node):
+  // per node with the extension, the level nodes its ids list; per level node read as one, its
+  // level (1, 2, ...) and base node.
+  std::map<uint32_t, std::vector<uint32_t>> lod_ids;
+  std::map<uint32_t, std::pair<uint32_t, uint32_t>> lod_levels;
   std::vector<SceneEntry>* scene_list = nullptr;  // filled with the file's scenes when set
   std::vector<std::vector<uint8_t>> decoded_views;  // EXT/KHR_meshopt_compression data (gltf_read_meshopt.cpp)
   std::map<uint32_t, Accessor> draco_accessors;     // the Draco primitive being read (gltf_read_draco.cpp)

@@ -131,7 +131,7 @@ void read_nodes(Reader& rd) {
         const std::string ip = fmt::format("{}.ids[{}]", lp, k);
         auto id = as_uint(ids[k]);
         if (!id) rd.error(ip, fmt::format("{} is not a node index", describe(ids[k])));
-        node.lod_ids.push_back(rd.check_index(*id, ip, "nodes"));
+        rd.lod_ids[uint32_t(i)].push_back(rd.check_index(*id, ip, "nodes"));
       }
     }
     read_node_extras(rd, node, o, path);
@@ -251,19 +251,17 @@ void read_nodes(Reader& rd) {
 // its own or has no mesh is left as it is (warning).
 void read_lod_nodes(Reader& rd) {
   size_t skipped = 0;
-  for (size_t n = 0; n < rd.nodes.size(); ++n) {
+  for (const auto& [n, ids] : rd.lod_ids) {
     const Node& base = rd.nodes[n];
-    if (!base.active || base.lod_ids.empty() || base.lod != 0) continue;
-    for (size_t k = 0; k < base.lod_ids.size(); ++k) {
-      Node& level = rd.nodes[base.lod_ids[k]];
-      if (level.active || level.lod != 0 || !level.lod_ids.empty() || !level.mesh || level.parent >= 0 ||
-          base.lod_ids[k] == n) {
+    if (!base.active || rd.lod_levels.count(n)) continue;
+    for (size_t k = 0; k < ids.size(); ++k) {
+      Node& level = rd.nodes[ids[k]];
+      if (level.active || rd.lod_levels.count(ids[k]) || rd.lod_ids.count(ids[k]) || !level.mesh || level.parent >= 0) {
         ++skipped;
         continue;
       }
       level.active = true;
-      level.lod = uint32_t(k + 1);
-      level.lod_base = int32_t(n);
+      rd.lod_levels[ids[k]] = {uint32_t(k + 1), n};
       if (base.parent >= 0) level.world = mat_mul(rd.nodes[size_t(base.parent)].world, level.local);
     }
   }
