@@ -14,6 +14,7 @@
 #include "ops/image_files.h"
 #include "ops/texture_transform.h"
 #include "ops/instances.h"
+#include "convert_lods.h"
 
 #include <fmt/format.h>
 
@@ -162,15 +163,40 @@ bool has_key_times(const Scene& s) {
   return false;
 }
 
-Scene with_even_frames(const Scene& scene, Format format, Diagnostics& d) {
+// `fps` > 0 (--resample FPS): every animation with frames not already at fps is sampled at fps.
+bool needs_resample(const Scene& s, float fps) {
+  if (!(fps > 0)) return false;
+  return std::any_of(s.animations.begin(), s.animations.end(), [&](const Animation& a) {
+    return a.frame_count() > 0 && (!a.times.empty() || a.framerate != fps);
+  });
+}
+
+std::string error_text(const ResampleError& e) {
+  return fmt::format("largest error {:.4g} in translation, {:.4g} degrees in rotation, {:.4g} in scale", e.translation,
+                     e.degrees, e.scale);
+}
+
+Scene with_even_frames(const Scene& scene, Format format, float fps, Diagnostics& d) {
   Scene s = scene;
   for (auto& a : s.animations) {
+    if (fps > 0 && a.frame_count() > 0 && (!a.times.empty() || a.framerate != fps)) {
+      Animation timed = a;
+      if (timed.times.empty()) {  // evenly spaced frames at another rate: their times
+        const double rate = a.framerate > 0 ? double(a.framerate) : 30.0;
+        for (size_t f = 0; f < a.frame_count(); ++f) timed.times.push_back(float(double(f) / rate));
+      }
+      a = resample_animation(timed, fps);
+      d.add(warning("", fmt::format("note: animation '{}' resampled at {} fps (--resample): {}", a.name, fps,
+                                    error_text(resample_error(timed, a)))));
+      continue;
+    }
     if (a.times.empty()) continue;
     float rate = a.framerate > 0 ? a.framerate : 30.0f;
+    const Animation source = a;
     a = resample_animation(a, rate);
     d.add(warning("", fmt::format("animation '{}' has unevenly spaced keys; {} frames are evenly spaced: "
-                                  "resampled at {} fps",
-                                  a.name, format_info(format).name, rate)));
+                                  "resampled at {} fps ({})",
+                                  a.name, format_info(format).name, rate, error_text(resample_error(source, a)))));
   }
   return s;
 }
@@ -242,9 +268,17 @@ std::vector<OutputFile> write_format(const Scene& input, Format format, const Wr
   if (options.compress && format != Format::Gltf && format != Format::Glb)
     fail(path, fmt::format("compression (--compress) is for glTF output (.gltf, .glb) only, not {}",
                            format_info(format).name));
-  const bool even_frames = format != Format::Gltf && format != Format::Glb && format != Format::Qmsh &&
-                           format != Format::QmshTmp && format != Format::ModeDefModel && format != Format::ModeDefProp &&
-                           format != Format::ModeDefState && format != Format::ModeDefPath && has_key_times(input);
+  const bool fixed_rate = format != Format::Gltf && format != Format::Glb && format != Format::Qmsh &&
+                          format != Format::QmshTmp && format != Format::ModeDefModel && format != Format::ModeDefProp &&
+                          format != Format::ModeDefState && format != Format::ModeDefPath;
+  const bool resample_all = needs_resample(input, options.resample.fps);
+  const bool even_frames = resample_all || (fixed_rate && has_key_times(input));
+  if (even_frames && !resample_all && options.resample.off)
+    for (const Animation& a : input.animations)
+      if (!a.times.empty())
+        fail(path, fmt::format("animation '{}' has unevenly spaced keys, and {} holds evenly spaced frames only "
+                               "(--resample off); --resample FPS samples them, glTF and QMSH keep them",
+                               a.name, format_info(format).name));
   if (format != Format::Gltf && format != Format::Glb) {
     size_t tracks = 0;
     for (const auto& a : input.animations) tracks += a.morph_weights.size();
@@ -254,7 +288,7 @@ std::vector<OutputFile> write_format(const Scene& input, Format format, const Wr
                                     tracks, format_info(format).name)));
   }
   Scene resampled;
-  if (even_frames) resampled = with_even_frames(input, format, d);
+  if (even_frames) resampled = with_even_frames(input, format, options.resample.fps, d);
   // Texture coordinate transforms (KHR_texture_transform): only glTF holds them; the others get
   // the base colour texture's baked into the texture coordinates. Formats without GPU instancing
   // get the instances expanded, and formats without lines and points lose those meshes (warning);
@@ -263,7 +297,7 @@ std::vector<OutputFile> write_format(const Scene& input, Format format, const Wr
   const Scene& timed = even_frames ? resampled : input;
   const bool bake = !gltf && ops::has_texture_transforms(timed);
   const bool prepare = !gltf && std::any_of(timed.meshes.begin(), timed.meshes.end(), [](const Mesh& m) {
-    return !m.instances.empty() || m.topology != Topology::Triangles;
+    return !m.instances.empty() || m.topology != Topology::Triangles || m.lod != 0;
   });
   Scene prepared;
   if (bake || prepare) {
@@ -275,6 +309,7 @@ std::vector<OutputFile> write_format(const Scene& input, Format format, const Wr
                                     "no instancing",
                                     instanced, format_info(format).name)));
     ops::drop_non_triangle_meshes(prepared, format_info(format).name, d);
+    ops::drop_lod_meshes(prepared, format_info(format).name, d);
   }
   const Scene& scene = bake || prepare ? prepared : timed;
   namespace fs = std::filesystem;
@@ -442,7 +477,12 @@ Scene convert(const std::vector<std::string>& inputs, const std::string& output,
     Scene extra = read(inputs[i], animation_inputs, diags);
     attach_animations(scene, extra, inputs[i], diags);
   }
-  process(scene, effective_process(options.process, inputs, output, options), diags);
+  const ProcessOptions p = effective_process(options.process, inputs, output, options);
+  std::vector<LodLevel> levels;
+  if (options.lods.ratios.empty())
+    process(scene, p, diags);
+  else
+    levels = process_with_lods(scene, p, options.lods, output, options.write, diags);
   WriteOptions w = options.write;
   if (w.texture_dir.empty()) {
     std::string dir = std::filesystem::path(inputs[0]).parent_path().string();
@@ -450,6 +490,7 @@ Scene convert(const std::vector<std::string>& inputs, const std::string& output,
   }
   if (w.texture_model.empty() && inputs[0] != "-") w.texture_model = inputs[0];
   write(scene, output, w, diags);
+  write_lod_files(levels, output, w, diags);
   return scene;
 }
 

@@ -62,6 +62,8 @@ struct ReadOptions {
   // the calling thread (a batch converting many files at once sets 1 per file). The result is
   // the same for any count.
   unsigned threads = 0;
+  // glTF: sample the animation curves at resample.fps, or keep uneven keys (resample.off).
+  ResampleOptions resample;
 };
 
 struct WriteOptions {
@@ -96,6 +98,9 @@ struct WriteOptions {
   // core, 1 the calling thread only (a batch converting many files at once sets 1). The file is
   // the same for any count.
   unsigned threads = 0;
+  // Animations sampled at resample.fps before writing (any format), or never (resample.off: a
+  // format of evenly spaced frames refuses uneven keys instead of resampling them at 30 fps).
+  ResampleOptions resample;
 };
 
 // Reading. Fatal problems throw meshport::Error; warnings go to `diags` when given. Formats
@@ -120,10 +125,13 @@ std::vector<uint8_t> write_memory(const Scene& scene, Format format, const Write
 // Between reading and writing, `process` runs (process.h): by default it generates normals and
 // tangents where meshes lack them, except when the output is the input's own format (or family:
 // .gltf/.glb, the ModeDef files), where a conversion without flags adds nothing.
+// With lods.ratios, the levels of detail too (process.h make_lods; docs/processing.md): files
+// NAME_lod1.EXT, ... beside the output, or with lods.msft_lod (glTF) in the output itself.
 struct ConvertOptions {
   ReadOptions read;
   ProcessOptions process;
   WriteOptions write;
+  LodOptions lods;
 };
 Scene convert(const std::vector<std::string>& inputs, const std::string& output,
               const ConvertOptions& options = {}, Diagnostics* diags = nullptr);

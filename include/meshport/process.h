@@ -82,11 +82,21 @@ void flip_winding(Scene& scene);
 // (face channels, smoothing rules) from the original triangle sharing most of their corners;
 // polygons become triangles; unused vertices are dropped (every stream follows). Meshes already
 // within the target are left as they are. Returns how many meshes changed.
+// Each simplified mesh's result goes to `results` when given: its geometric error is
+// meshoptimizer's result error (relative to the mesh's extent) times meshopt_simplifyScale, in
+// model units: how far the simplified surface may lie from the original one.
 struct SimplifyOptions {
   float ratio = 1.0f;        // (0, 1]
   size_t max_triangles = 0;  // 0: no limit
 };
-size_t simplify_meshes(Scene& scene, const SimplifyOptions& options, Diagnostics* diags = nullptr);
+struct SimplifyResult {
+  size_t mesh = 0;  // index into Scene::meshes
+  size_t triangles_before = 0, triangles_after = 0;
+  float error = 0;  // model units
+};
+size_t simplify_meshes(Scene& scene, const SimplifyOptions& options, Diagnostics* diags = nullptr,
+                       std::vector<SimplifyResult>* results = nullptr);
+
 
 // ---- Bounds (src/ops/bounds.cpp) -----------------------------------------------------------
 // Rest-pose box: scene_bounds() in meshport.h. Per animation frame, with skinning:
@@ -108,6 +118,27 @@ std::vector<FrameBounds> frame_bounds(const Scene& scene);
 // when the duration is a whole number of frames, else the frame after it holds the last key.
 // An animation without `times` is returned as it is.
 Animation resample_animation(const Animation& a, float framerate);
+// What `convert --resample FPS|off` asks (docs/processing.md "Resampling"): fps > 0 samples every
+// animation at fps (glTF curves, LINEAR / STEP / CUBICSPLINE, by the reader exactly at the frame
+// times; other sources' frames or keys by resample_animation); off never resamples (a glTF's
+// uneven keys are kept as Animation::times, and writing a format of evenly spaced frames is an
+// error naming the animation). Neither: as before (uneven keys at their framerate, else 30 fps).
+struct ResampleOptions {
+  float fps = 0;
+  bool off = false;
+};
+// The largest difference resampling introduced, per kind of channel: translation in the
+// channel's units (distance), rotation in degrees (angle between the quaternions), scale as the
+// largest component difference. Measured at every source key time and midway between
+// consecutive resampled frames, the source evaluated by its own interpolation, the resampled
+// animation by its frames (blended, or held when Interpolation::Step).
+struct ResampleError {
+  double translation = 0;
+  double degrees = 0;
+  double scale = 0;
+};
+// `source`'s frames are at `times` when it has them, else at f / framerate (30 when 0).
+ResampleError resample_error(const Animation& source, const Animation& resampled);
 
 // ---- The whole pipeline, in this order (what `meshport convert` runs) -----------------------
 // Whether normals / tangents are generated for meshes that lack them.
@@ -139,5 +170,29 @@ struct ProcessOptions {
   unsigned threads = 0;
 };
 void process(Scene& scene, const ProcessOptions& options, Diagnostics* diags = nullptr);
+
+// ---- Levels of detail (src/ops/lods.cpp) ---------------------------------------------------
+// One Scene per ratio: a copy of `scene` with every mesh simplified from the full mesh (never
+// from the level before) to ceil(ratio * its triangles), then the steps of `after` that follow
+// simplification (normals, tangents, optimize, modes animation; its other steps and its
+// simplify are ignored). Levels run on threads of their own (after.threads: 0 every core, 1 the
+// calling thread); the result is the same for any count. `error`: the largest SimplifyResult
+// error of the level's meshes (model units), 0 when no mesh changed.
+struct LodLevel {
+  float ratio = 1.0f;
+  Scene scene;
+  size_t triangles = 0;  // of every Triangles mesh of the level
+  float error = 0;
+};
+std::vector<LodLevel> make_lods(const Scene& scene, const std::vector<float>& ratios, const ProcessOptions& after,
+                                Diagnostics* diags = nullptr);
+// What `convert --lods R1,R2,... [--msft-lod]` makes (docs/processing.md).
+struct LodOptions {
+  std::vector<float> ratios;  // one level each, in (0, 1]; empty: no levels
+  bool msft_lod = false;      // glTF: every level in the output itself (MSFT_lod), not NAME_lodN.EXT
+};
+// The levels' meshes appended to `scene` as meshes with Mesh::lod = level number (1, 2, ...) and
+// lod_of = their level-0 mesh, for meshes whose level has fewer triangles than the mesh itself.
+void add_lod_meshes(Scene& scene, const std::vector<LodLevel>& levels);
 
 }  // namespace meshport

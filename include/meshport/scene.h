@@ -141,6 +141,11 @@ struct Mesh {
   // otherwise once per transform, each applied to the mesh's vertices (p' = T * R * S * p) to
   // give model space. Writers of formats without instancing expand them (ops: expand_instances).
   std::vector<Transform> instances;
+  // Level of detail (glTF MSFT_lod; process.h make_lods): 0 for a mesh drawn as it is; n > 0 for
+  // a simpler version of mesh `lod_of` (a level-0 mesh of the same Scene) shown at level n
+  // instead of it. Writers of formats without levels of detail leave such meshes out (warning).
+  uint32_t lod = 0;
+  int32_t lod_of = -1;
 
   size_t vertex_count() const;
   size_t face_count() const { return polygon_sizes.empty() ? triangles.size() / 3 : polygon_sizes.size(); }

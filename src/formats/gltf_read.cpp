@@ -512,6 +512,7 @@ Scene read(std::span<const uint8_t> data, const std::string& name, const SideFil
            const ReadOptions& options) {
   read_impl::Reader r(data, name, load, diags);
   r.scene_choice = options.scene;
+  r.resample = options.resample;
   r.scene_list = options.scenes;
   return read_impl::run(r);
 }

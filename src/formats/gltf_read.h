@@ -214,6 +214,12 @@ struct Reader {
   MeshportRoot mp;
   SceneImages images;
   std::optional<uint32_t> scene_choice;        // --scene N
+  ResampleOptions resample;                    // --resample FPS|off (gltf_read_animations.cpp)
+  // MSFT_lod (read_lod_nodes), kept out of Node (whose size the memory budget counts per node):
+  // per node with the extension, the level nodes its ids list; per level node read as one, its
+  // level (1, 2, ...) and base node.
+  std::map<uint32_t, std::vector<uint32_t>> lod_ids;
+  std::map<uint32_t, std::pair<uint32_t, uint32_t>> lod_levels;
   std::vector<SceneEntry>* scene_list = nullptr;  // filled with the file's scenes when set
   std::vector<std::vector<uint8_t>> decoded_views;  // EXT/KHR_meshopt_compression data (gltf_read_meshopt.cpp)
   std::map<uint32_t, Accessor> draco_accessors;     // the Draco primitive being read (gltf_read_draco.cpp)
@@ -371,6 +377,7 @@ const ImageBytes* image_bytes(Reader& rd, uint32_t i);
 // gltf_read_nodes.cpp: nodes, skins and the skeleton, attachments
 void read_nodes(Reader& rd);
 void read_node_extras(Reader& rd, Node& node, const json& o, const std::string& path);
+void read_lod_nodes(Reader& rd);  // MSFT_lod level nodes of active nodes: activated, levels set
 void read_skeleton(Reader& rd);
 bool is_attachment(const Reader& rd, uint32_t n);
 Attachment attachment(Reader& rd, uint32_t n);

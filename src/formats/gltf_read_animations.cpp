@@ -3,6 +3,7 @@
 #include "formats/gltf_read.h"
 
 #include "ops/components.h"
+#include "ops/rotation_error.h"
 
 #include <algorithm>
 #include <cmath>
@@ -28,6 +29,78 @@ struct Channel {
     return values->data() + (interp == Interp::Cubic ? (3 * k + 1) : k) * comps;
   }
 };
+
+// The channel's value at time t (seconds) into v: LINEAR blends (rotations by slerp), STEP holds
+// the key before, CUBICSPLINE is the Hermite spline of the glTF specification (rotations
+// normalised); before the first key the first value, after the last the last. A time within
+// eps of a key is that key.
+void evaluate(const Channel& c, double t, double eps, float* v) {
+  const std::vector<float>& times = *c.times;
+  const size_t n = times.size();
+  auto set = [&](const float* x) { std::copy_n(x, c.comps, v); };
+  auto it = std::upper_bound(times.begin(), times.end(), t + eps, [](double a, float b) { return a < double(b); });
+  if (it == times.begin()) return set(c.value(0));
+  size_t k = size_t(it - times.begin()) - 1;
+  double dt = k + 1 < n ? double(times[k + 1]) - times[k] : 0;
+  double u = dt > 0 ? (t - times[k]) / dt : 0;
+  if (k + 1 >= n || c.interp == Interp::Step || u <= 0 || t - times[k] <= eps) return set(c.value(k));  // on key k
+  u = std::min(u, 1.0);
+  const float* a = c.value(k);
+  const float* b = c.value(k + 1);
+  if (c.interp == Interp::Linear) {
+    if (c.path == 1) {
+      Quat q = quat_slerp({a[0], a[1], a[2], a[3]}, {b[0], b[1], b[2], b[3]}, float(u));
+      return set(q.data());
+    }
+    for (uint32_t i = 0; i < c.comps; ++i) v[i] = float(a[i] + (double(b[i]) - a[i]) * u);
+    return;
+  }
+  const float* out_tangent = c.values->data() + (3 * k + 2) * c.comps;
+  const float* in_tangent = c.values->data() + (3 * (k + 1)) * c.comps;
+  const double u2 = u * u, u3 = u2 * u;
+  const double h00 = 2 * u3 - 3 * u2 + 1, h10 = u3 - 2 * u2 + u, h01 = -2 * u3 + 3 * u2, h11 = u3 - u2;
+  for (uint32_t i = 0; i < c.comps; ++i)
+    v[i] = float(h00 * a[i] + h10 * dt * out_tangent[i] + h01 * b[i] + h11 * dt * in_tangent[i]);
+  if (c.path == 1) {
+    Quat q = quat_normalize({v[0], v[1], v[2], v[3]});
+    set(q.data());
+  }
+}
+
+// How far the channel sampled at `fps` (frames 0 .. frames-1, blended between frames, or held
+// when `held`) is from the channel itself, at its keys and midway between frames; `err` keeps the
+// largest (translation distance, rotation degrees, scale component).
+void channel_error(const Channel& c, double fps, size_t frames, bool held, double eps, ResampleError& err) {
+  if (frames == 0) return;
+  std::vector<double> at(c.times->begin(), c.times->end());
+  for (size_t f = 0; f + 1 < frames; ++f) at.push_back((double(f) + 0.5) / fps);
+  for (double t : at) {
+    const double x = std::clamp(t * fps, 0.0, double(frames - 1));
+    const size_t f0 = size_t(std::floor(x)), f1 = std::min(f0 + 1, frames - 1);
+    const float u = float(x - double(f0));
+    float a[4], b[4], want[4], got[4];
+    evaluate(c, double(f0) / fps, eps, a);
+    evaluate(c, double(f1) / fps, eps, b);
+    evaluate(c, t, eps, want);
+    if (held || u == 0) {
+      std::copy_n(a, c.comps, got);
+    } else if (c.path == 1) {
+      const Quat q = quat_slerp({a[0], a[1], a[2], a[3]}, {b[0], b[1], b[2], b[3]}, u);
+      std::copy_n(q.data(), 4, got);
+    } else {
+      for (uint32_t i = 0; i < c.comps; ++i) got[i] = a[i] + (b[i] - a[i]) * u;
+    }
+    if (c.path == 1) {
+      err.degrees = std::max(err.degrees, ops::rotation_degrees(want, got));
+    } else if (c.path == 0) {
+      double d2 = 0;
+      for (int i = 0; i < 3; ++i) d2 += (double(want[i]) - got[i]) * (double(want[i]) - got[i]);
+      err.translation = std::max(err.translation, std::sqrt(d2));
+    } else {
+      for (int i = 0; i < 3; ++i) err.scale = std::max(err.scale, std::fabs(double(want[i]) - got[i]));
+    }
+  }
+}
 
 }  // namespace
 
@@ -309,6 +382,12 @@ void read_animation(Reader& rd, uint32_t ai) {
     for (const MorphWeightTrack& t : tracks) timing.push_back(&t.times);
   double max_time = 0;
   for (const Channel& c : used) max_time = std::max(max_time, double(c.times->back()));
+  const ResampleOptions& resample = rd.resample;
+  if (resample.fps > 0) {  // --resample FPS: the curves at FPS, whatever the file's own timing
+    fps = resample.fps, has_stored_rate = false, own_times = false, kept_times.clear(), kept_frames = 0;
+    kept_step = false;
+  }
+  std::vector<float> union_times;  // --resample off: the keys of every channel
   if (fps <= 0) {
     double h = 0;
     for (const std::vector<float>* times : timing)
@@ -329,6 +408,10 @@ void read_animation(Reader& rd, uint32_t ai) {
     if (grid && 1 / h >= 1 - 1e-6 && 1 / h <= 240 + 1e-6) {
       fps = 1 / h;
       if (std::fabs(fps - std::round(fps)) <= 1e-4 * fps) fps = std::round(fps);
+    } else if (resample.off && !used.empty() && !own_times && kept_times.empty()) {
+      for (const Channel& c : used) union_times.insert(union_times.end(), c.times->begin(), c.times->end());
+      std::sort(union_times.begin(), union_times.end());
+      union_times.erase(std::unique(union_times.begin(), union_times.end()), union_times.end());
     }
   }
   anim.framerate = has_stored_rate ? stored_rate : float(fps);
@@ -344,11 +427,15 @@ void read_animation(Reader& rd, uint32_t ai) {
     return;
   }
   // The writer's Animation::times: frame f is key f.
-  const std::vector<float>* key_times = own_times ? used[0].times.get() : !kept_times.empty() ? &kept_times : nullptr;
+  const std::vector<float>* key_times = own_times            ? used[0].times.get()
+                                        : !kept_times.empty()  ? &kept_times
+                                        : !union_times.empty() ? &union_times
+                                                               : nullptr;
   std::vector<bool> on_keys(used.size(), false);
   for (size_t ci = 0; own_times && ci < used.size(); ++ci) on_keys[ci] = *used[ci].times == *key_times;
   const double frames_d = key_times    ? double(key_times->size())
                           : kept_frames ? double(kept_frames)
+                          : resample.fps > 0 ? std::ceil(max_time * fps - 1e-4) + 1  // the last key in a frame
                                         : std::round(max_time * fps) + 1;
   size_t nj = poses_only ? rd.mp.nodes.size() : rd.scene.joints.size();
   if (!(frames_d <= double(UINT32_MAX)))
@@ -384,47 +471,11 @@ void read_animation(Reader& rd, uint32_t ai) {
     for (size_t j = 0; j < nj; ++j)
       if (animated[j] && parent_world[j]) pose[j] = local[j];
     for (const Channel& c : used) {
-      const std::vector<float>& times = *c.times;
-      const size_t n = times.size();
       float v[4];
-      auto set = [&](const float* x) { std::copy_n(x, c.comps, v); };
-      auto it = std::upper_bound(times.begin(), times.end(), t + eps,
-                                 [](double a, float b) { return a < double(b); });
-      if (on_keys[size_t(&c - used.data())]) {
-        set(c.value(f));
-      } else if (it == times.begin()) {
-        set(c.value(0));
-      } else {
-        size_t k = size_t(it - times.begin()) - 1;
-        double dt = k + 1 < n ? double(times[k + 1]) - times[k] : 0;
-        double u = dt > 0 ? (t - times[k]) / dt : 0;
-        if (k + 1 >= n || c.interp == Interp::Step || u <= 0 || t - times[k] <= eps) {  // on key k
-          set(c.value(k));
-        } else {
-          u = std::min(u, 1.0);
-          const float* a = c.value(k);
-          const float* b = c.value(k + 1);
-          if (c.interp == Interp::Linear) {
-            if (c.path == 1) {
-              Quat q = quat_slerp({a[0], a[1], a[2], a[3]}, {b[0], b[1], b[2], b[3]}, float(u));
-              set(q.data());
-            } else {
-              for (uint32_t i = 0; i < c.comps; ++i) v[i] = float(a[i] + (double(b[i]) - a[i]) * u);
-            }
-          } else {
-            const float* out_tangent = c.values->data() + (3 * k + 2) * c.comps;
-            const float* in_tangent = c.values->data() + (3 * (k + 1)) * c.comps;
-            const double u2 = u * u, u3 = u2 * u;
-            const double h00 = 2 * u3 - 3 * u2 + 1, h10 = u3 - 2 * u2 + u, h01 = -2 * u3 + 3 * u2, h11 = u3 - u2;
-            for (uint32_t i = 0; i < c.comps; ++i)
-              v[i] = float(h00 * a[i] + h10 * dt * out_tangent[i] + h01 * b[i] + h11 * dt * in_tangent[i]);
-            if (c.path == 1) {
-              Quat q = quat_normalize({v[0], v[1], v[2], v[3]});
-              set(q.data());
-            }
-          }
-        }
-      }
+      if (on_keys[size_t(&c - used.data())])
+        std::copy_n(c.value(f), c.comps, v);
+      else
+        evaluate(c, t, eps, v);
       Transform& p = pose[c.joint];
       if (c.path == 0)
         p.translation = {v[0], v[1], v[2]};
@@ -440,6 +491,14 @@ void read_animation(Reader& rd, uint32_t ai) {
                                                                    pose[j].scale)),
                             exact);
       }
+  }
+  if (resample.fps > 0) {
+    ResampleError err;
+    for (const Channel& c : used)
+      channel_error(c, fps, frames, anim.interpolation == Interpolation::Step, eps, err);
+    rd.warn(fmt::format("note: animation '{}' sampled at {} fps (--resample): largest error {:.4g} in translation, "
+                        "{:.4g} degrees in rotation, {:.4g} in scale (at the keys and midway between frames)",
+                        text::clip(anim_name), fps, err.translation, err.degrees, err.scale));
   }
   // The writer drops channels past the skeleton; fewer channels than joints are restored.
   if (stored_channels < nj) {

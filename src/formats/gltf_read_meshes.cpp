@@ -527,6 +527,19 @@ void instance_meshes(Reader& rd) {
       rd.scene.meshes.push_back(std::move(m));
     }
   }
+  // MSFT_lod level nodes (read_lod_nodes): primitive p of level node L is the level of primitive
+  // p of its base node (of the base's first when the base has fewer).
+  for (const auto& [n, level] : rd.lod_levels) {
+    const Node& node = rd.nodes[n];
+    const Node& base = rd.nodes[level.second];
+    if (node.scene_mesh < 0 || base.scene_mesh < 0) continue;
+    const size_t prims = rd.meshes[*node.mesh].size(), base_prims = rd.meshes[*base.mesh].size();
+    for (size_t p = 0; p < prims; ++p) {
+      Mesh& m = rd.scene.meshes[size_t(node.scene_mesh) + p];
+      m.lod = level.first;
+      m.lod_of = base.scene_mesh + int32_t(p < base_prims ? p : 0);
+    }
+  }
   size_t unused = 0;
   for (size_t m = 0; m < rd.meshes.size(); ++m) {
     if (used[m]) continue;

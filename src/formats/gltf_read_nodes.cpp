@@ -123,6 +123,17 @@ void read_nodes(Reader& rd) {
     node.camera = field(o, "camera") != nullptr;
     const json* ext = field(o, "extensions");
     node.light = ext && field(*ext, "KHR_lights_punctual");
+    if (const json* lod = ext ? field(*ext, "MSFT_lod") : nullptr) {
+      const std::string lp = path + ".extensions.MSFT_lod";
+      if (!lod->is_object()) rd.error(lp, fmt::format("is {}, not an object", lod->type_name()));
+      const json& ids = rd.get_array(*lod, "ids", lp);
+      for (size_t k = 0; k < ids.size(); ++k) {
+        const std::string ip = fmt::format("{}.ids[{}]", lp, k);
+        auto id = as_uint(ids[k]);
+        if (!id) rd.error(ip, fmt::format("{} is not a node index", describe(ids[k])));
+        rd.lod_ids[uint32_t(i)].push_back(rd.check_index(*id, ip, "nodes"));
+      }
+    }
     read_node_extras(rd, node, o, path);
     const json& ch = rd.get_array(o, "children", path);
     for (size_t k = 0; k < ch.size(); ++k) {
@@ -227,10 +238,37 @@ void read_nodes(Reader& rd) {
     rd.nodes[x].active = true;
     for (uint32_t c : rd.nodes[x].children) stack.push_back(c);
   }
+  read_lod_nodes(rd);
   size_t ignored = 0;
   for (const Node& node : rd.nodes) ignored += !node.active && node.mesh;
   if (ignored)
     rd.warn(fmt::format("{} nodes with a mesh are not in {}, the scene read; they are ignored", ignored, sp));
+}
+
+// MSFT_lod: the level nodes an active node lists are read too, as levels of its meshes
+// (instance_meshes sets Mesh::lod and lod_of), placed where it is (its parent's world matrix
+// times their own). A level node that is in the scene itself, is listed twice, lists levels of
+// its own or has no mesh is left as it is (warning).
+void read_lod_nodes(Reader& rd) {
+  size_t skipped = 0;
+  for (const auto& [n, ids] : rd.lod_ids) {
+    const Node& base = rd.nodes[n];
+    if (!base.active || rd.lod_levels.count(n)) continue;
+    for (size_t k = 0; k < ids.size(); ++k) {
+      Node& level = rd.nodes[ids[k]];
+      if (level.active || rd.lod_levels.count(ids[k]) || rd.lod_ids.count(ids[k]) || !level.mesh || level.parent >= 0) {
+        ++skipped;
+        continue;
+      }
+      level.active = true;
+      rd.lod_levels[ids[k]] = {uint32_t(k + 1), n};
+      if (base.parent >= 0) level.world = mat_mul(rd.nodes[size_t(base.parent)].world, level.local);
+    }
+  }
+  if (skipped)
+    rd.warn(fmt::format("{} MSFT_lod level nodes are in the scene already, listed twice, without a mesh or with a "
+                        "parent; they are read as they are",
+                        skipped));
 }
 
 // A node's extras.meshport: whether the writer made it an attachment, and of which mesh.

@@ -15,7 +15,8 @@
 //   where they are, as in IQM. It is a skin joint (the last one) only when such vertices exist.
 // - then one node per written mesh (named after the mesh, no transform; skinned meshes reference
 //   the skin). scenes[0].nodes: the mesh nodes, then the root joints (or meshport_static), then
-//   the root attachments.
+//   the root attachments. Level-of-detail meshes (Mesh::lod > 0): their nodes are listed in
+//   their level-0 mesh node's extensions.MSFT_lod.ids instead (gltf_write_lods.cpp).
 // - then one node per Scene attachment, in Scene order (they are the last nodes): name, translation
 //   / rotation / scale from Attachment::transform (each omitted when the identity; a rotation of
 //   unit length within float rounding is written bit for bit; a transform that is not finite is
@@ -404,6 +405,7 @@ std::vector<OutputFile> write(const Scene& input, const WriteOptions& options, b
   if (scene.modedef) w.modedef_mesh = modedef_mesh_json(*scene.modedef, scene.meshes.size());
   for (size_t i = 0; i < scene.meshes.size(); ++i)
     if (written(scene.meshes[i])) emit_mesh(w, i, blend[i] ? &*blend[i] : nullptr);
+  emit_lods(w);
   emit_attachments(w);
   emit_animations(w);
   if (w.bad_names) wwarn(diags, "names that are not valid UTF-8 written with '?' for their non-ASCII bytes");

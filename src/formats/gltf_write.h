@@ -185,6 +185,9 @@ std::vector<int> texcoord_sets(const Mesh& m);
 // gltf_write_animations.cpp
 void emit_animations(Writer& w);
 
+// gltf_write_lods.cpp: MSFT_lod on the nodes of meshes with levels of detail (Mesh::lod)
+void emit_lods(Writer& w);
+
 // gltf_write_meshopt.cpp: the root's buffers (the BIN / .bin buffer and, when views were
 // compressed, the fallback buffer) and EXT_meshopt_compression in extensionsUsed / Required.
 void emit_buffers(Writer& w, json buffer0);

@@ -140,20 +140,22 @@ size_t expand_instances(Scene& scene) {
   return expanded;
 }
 
-size_t drop_non_triangle_meshes(Scene& scene, std::string_view format, Diagnostics& diags) {
+namespace {
+
+// Removes the meshes `keep` refuses, renumbering what names meshes (attachments, morph weight
+// tracks, Mesh::lod_of); `dropped` is called with each removed mesh and its index.
+template <class Keep, class Dropped>
+size_t remove_meshes(Scene& scene, Keep keep, Dropped dropped) {
   std::vector<int32_t> renumber(scene.meshes.size(), -1);
   std::vector<Mesh> kept;
   for (size_t i = 0; i < scene.meshes.size(); ++i) {
     Mesh& m = scene.meshes[i];
-    if (m.topology == Topology::Triangles) {
+    if (keep(m)) {
       renumber[i] = int32_t(kept.size());
       kept.push_back(std::move(m));
       continue;
     }
-    const bool lines = m.topology == Topology::Lines;
-    diags.add(warning("", fmt::format("mesh {} ('{}'): {} {} not written: {} has no {}", i, m.name,
-                                      m.triangles.size() / (lines ? 2 : 1), lines ? "line segments" : "points", format,
-                                      lines ? "lines" : "points")));
+    dropped(m, i);
   }
   const size_t removed = scene.meshes.size() - kept.size();
   if (!removed) {
@@ -169,6 +171,30 @@ size_t drop_non_triangle_meshes(Scene& scene, std::string_view format, Diagnosti
     });
     for (MorphWeightTrack& t : a.morph_weights) t.mesh = renumber[size_t(t.mesh)];
   }
+  for (Mesh& m : scene.meshes)
+    if (m.lod_of >= 0) m.lod_of = size_t(m.lod_of) < renumber.size() ? renumber[size_t(m.lod_of)] : -1;
+  return removed;
+}
+
+}  // namespace
+
+size_t drop_non_triangle_meshes(Scene& scene, std::string_view format, Diagnostics& diags) {
+  return remove_meshes(
+      scene, [](const Mesh& m) { return m.topology == Topology::Triangles; },
+      [&](const Mesh& m, size_t i) {
+        const bool lines = m.topology == Topology::Lines;
+        diags.add(warning("", fmt::format("mesh {} ('{}'): {} {} not written: {} has no {}", i, m.name,
+                                          m.triangles.size() / (lines ? 2 : 1), lines ? "line segments" : "points",
+                                          format, lines ? "lines" : "points")));
+      });
+}
+
+size_t drop_lod_meshes(Scene& scene, std::string_view format, Diagnostics& diags) {
+  const size_t removed = remove_meshes(scene, [](const Mesh& m) { return m.lod == 0; }, [](const Mesh&, size_t) {});
+  if (removed)
+    diags.add(warning("", fmt::format("{} level-of-detail meshes (glTF MSFT_lod) not written: {} has no levels of "
+                                      "detail (--lods writes each level to a file of its own)",
+                                      removed, format)));
   return removed;
 }
 

@@ -27,4 +27,8 @@ size_t expand_instances(Scene& scene);
 // number removed.
 size_t drop_non_triangle_meshes(Scene& scene, std::string_view format, Diagnostics& diags);
 
+// Removes the level-of-detail meshes (Mesh::lod > 0) a format without levels of detail cannot
+// hold, with one warning; renumbered as above. Returns the number removed.
+size_t drop_lod_meshes(Scene& scene, std::string_view format, Diagnostics& diags);
+
 }  // namespace meshport::ops

@@ -1,5 +1,6 @@
 // Unevenly spaced animation keys to evenly spaced frames (process.h, resample_animation).
 #include "ops/math.h"
+#include "ops/rotation_error.h"
 
 #include <meshport/diagnostics.h>
 #include <meshport/process.h>
@@ -8,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace meshport {
 
@@ -60,6 +62,62 @@ Animation resample_animation(const Animation& a, float framerate) {
     }
   }
   return out;
+}
+
+}  // namespace meshport
+
+namespace meshport {
+
+namespace {
+
+// Frame f's time in seconds: times[f], else f / framerate (30 when it has none).
+double frame_time(const Animation& a, size_t f) {
+  if (!a.times.empty()) return double(a.times[std::min(f, a.times.size() - 1)]);
+  return double(f) / (a.framerate > 0 ? double(a.framerate) : 30.0);
+}
+
+size_t frames_of(const Animation& a) {
+  return a.times.empty() ? a.frame_count() : std::min(a.frame_count(), a.times.size());
+}
+
+// Channel c of `a` at time t (from its first frame's time), by its interpolation; clamped.
+Transform pose_at(const Animation& a, size_t c, double t) {
+  const size_t n = frames_of(a);
+  size_t lo = 0, hi = n;  // the last frame at or before t
+  while (hi - lo > 1) {
+    const size_t mid = (lo + hi) / 2;
+    (frame_time(a, mid) <= t ? lo : hi) = mid;
+  }
+  const Transform& p = a.poses[lo * a.channels + c];
+  if (lo + 1 >= n || a.interpolation == Interpolation::Step) return p;
+  const double t0 = frame_time(a, lo), t1 = frame_time(a, lo + 1);
+  const double u = t1 > t0 ? std::clamp((t - t0) / (t1 - t0), 0.0, 1.0) : 0.0;
+  return u == 0 ? p : blend(p, a.poses[(lo + 1) * a.channels + c], float(u));
+}
+
+}  // namespace
+
+ResampleError resample_error(const Animation& source, const Animation& resampled) {
+  ResampleError e;
+  const size_t ns = frames_of(source), nr = frames_of(resampled);
+  if (ns == 0 || nr == 0 || source.channels != resampled.channels) return e;
+  const double start = frame_time(source, 0), start_r = frame_time(resampled, 0);
+  std::vector<double> at;  // source times
+  for (size_t f = 0; f < ns; ++f) at.push_back(frame_time(source, f));
+  for (size_t f = 0; f + 1 < nr; ++f)
+    at.push_back(start + (frame_time(resampled, f) + frame_time(resampled, f + 1)) / 2 - start_r);
+  for (double t : at)
+    for (size_t c = 0; c < source.channels; ++c) {
+      const Transform want = pose_at(source, c, t), got = pose_at(resampled, c, t - start + start_r);
+      double d2 = 0;
+      for (int i = 0; i < 3; ++i) {
+        d2 += (double(want.translation[i]) - got.translation[i]) * (double(want.translation[i]) - got.translation[i]);
+        e.scale = std::max(e.scale, std::fabs(double(want.scale[i]) - got.scale[i]));
+      }
+      e.translation = std::max(e.translation, std::sqrt(d2));
+      e.degrees = std::max(e.degrees, ops::rotation_degrees(want.rotation.data(), got.rotation.data()));
+    }
+  return e;
 }
 
 }  // namespace meshport

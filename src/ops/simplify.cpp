@@ -4,12 +4,14 @@
 // triangles (ops::clear_polygons: per-face rules become per-triangle);
 // meshopt_simplify collapses edges until the target index count (relative error up to 1: the
 // target decides), the sloppy simplifier takes over when a limit must hold and the topology
-// stops the first one; each new triangle takes its per-triangle data from the original triangle
+// stops the first one; the error it reports (relative to the mesh's extent) is scaled by
+// meshopt_simplifyScale to model units; each new triangle takes its per-triangle data from the original triangle
 // sharing most of its corners (ties: the lowest number); unused vertices are dropped with
 // meshopt_optimizeVertexFetchRemap + ops::remap_vertices, so every stream follows.
 #include <meshport/process.h>
 
 #include "ops/face_channels.h"
+#include "ops/simplify.h"
 #include "ops/remap.h"
 #include "ops/triangulate.h"
 
@@ -86,19 +88,21 @@ std::vector<float> positions(const Mesh& m) {
   return xyz;
 }
 
-// Simplifies one mesh to `target` triangles; true when it changed.
-bool simplify_mesh(Mesh& m, size_t target, bool hard_limit, Diagnostics* diags) {
+// Simplifies one mesh to `target` triangles; true when it changed. `error`: the result error in
+// model units.
+bool simplify_mesh(Mesh& m, size_t target, bool hard_limit, Diagnostics* diags, float& error) {
   const size_t tris = m.triangles.size() / 3;
   if (tris <= target) return false;
   ops::clear_polygons(m);
   const std::vector<float> xyz = positions(m);
   const size_t vc = m.vertex_count();
   std::vector<uint32_t> out(m.triangles.size());
+  float relative = 0;
   size_t n = meshopt_simplify(out.data(), m.triangles.data(), m.triangles.size(), xyz.data(), vc, sizeof(float) * 3,
-                              target * 3, 1.0f, 0, nullptr);
+                              target * 3, 1.0f, 0, &relative);
   if (hard_limit && n > target * 3) {
     n = meshopt_simplifySloppy(out.data(), m.triangles.data(), m.triangles.size(), xyz.data(), vc, sizeof(float) * 3,
-                               target * 3, 1.0f, nullptr);
+                               target * 3, 1.0f, &relative);
     if (diags)
       diags->add(warning("", fmt::format("mesh '{}': the shape-preserving simplifier stopped above {} triangles; "
                                          "simplified coarsely (its borders and UV seams may move)",
@@ -106,6 +110,7 @@ bool simplify_mesh(Mesh& m, size_t target, bool hard_limit, Diagnostics* diags) 
   }
   out.resize(n);
   if (n == m.triangles.size()) return false;
+  error = relative * meshopt_simplifyScale(xyz.data(), vc, sizeof(float) * 3);
   const std::vector<uint32_t> source = source_triangles(m.triangles, out, vc);
   SmoothingRules& s = m.smoothing;
   select(s.face_group, source, 1);
@@ -122,23 +127,32 @@ bool simplify_mesh(Mesh& m, size_t target, bool hard_limit, Diagnostics* diags) 
 
 }  // namespace
 
-size_t simplify_meshes(Scene& scene, const SimplifyOptions& o, Diagnostics* diags) {
+namespace ops {
+
+bool simplify_one(Scene& scene, size_t mi, const SimplifyOptions& o, Diagnostics* diags,
+                  std::vector<SimplifyResult>* results) {
+  Mesh& m = scene.meshes[mi];
+  const size_t tris = m.triangles.size() / 3;
+  if (tris == 0 || m.topology != Topology::Triangles) return false;  // lines and points are left as they are
+  size_t target = std::max<size_t>(1, size_t(std::ceil(double(o.ratio) * double(tris))));
+  if (o.max_triangles > 0) target = std::min(target, o.max_triangles);
+  float error = 0;
+  if (!simplify_mesh(m, target, o.max_triangles > 0 && target == o.max_triangles, diags, error)) return false;
+  if (results) results->push_back({mi, tris, m.triangles.size() / 3, error});
+  if (diags)
+    diags->add(warning("", fmt::format("note: mesh '{}' simplified from {} to {} triangles (error {:.3g})", m.name,
+                                       tris, m.triangles.size() / 3, error)));
+  return true;
+}
+
+}  // namespace ops
+
+size_t simplify_meshes(Scene& scene, const SimplifyOptions& o, Diagnostics* diags, std::vector<SimplifyResult>* results) {
   if (!(o.ratio > 0.0f && o.ratio <= 1.0f))
     fail("", fmt::format("--simplify {}: the ratio must be in (0, 1]", o.ratio));
   for (const Mesh& m : scene.meshes) ops::check_mesh(m);
   size_t changed = 0;
-  for (Mesh& m : scene.meshes) {
-    const size_t tris = m.triangles.size() / 3;
-    if (tris == 0 || m.topology != Topology::Triangles) continue;  // lines and points are left as they are
-    size_t target = std::max<size_t>(1, size_t(std::ceil(double(o.ratio) * double(tris))));
-    if (o.max_triangles > 0) target = std::min(target, o.max_triangles);
-    const size_t before = tris;
-    if (!simplify_mesh(m, target, o.max_triangles > 0 && target == o.max_triangles, diags)) continue;
-    ++changed;
-    if (diags)
-      diags->add(warning("", fmt::format("note: mesh '{}' simplified from {} to {} triangles", m.name, before,
-                                         m.triangles.size() / 3)));
-  }
+  for (size_t mi = 0; mi < scene.meshes.size(); ++mi) changed += ops::simplify_one(scene, mi, o, diags, results);
   return changed;
 }
 

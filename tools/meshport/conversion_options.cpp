@@ -86,6 +86,22 @@ void add_conversion_options(CLI::App* cmd, ConversionArgs& a, const std::string&
       ->type_name("N")
       ->check(CLI::PositiveNumber)
       ->group(g);
+  cmd->add_option("--lods", a.lods.ratios,
+                  "Also write levels of detail at these ratios of the full mesh's triangles, as NAME_lod1.EXT, ... "
+                  "beside the output (the output is LOD 0)")
+      ->delimiter(',')
+      ->type_name("R1,R2,...")
+      ->check(CLI::Range(0.0f, 1.0f))
+      ->group(g);
+  cmd->add_option("--resample", a.resample,
+                  "Sample every animation at FPS frames per second (glTF curves exactly at the frames), or 'off': "
+                  "never resample (uneven keys are an error for formats of evenly spaced frames); prints the "
+                  "largest error introduced")
+      ->type_name("FPS|off")
+      ->group(g);
+  cmd->add_flag("--msft-lod", a.lods.msft_lod,
+                "glTF: write the --lods levels into the output itself, with the MSFT_lod extension")
+      ->group(g);
   auto* normals_flag = cmd->add_flag("--normals", a.add_normals,
                     "Generate normals for meshes without them even when writing the input's own format (the "
                     "default for other formats)")
@@ -119,6 +135,22 @@ ConvertOptions conversion_options(const ConversionArgs& a) {
   o.read.scene = a.scene;
   o.write.format = parse_format(a.to, "--to");
   o.process = a.process;
+  o.lods = a.lods;
+  if (a.resample == "off") {
+    o.read.resample.off = o.write.resample.off = true;
+  } else if (!a.resample.empty()) {
+    float fps = 0;
+    const char* end = a.resample.data() + a.resample.size();
+    auto r = std::from_chars(a.resample.data(), end, fps);
+    if (r.ec != std::errc() || r.ptr != end || !(fps > 0) || fps > 1000)
+      throw CLI::ValidationError("--resample", "expects frames per second (above 0, at most 1000) or 'off', got '" +
+                                                   a.resample + "'");
+    o.read.resample.fps = o.write.resample.fps = fps;
+  }
+  if (o.lods.msft_lod && o.lods.ratios.empty())
+    throw CLI::ValidationError("--msft-lod", "needs the levels: give --lods R1,R2,...");
+  for (float r : o.lods.ratios)
+    if (!(r > 0.0f)) throw CLI::ValidationError("--lods", fmt::format("{}: a ratio must be in (0, 1]", r));
   if (a.no_normals) o.process.normals = Generate::Off;
   else if (a.add_normals) o.process.normals = Generate::Missing;
   if (a.no_tangents) o.process.tangents = Generate::Off;

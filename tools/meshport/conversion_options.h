@@ -23,6 +23,8 @@ struct ConversionArgs {
   bool no_normals = false, no_tangents = false, add_normals = false, add_tangents = false;
   float smooth_angle = -1;
   std::string rotate, translate;
+  LodOptions lods;
+  std::string resample;  // FPS or "off"
 };
 
 // Adds --from, --to, --scene and every processing and writing option to `cmd`.

@@ -1,0 +1,27 @@
+// convert()'s levels of detail (ConvertOptions::lods, docs/processing.md "Levels of detail").
+#pragma once
+
+#include <meshport/meshport.h>
+
+#include <string>
+#include <vector>
+
+namespace meshport {
+
+// Runs `p` on `scene` (LOD 0: simplified only when p.simplify asks) and makes the levels from
+// the Scene as it was before simplification (make_lods). With lods.msft_lod the levels' meshes
+// are added to `scene` (add_lod_meshes) and nothing is returned; otherwise the levels, for
+// write_lod_files. A note per level gives its triangles and error. Throws when the output cannot
+// take the levels (standard output; MSFT_lod for another format than glTF).
+std::vector<LodLevel> process_with_lods(Scene& scene, const ProcessOptions& p, const LodOptions& lods,
+                                        const std::string& output, const WriteOptions& w, Diagnostics* diags);
+
+// "dir/NAME.EXT" -> "dir/NAME_lodN.EXT" (EXT: the format's extension the path ends with, so
+// "a.qmsh.tmp" -> "a_lod1.qmsh.tmp"; else the last one).
+std::string lod_path(const std::string& output, Format format, size_t level);
+
+// Writes level i to lod_path(output, format, i + 1).
+void write_lod_files(const std::vector<LodLevel>& levels, const std::string& output, const WriteOptions& w,
+                     Diagnostics* diags);
+
+}  // namespace meshport
