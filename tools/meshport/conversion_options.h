@@ -23,6 +23,9 @@ struct ConversionArgs {
   bool no_normals = false, no_tangents = false, add_normals = false, add_tangents = false;
   float smooth_angle = -1;
   std::string rotate, translate;
+  // Animation clips (docs/animations.md)
+  std::vector<std::string> anims, rename_anims, clips, fps, loop, no_loop;
+  bool allow_empty = false;
 };
 
 // Adds --from, --to, --scene and every processing and writing option to `cmd`.

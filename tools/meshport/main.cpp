@@ -12,6 +12,7 @@
 #endif
 #include "docs.h"
 #include "modes_command.h"
+#include "anims_command.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -128,6 +129,10 @@ int main(int argc, char** argv) {
   cli::ModesArgs modes_args;
   auto* modes_cmd = cli::add_modes_command(app, modes_args);
 
+  // anims (anims_command.cpp)
+  cli::AnimsArgs anims_args;
+  auto* anims_cmd = cli::add_anims_command(app, anims_args);
+
   // info
   auto* info = app.add_subcommand("info", "Summarise a model");
   std::string info_path, info_from;
@@ -237,6 +242,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*modes_cmd) return cli::run_modes(modes_args);
+    if (*anims_cmd) return cli::run_anims(anims_args);
     if (*info) {
       ReadOptions o;
       o.format = parse_format(info_from, "--from");
