@@ -380,6 +380,23 @@ TEST(Clips, AClipOfATakenNameWithOtherDataIsRenamedWithAWarning) {
             "'jump.3'");
 }
 
+// The same clip written by two IQM compiler runs (or read and written again) differs by up to one
+// 16-bit step of each channel's range: still the same data.
+TEST(Clips, SameDataMeansEqualUpToOneQuantisationStep) {
+  Scene target = model_with_clips();
+  Scene source = animation_only_without_joints(target);
+  // jump's root translation x spans 0..3: one step is 3 / 65535 = 4.6e-5
+  for (size_t f = 0; f < 4; ++f) source.animations[0].poses[f * 3].translation[0] += 2e-5f;
+  for (size_t f = 0; f < 6; ++f) source.animations[1].poses[f * 3].translation[0] += 2e-4f;
+  Diagnostics d;
+  attach_animations(target, source, "guyanim.iqm", &d);
+  EXPECT_EQ(names(target), (std::vector<std::string>{"jump", "dance", "dance.2"}));
+  ASSERT_EQ(d.items.size(), 2u);
+  EXPECT_EQ(d.items[0].severity, Severity::Note);
+  EXPECT_EQ(d.items[1].severity, Severity::Warning);
+  EXPECT_EQ(d.warning_count(), 1u);
+}
+
 TEST(Clips, ByIndexNeedsTheSameHierarchyAndNamesTheFirstJointThatDiffers) {
   Scene target = model_with_clips();
   Scene source = animation_only_without_joints(target);

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 #include <unordered_map>
@@ -23,13 +25,14 @@ bool all_named(const std::vector<Joint>& joints) {
   return true;
 }
 
-bool near(float a, float b) { return std::abs(a - b) <= 1e-6f * std::max(1.0f, std::abs(a)); }
+bool near(float a, float b, float tol = 0) {
+  return std::abs(a - b) <= tol + 1e-6f * std::max(1.0f, std::abs(a));
+}
 
 bool near(const Transform& a, const Transform& b) {
   for (size_t i = 0; i < 3; ++i)
     if (!near(a.translation[i], b.translation[i]) || !near(a.scale[i], b.scale[i])) return false;
-  // q and -q are the same rotation
-  bool same = true, opposite = true;
+  bool same = true, opposite = true;  // q and -q are the same rotation
   for (size_t i = 0; i < 4; ++i) {
     same = same && near(a.rotation[i], b.rotation[i]);
     opposite = opposite && near(a.rotation[i], -b.rotation[i]);
@@ -37,13 +40,40 @@ bool near(const Transform& a, const Transform& b) {
   return same || opposite;
 }
 
-// Same clip data: timing, interpolation, poses (within float noise) and morph weight tracks.
+// The 10 numbers of a pose: translation, rotation, scale.
+std::array<float, 10> values(const Transform& t) {
+  return {t.translation[0], t.translation[1], t.translation[2], t.rotation[0], t.rotation[1],
+          t.rotation[2],    t.rotation[3],    t.scale[0],       t.scale[1],    t.scale[2]};
+}
+
+// Same clip data: timing, interpolation, morph weight tracks, and poses equal up to one 16-bit
+// step of each channel's range over both clips (what an IQM stores: the same clip written by two
+// compiler runs, or read and written again, differs by that much).
 bool same_clip(const Animation& a, const Animation& b) {
   if (a.framerate != b.framerate || a.loop != b.loop || a.interpolation != b.interpolation || a.channels != b.channels ||
       a.poses.size() != b.poses.size() || a.times != b.times || a.morph_weights != b.morph_weights)
     return false;
-  for (size_t i = 0; i < a.poses.size(); ++i)
-    if (!near(a.poses[i], b.poses[i])) return false;
+  const size_t n = a.channels, frames = a.frame_count();
+  for (size_t c = 0; c < n; ++c) {
+    std::array<float, 10> lo, hi;
+    lo.fill(INFINITY), hi.fill(-INFINITY);
+    for (const Animation* x : {&a, &b})
+      for (size_t f = 0; f < frames; ++f) {
+        const std::array<float, 10> v = values(x->poses[f * n + c]);
+        for (size_t k = 0; k < 10; ++k) lo[k] = std::min(lo[k], v[k]), hi[k] = std::max(hi[k], v[k]);
+      }
+    for (size_t f = 0; f < frames; ++f) {
+      const std::array<float, 10> va = values(a.poses[f * n + c]), vb = values(b.poses[f * n + c]);
+      bool same = true, opposite = true;
+      for (size_t k = 0; k < 10; ++k) {
+        const float tol = (hi[k] - lo[k]) / 65535.0f;
+        const bool rot = k >= 3 && k < 7;
+        same = same && near(va[k], vb[k], tol);
+        opposite = opposite && (rot ? near(va[k], -vb[k], tol) : near(va[k], vb[k], tol));
+      }
+      if (!same && !opposite) return false;
+    }
+  }
   return true;
 }
 
