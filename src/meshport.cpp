@@ -445,7 +445,7 @@ Scene convert(const std::vector<std::string>& inputs, const std::string& output,
   edit_clips(scene, options.clips, inputs[0], diags);
   process(scene, effective_process(options.process, inputs, output, options), diags);
   if (!options.allow_empty && !has_content(scene))
-    fail(output, fmt::format("nothing to write: {} holds no mesh with faces and no animation{} (--allow-empty writes "
+    fail(output, fmt::format("nothing to write: {} holds no mesh and no animation{} (--allow-empty writes "
                              "it anyway)",
                              inputs.size() == 1 ? inputs[0] : "the input", scene.joints.empty() ? "" : ", only joints"));
   WriteOptions w = options.write;

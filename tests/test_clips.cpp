@@ -615,7 +615,7 @@ TEST(Clips, AnOutputWithNothingInItIsRefusedUnlessAllowed) {
   const CliRun r = run_cli("convert " + (t / "empty.iqe") + " -o " + (t / "empty.glb"));
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.out, (t / "empty.glb") + ": error: nothing to write: " + (t / "empty.iqe") +
-                       " holds no mesh with faces and no animation (--allow-empty writes it anyway)\n");
+                       " holds no mesh and no animation (--allow-empty writes it anyway)\n");
   EXPECT_FALSE(std::filesystem::exists(t / "empty.glb"));
   const CliRun ok = run_cli("convert " + (t / "empty.iqe") + " --allow-empty -o " + (t / "empty.glb"));
   EXPECT_EQ(ok.status, 0) << ok.out;

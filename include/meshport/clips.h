@@ -68,8 +68,10 @@ std::pair<std::string, float> parse_clip_fps(std::string_view text);
 void edit_clips(Scene& scene, const ClipOptions& options, const std::string& file = "clips",
                 Diagnostics* diags = nullptr);
 
-// Whether a Scene holds anything to write: a mesh with at least one element, or an animation.
-// convert refuses to write one that does not unless ConvertOptions::allow_empty.
+// Whether a Scene holds anything to write: a mesh (even without vertices), an animation, an
+// attachment, or a format's model data (Scene::pie, qmsh_tmp, qmsh, modedef: an empty PIE level,
+// a QMSH TMP file of curves round trip). convert refuses to write one that does not unless
+// ConvertOptions::allow_empty.
 bool has_content(const Scene& scene);
 
 // ---- Retargeting (src/ops/clips.cpp) -----------------------------------------------------------

@@ -122,7 +122,7 @@ std::vector<uint8_t> write_memory(const Scene& scene, Format format, const Write
 // tangents where meshes lack them, except when the output is the input's own format (or family:
 // .gltf/.glb, the ModeDef files), where a conversion without flags adds nothing.
 // After attaching, `clips` edits the animation clips (clips.h); an output that would hold no mesh
-// with elements and no animation is an error unless `allow_empty`.
+// and no animation is an error unless `allow_empty` (clips.h has_content).
 struct ConvertOptions {
   ReadOptions read;
   ClipOptions clips;

@@ -232,11 +232,13 @@ std::vector<ClipInfo> list_clips(const Scene& scene) {
   return out;
 }
 
+// Content: meshes (even without vertices), animations, attachments, or a format's own model data
+// (PIE levels, QMSH / ModeDef files), which those formats write back even with no mesh in the
+// Scene (Warzone 2100 ships PIE files with one empty level as invisible props; a QMSH TMP file
+// may hold only curves). IQM side data alone (array formats, a comment) is not content.
 bool has_content(const Scene& scene) {
-  if (!scene.animations.empty()) return true;
-  for (const Mesh& m : scene.meshes)
-    if (!m.triangles.empty()) return true;
-  return false;
+  return !scene.meshes.empty() || !scene.animations.empty() || !scene.attachments.empty() || scene.pie ||
+         scene.qmsh_tmp || scene.qmsh || scene.modedef;
 }
 
 // ---- Parsing the command-line forms ----------------------------------------------------------
