@@ -7,7 +7,7 @@
 namespace meshport {
 
 std::string Diagnostic::to_string() const {
-  const char* sev = severity == Severity::Error ? "error" : "warning";
+  const char* sev = severity == Severity::Error ? "error" : severity == Severity::Note ? "note" : "warning";
   if (line > 0) return fmt::format("{}:{}:{}: {}: {}", file, line, column, sev, message);
   if (offset >= 0) return fmt::format("{}: offset {}: {}: {}", file, offset, sev, message);
   return fmt::format("{}: {}: {}", file, sev, message);
@@ -59,6 +59,9 @@ Diagnostic warning_at_offset(const std::string& file, int64_t offset, std::strin
 }
 Diagnostic warning(const std::string& file, std::string message) {
   return make(Severity::Warning, file, 0, 0, -1, std::move(message));
+}
+Diagnostic note(const std::string& file, std::string message) {
+  return make(Severity::Note, file, 0, 0, -1, std::move(message));
 }
 
 }  // namespace meshport

@@ -477,12 +477,17 @@ Scene convert(const std::vector<std::string>& inputs, const std::string& output,
     Scene extra = read(inputs[i], animation_inputs, diags);
     attach_animations(scene, extra, inputs[i], diags);
   }
+  edit_clips(scene, options.clips, inputs[0], diags);
   const ProcessOptions p = effective_process(options.process, inputs, output, options);
   std::vector<LodLevel> levels;
   if (options.lods.ratios.empty())
     process(scene, p, diags);
   else
     levels = process_with_lods(scene, p, options.lods, output, options.write, diags);
+  if (!options.allow_empty && !has_content(scene))
+    fail(output, fmt::format("nothing to write: {} holds no mesh and no animation{} (--allow-empty writes "
+                             "it anyway)",
+                             inputs.size() == 1 ? inputs[0] : "the input", scene.joints.empty() ? "" : ", only joints"));
   WriteOptions w = options.write;
   if (w.texture_dir.empty()) {
     std::string dir = std::filesystem::path(inputs[0]).parent_path().string();

@@ -1,4 +1,5 @@
-// Attaching animations to a skeleton: by joint name, or by index with a count check.
+// Attaching animations to a skeleton: by joint name, or by index with a count and parent check
+// (more in test_clips.cpp: duplicates, retargeting).
 #include <meshport/meshport.h>
 
 #include <gtest/gtest.h>
@@ -39,6 +40,9 @@ TEST(Attach, ByNameReordersChannels) {
   Scene target = skeleton({{"root", -1}, {"arm", 0}, {"hand", 1}});
   Scene source = skeleton({{"root", -1}, {"hand", 2}, {"arm", 0}});
   source.joints[1].parent = 2;  // hand's parent is arm (index 2 here)
+  // The same rest transforms by name: the channels are copied (other rests retarget: test_clips.cpp).
+  source.joints[1].rest = target.joints[2].rest;
+  source.joints[2].rest = target.joints[1].rest;
   // keep parents valid for a reader (parent before child) is not required for matching
   source.animations.push_back(anim("walk", 3, 2));
   Diagnostics d;
@@ -91,8 +95,8 @@ TEST(Attach, ByIndexNeedsMatchingCount) {
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_STREQ(e.what(),
-                 "run.iqm: error: cannot attach animation 'run': it has 3 poses per frame but the skeleton has 2 "
-                 "joints, and it names no joints to match by");
+                 "run.iqm: error: cannot attach animations by joint index (it has no joints, only poses): it has 3 "
+                 "poses per frame but the skeleton has 2 joints");
   }
   source.animations[0] = anim("run", 2, 4);
   attach_animations(target, source, "run.iqm", nullptr);

@@ -9,7 +9,8 @@
 
 namespace meshport {
 
-enum class Severity { Warning, Error };
+// Note: information that needs no action (a duplicate clip dropped); not counted as a warning.
+enum class Severity { Warning, Error, Note };
 
 struct Diagnostic {
   Severity severity = Severity::Error;
@@ -51,5 +52,6 @@ class Error : public std::runtime_error {
 Diagnostic warning_at_line(const std::string& file, uint32_t line, uint32_t column, std::string message);
 Diagnostic warning_at_offset(const std::string& file, int64_t offset, std::string message);
 Diagnostic warning(const std::string& file, std::string message);
+Diagnostic note(const std::string& file, std::string message);
 
 }  // namespace meshport

@@ -1,6 +1,7 @@
 // meshport public API: read, write and convert 3D game model formats through one Scene.
 #pragma once
 
+#include <meshport/clips.h>
 #include <meshport/diagnostics.h>
 #include <meshport/modal.h>
 #include <meshport/process.h>
@@ -127,17 +128,25 @@ std::vector<uint8_t> write_memory(const Scene& scene, Format format, const Write
 // .gltf/.glb, the ModeDef files), where a conversion without flags adds nothing.
 // With lods.ratios, the levels of detail too (process.h make_lods; docs/processing.md): files
 // NAME_lod1.EXT, ... beside the output, or with lods.msft_lod (glTF) in the output itself.
+// After attaching, `clips` edits the animation clips (clips.h); an output that would hold no mesh
+// and no animation is an error unless `allow_empty` (clips.h has_content).
 struct ConvertOptions {
   ReadOptions read;
+  ClipOptions clips;
   ProcessOptions process;
   WriteOptions write;
   LodOptions lods;
+  bool allow_empty = false;
 };
 Scene convert(const std::vector<std::string>& inputs, const std::string& output,
               const ConvertOptions& options = {}, Diagnostics* diags = nullptr);
 
-// Appends `source`'s animations to `target`, remapping their channels to target's joints.
-// Throws meshport::Error (naming `source_name`) when they cannot be matched.
+// Appends `source`'s animations to `target`, remapping their channels to target's joints: by name
+// when both skeletons name every joint, else by index when they have the same joint count and
+// parents. Poses are retargeted where matched joints differ in rest pose or parent (clips.h
+// retarget_poses). A clip whose name is taken is dropped (a note) when its data is the same, else
+// renamed NAME.2, NAME.3, ... (a warning). Throws meshport::Error (naming `source_name`) when the
+// skeletons cannot be matched, naming the first joint that differs.
 void attach_animations(Scene& target, const Scene& source, const std::string& source_name,
                        Diagnostics* diags = nullptr);
 

@@ -18,7 +18,8 @@ namespace {
 constexpr BatchStatus kStatuses[] = {BatchStatus::Done, BatchStatus::Warned, BatchStatus::Failed, BatchStatus::Skipped};
 
 json diagnostic_json(const Diagnostic& d) {
-  json j{{"severity", d.severity == Severity::Error ? "error" : "warning"}, {"file", d.file}, {"message", d.message},
+  const char* severity = d.severity == Severity::Error ? "error" : d.severity == Severity::Note ? "note" : "warning";
+  json j{{"severity", severity}, {"file", d.file}, {"message", d.message},
          {"text", d.to_string()}};
   if (d.line) j["line"] = d.line, j["column"] = d.column;
   if (d.offset >= 0) j["offset"] = d.offset;
@@ -72,8 +73,9 @@ struct Reader {
   Diagnostic diagnostic(const json& d, const std::string& where) const {
     Diagnostic out;
     const std::string sev = text(d, "severity", where);
-    if (sev != "error" && sev != "warning") bad(where + ".severity", "is neither \"error\" nor \"warning\"");
-    out.severity = sev == "error" ? Severity::Error : Severity::Warning;
+    if (sev != "error" && sev != "warning" && sev != "note")
+      bad(where + ".severity", "is neither \"error\", \"warning\" nor \"note\"");
+    out.severity = sev == "error" ? Severity::Error : sev == "note" ? Severity::Note : Severity::Warning;
     out.file = text(d, "file", where);
     out.message = text(d, "message", where);
     out.line = number<uint32_t>(d, "line", where, false);

@@ -35,6 +35,14 @@ std::string fingerprint(const BatchOptions& o) {
   const WriteOptions& w = o.convert.write;
   std::string s = fmt::format("meshport {}\nfrom {}\nto {}\nscene {}\n", MESHPORT_VERSION, format_name(o.from),
                               format_name(o.to), o.convert.read.scene ? int64_t(*o.convert.read.scene) : -1);
+  const ClipOptions& c = o.convert.clips;
+  s += fmt::format("anim {}\nallow-empty {}\n", fmt::join(c.keep, ","), o.convert.allow_empty);
+  for (const auto& [from, to] : c.renames) s += fmt::format("rename-anim {}={}\n", from, to);
+  for (const auto& [name, fps] : c.fps) s += fmt::format("fps {}={}\n", name, fps);
+  for (const auto& [name, loop] : c.loop) s += fmt::format("loop {}={}\n", name, loop);
+  for (const ClipCut& k : c.cuts)
+    s += fmt::format("clip {}={}:{}:{}@{},{}\n", k.name, k.source, k.start, k.end ? int64_t(*k.end) : -1,
+                     k.fps ? *k.fps : 0.0f, k.loop);
   s += fmt::format("expand-instances {}\nflip-winding {}\nflip-v {}\n", p.expand_instances, p.flip_winding, p.flip_v);
   s += fmt::format("scale {}\nrotate {}\ntranslate {}\n", p.transform.scale, fmt::join(p.transform.rotate_degrees, ","),
                    fmt::join(p.transform.translate, ","));

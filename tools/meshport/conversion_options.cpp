@@ -25,6 +25,57 @@ std::array<float, 3> parse_triple(const std::string& text, const char* option) {
   return v;
 }
 
+void add_clip_options(CLI::App* cmd, ConversionArgs& a) {
+  const char* g = "Animation clips (after attaching; docs/animations.md)";
+  cmd->add_option("--anim", a.anims, "Keep only these clips, in this order (repeatable)")
+      ->delimiter(',')
+      ->type_name("NAME,...")
+      ->allow_extra_args(false)
+      ->group(g);
+  cmd->add_option("--rename-anim", a.rename_anims, "Write clip OLD as NEW (repeatable; other options name OLD)")
+      ->type_name("OLD=NEW")
+      ->allow_extra_args(false)
+      ->group(g);
+  cmd->add_option("--clip", a.clips,
+                  "Cut frames START..END (from 0, both included; END empty: the last) of clip SRC as a new clip NAME "
+                  "(repeatable)")
+      ->type_name("NAME=SRC:START:END[@FPS][,loop]")
+      ->allow_extra_args(false)
+      ->group(g);
+  cmd->add_option("--fps", a.fps, "Play clip NAME at FPS frames per second (repeatable)")
+      ->type_name("NAME=FPS")
+      ->allow_extra_args(false)
+      ->group(g);
+  cmd->add_option("--loop", a.loop, "Mark clip NAME as looping (repeatable)")
+      ->type_name("NAME")
+      ->allow_extra_args(false)
+      ->group(g);
+  cmd->add_option("--no-loop", a.no_loop, "Mark clip NAME as not looping (repeatable)")
+      ->type_name("NAME")
+      ->allow_extra_args(false)
+      ->group(g);
+  cmd->add_flag("--allow-empty", a.allow_empty, "Write an output with no mesh and no animation instead of failing")
+      ->group(g);
+}
+
+ClipOptions clip_options(const ConversionArgs& a) {
+  ClipOptions c;
+  const char* option = "--clip";
+  try {
+    for (const std::string& s : a.clips) c.cuts.push_back(parse_clip_cut(s));
+    option = "--rename-anim";
+    for (const std::string& s : a.rename_anims) c.renames.push_back(parse_clip_rename(s));
+    option = "--fps";
+    for (const std::string& s : a.fps) c.fps.push_back(parse_clip_fps(s));
+  } catch (const Error& e) {
+    throw CLI::ValidationError(option, e.diagnostic().message);
+  }
+  c.keep = a.anims;
+  for (const std::string& s : a.loop) c.loop.emplace_back(s, true);
+  for (const std::string& s : a.no_loop) c.loop.emplace_back(s, false);
+  return c;
+}
+
 }  // namespace
 
 std::optional<Format> parse_format(const std::string& name, const char* option) {
@@ -127,6 +178,7 @@ void add_conversion_options(CLI::App* cmd, ConversionArgs& a, const std::string&
   cmd->add_flag("--modes-animation", a.process.modes_animation,
                     "Add an animation 'modes' playing each morph target (ModeDef vibration mode) in turn")
       ->group(g);
+  add_clip_options(cmd, a);
 }
 
 ConvertOptions conversion_options(const ConversionArgs& a) {
@@ -135,6 +187,8 @@ ConvertOptions conversion_options(const ConversionArgs& a) {
   o.read.scene = a.scene;
   o.write.format = parse_format(a.to, "--to");
   o.process = a.process;
+  o.clips = clip_options(a);
+  o.allow_empty = a.allow_empty;
   o.lods = a.lods;
   if (a.resample == "off") {
     o.read.resample.off = o.write.resample.off = true;

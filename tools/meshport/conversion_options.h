@@ -25,6 +25,9 @@ struct ConversionArgs {
   std::string rotate, translate;
   LodOptions lods;
   std::string resample;  // FPS or "off"
+  // Animation clips (docs/animations.md)
+  std::vector<std::string> anims, rename_anims, clips, fps, loop, no_loop;
+  bool allow_empty = false;
 };
 
 // Adds --from, --to, --scene and every processing and writing option to `cmd`.

@@ -13,6 +13,7 @@
 #include "docs.h"
 #include "modes_command.h"
 #include "simulate_command.h"
+#include "anims_command.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -131,6 +132,10 @@ int main(int argc, char** argv) {
   cli::SimulateArgs simulate_args;
   auto* simulate_cmd = cli::add_simulate_command(app, simulate_args);
 
+  // anims (anims_command.cpp)
+  cli::AnimsArgs anims_args;
+  auto* anims_cmd = cli::add_anims_command(app, anims_args);
+
   // info
   auto* info = app.add_subcommand("info", "Summarise a model");
   std::string info_path, info_from;
@@ -241,6 +246,7 @@ int main(int argc, char** argv) {
     }
     if (*modes_cmd) return cli::run_modes(modes_args);
     if (*simulate_cmd) return cli::run_simulate(simulate_args);
+    if (*anims_cmd) return cli::run_anims(anims_args);
     if (*info) {
       ReadOptions o;
       o.format = parse_format(info_from, "--from");

@@ -69,7 +69,8 @@ void ProgressPrinter::print_item(const BatchItem& item) {
     for (const Diagnostic& d : item.diagnostics) fmt::print(stderr, "{}\n", d.to_string());
   if (item.dropped && !style_.quiet) fmt::print(stderr, "note: {} more diagnostics not shown\n", item.dropped);
   size_t errors = 0, warnings = 0;
-  for (const Diagnostic& d : item.diagnostics) (d.severity == Severity::Error ? errors : warnings)++;
+  for (const Diagnostic& d : item.diagnostics)
+    if (d.severity != Severity::Note) (d.severity == Severity::Error ? errors : warnings)++;
   std::string line = task_ == BatchTask::Convert && !item.output.empty()
                          ? fmt::format("{} -> {}: {}", item.input, item.output, status_name(task_, item.status))
                          : fmt::format("{}: {}", item.input, status_name(task_, item.status));
