@@ -211,7 +211,9 @@ ClipCut parse_clip_cut(std::string_view text) {
     c.loop = true;
     r = r.substr(0, r.size() - 5);
   }
-  if (const size_t at = r.rfind('@'); at != std::string_view::npos) {
+  // @FPS follows END: an '@' before the last ':' belongs to SRC's name.
+  const size_t last_colon = r.rfind(':');
+  if (const size_t at = r.rfind('@'); at != std::string_view::npos && (last_colon == std::string_view::npos || at > last_colon)) {
     float fps = 0;
     if (!parse_rate(r.substr(at + 1), fps))
       fail("--clip", fmt::format("expects a positive frame rate after '@', got '{}'", text));

@@ -70,14 +70,22 @@ int run_simulate(const SimulateArgs& args) {
       p.tangents = Generate::Off;
       process(s, p, &d);
     }
-    write(s, args.output, WriteOptions{}, &d);
-    if (!args.trace.empty()) {
-      try {
-        write_text(args.trace, trace);
-      } catch (...) {
-        std::error_code ec;
-        if (args.output != "-") fs::remove(args.output, ec);
-        throw;
+    // The trace goes to a temporary file first and takes its name once the model is written, so
+    // that a failure of either leaves neither (and an older model is not removed).
+    const std::string trace_tmp = args.trace.empty() ? std::string() : args.trace + ".simulate-tmp";
+    if (!trace_tmp.empty()) write_text(trace_tmp, trace);
+    std::error_code ec;
+    try {
+      write(s, args.output, WriteOptions{}, &d);
+    } catch (...) {
+      if (!trace_tmp.empty()) fs::remove(trace_tmp, ec);
+      throw;
+    }
+    if (!trace_tmp.empty()) {
+      fs::rename(trace_tmp, args.trace, ec);
+      if (ec) {
+        fs::remove(trace_tmp, ec);
+        fail(args.trace, "cannot write it (the model was written)");
       }
     }
     if (!args.quiet)
