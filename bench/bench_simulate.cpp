@@ -1,6 +1,8 @@
 // `meshport simulate` (issue 21): 10 objects of 20 modes each (a cube's modes from compute_modes,
 // resolution 6) dropped in a row onto a plane with friction, 5 simulated seconds at 30 fps.
 // Reports simulated seconds per wall second (realtime, target >= 100) and substeps per second.
+#include "bench_box.h"
+
 #include <benchmark/benchmark.h>
 #include <meshport/meshport.h>
 #include <meshport/modes.h>
@@ -18,24 +20,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-Scene cube() {
-  Mesh m;
-  m.name = "cube";
-  VertexStream p;
-  p.attribute = Attribute::Position;
-  p.components = 3;
-  for (int i = 0; i < 8; ++i)
-    p.data.insert(p.data.end(), {(i & 1) ? 0.5f : -0.5f, (i & 2) ? 0.5f : -0.5f, (i & 4) ? 0.5f : -0.5f});
-  m.streams.push_back(std::move(p));
-  const int f[6][4] = {{0, 4, 6, 2}, {1, 3, 7, 5}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 2, 3, 1}, {4, 5, 7, 6}};
-  for (const auto& q : f)
-    m.triangles.insert(m.triangles.end(), {uint32_t(q[0]), uint32_t(q[1]), uint32_t(q[2]), uint32_t(q[0]),
-                                           uint32_t(q[2]), uint32_t(q[3])});
-  Scene s;
-  s.meshes.push_back(std::move(m));
-  return s;
-}
-
 // The scene, written to a temp folder and read back as `meshport simulate` reads it.
 Scene ten_cubes() {
   const fs::path dir = fs::temp_directory_path() / fmt::format("meshport-bench-simulate-{}", ::getpid());
@@ -44,7 +28,7 @@ Scene ten_cubes() {
   mo.count = 20;
   mo.resolution = 6;
   mo.stem = "cube";
-  Scene modes = compute_modes(cube(), mo);
+  Scene modes = compute_modes(box_scene({-0.5f, -0.5f, -0.5f}, {0.5f, 0.5f, 0.5f}), mo);
   // Penalty springs and damping for a 1000 kg cube.
   ModeDefProp& prop = modes.modedef->props[0].prop;
   prop.kp = 1e6f;

@@ -87,7 +87,19 @@ void write_lod_files(const std::vector<LodLevel>& levels, const std::string& out
                      Diagnostics* diags) {
   if (levels.empty()) return;
   const Format format = output_format(output, w);
-  for (size_t i = 0; i < levels.size(); ++i) write(levels[i].scene, lod_path(output, format, i + 1), w, diags);
+  // All levels or none: a level that cannot be written removes those written before it.
+  std::vector<std::string> written;
+  try {
+    for (size_t i = 0; i < levels.size(); ++i) {
+      const std::string path = lod_path(output, format, i + 1);
+      write(levels[i].scene, path, w, diags);
+      written.push_back(path);
+    }
+  } catch (...) {
+    std::error_code ec;
+    for (const std::string& path : written) std::filesystem::remove(path, ec);
+    throw;
+  }
 }
 
 }  // namespace meshport

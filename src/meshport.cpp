@@ -495,7 +495,14 @@ Scene convert(const std::vector<std::string>& inputs, const std::string& output,
   }
   if (w.texture_model.empty() && inputs[0] != "-") w.texture_model = inputs[0];
   write(scene, output, w, diags);
-  write_lod_files(levels, output, w, diags);
+  try {
+    write_lod_files(levels, output, w, diags);
+  } catch (...) {
+    // The conversion failed: its output goes too, so that what is left is all or nothing.
+    std::error_code ec;
+    if (output != "-") std::filesystem::remove(output, ec);
+    throw;
+  }
   return scene;
 }
 

@@ -203,6 +203,12 @@ TEST(Batch, RerunSkipsWhatIsUpToDate) {
   const BatchResult changed = batch(o);
   EXPECT_EQ(changed.skipped, 0u);
   EXPECT_EQ(batch(o).skipped, 4u);
+  // Levels of detail and resampling change what is written too.
+  o.convert.lods.ratios = {0.5f};
+  EXPECT_EQ(batch(o).skipped, 0u);
+  EXPECT_EQ(batch(o).skipped, 4u);
+  o.convert.write.resample.fps = 24;
+  EXPECT_EQ(batch(o).skipped, 0u);
   o.force = true;
   EXPECT_EQ(batch(o).skipped, 0u);
 }

@@ -262,6 +262,15 @@ TEST(Clips, ParsingTheCommandLineForms) {
   EXPECT_EQ(c.end, std::optional<uint32_t>(12));
   EXPECT_EQ(c.fps, std::optional<float>(7.5f));
   EXPECT_FALSE(c.loop);
+  // An '@' in SRC's name is not a rate: only one after END is.
+  c = parse_clip_cut("a=my@clip:0:3");
+  EXPECT_EQ(c.source, "my@clip");
+  EXPECT_EQ(c.end, std::optional<uint32_t>(3));
+  EXPECT_FALSE(c.fps);
+  c = parse_clip_cut("a=my@clip:0:3@24,loop");
+  EXPECT_EQ(c.source, "my@clip");
+  EXPECT_EQ(c.fps, std::optional<float>(24.0f));
+  EXPECT_TRUE(c.loop);
   EXPECT_EQ(error_of([] { parse_clip_cut("a=b:1"); }),
             "--clip: error: expects NAME=SRC:START:END[@FPS][,loop], got 'a=b:1'");
   EXPECT_EQ(error_of([] { parse_clip_cut("a=b:x:2"); }),

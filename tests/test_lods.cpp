@@ -324,6 +324,14 @@ TEST(Lods, ConvertRefusesWhatCannotHoldTheLevels) {
   EXPECT_NE(r.out.find("needs the levels"), std::string::npos) << r.out;
   r = testutil::run_cli(fmt::format("convert '{}' -o '{}' --lods 0.5,0", t / "in.glb", t / "o.glb"));
   EXPECT_NE(r.status, 0) << r.out;
+  // A level that cannot be written (a folder has its name): nothing of the conversion is left.
+  std::filesystem::create_directories(t / "o_lod2.glb");
+  r = testutil::run_cli(fmt::format("convert '{}' -o '{}' --lods 0.5,0.25", t / "in.glb", t / "o.glb"));
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("o_lod2.glb"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(t / "o.glb"));
+  EXPECT_FALSE(std::filesystem::exists(t / "o_lod1.glb"));
+  EXPECT_TRUE(std::filesystem::is_directory(t / "o_lod2.glb"));
 }
 
 TEST(Lods, MsftLodGlbIsValidAndReadsBack) {

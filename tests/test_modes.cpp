@@ -8,6 +8,7 @@
 #include "ops/fem.h"
 #include "test_util.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -499,4 +500,44 @@ TEST(Modes, TwoThreadSolvesMatchOneThread) {
     p[1] = y;
   }
   compare(c.mesh, false);
+}
+
+// Small inputs that would ask for too much are refused with a clear error: a fine carton of a
+// cube (its factor), many scattered pieces (6 eigenvalues each), many overlapping triangles (the
+// inside test's crossings).
+TEST(Modes, HostileSizesAreRefused) {
+  auto message = [](const Scene& s, uint32_t resolution) -> std::string {
+    ModesOptions o;
+    o.resolution = resolution;
+    try {
+      compute_modes(s, o);
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_NE(message(box_scene({0, 0, 0}, {1, 1, 1}), 41).find("keeps 68921 cells of the carton (more than 65536"),
+            std::string::npos)
+      << message(box_scene({0, 0, 0}, {1, 1, 1}), 41);
+
+  Scene pieces = box_scene({0, 0, 0}, {0.1f, 0.1f, 0.1f});
+  for (int i = 1; i < 17; ++i) {
+    Mesh m = box_scene({float(i), 0, 0}, {0.1f, 0.1f, 0.1f}).meshes[0];
+    m.name = fmt::format("box{}", i);
+    pieces.meshes.push_back(std::move(m));
+  }
+  EXPECT_NE(message(pieces, 170).find("17 separate parts"), std::string::npos) << message(pieces, 170);
+
+  // 2,100 copies of a quad across the box: each crosses ~8,300 grid lines at resolution 512.
+  Scene slabs = box_scene({0, 0, 0}, {4, 0.7f, 0.7f});
+  Mesh& m = slabs.meshes[0];
+  std::vector<float>& p = m.streams[0].data;
+  for (int q = 0; q < 2100; ++q) {
+    const float x = 0.1f + 3.8f * float(q) / 2100;
+    const uint32_t base = uint32_t(p.size() / 3);
+    p.insert(p.end(), {x, 0, 0, x, 0.7f, 0, x, 0.7f, 0.7f, x, 0, 0.7f});
+    m.triangles.insert(m.triangles.end(), {base, base + 1, base + 2, base, base + 2, base + 3});
+  }
+  EXPECT_NE(message(slabs, 512).find("cross the carton's grid lines more than 16777216 times"), std::string::npos)
+      << message(slabs, 512);
 }

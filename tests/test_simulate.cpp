@@ -7,6 +7,7 @@
 
 #include "ops/euler_zyx.h"
 #include "ops/math.h"
+#include "ops/simulate_world.h"
 #include "test_util.h"
 
 #include <fmt/format.h>
@@ -584,4 +585,64 @@ TEST(SimulateCli, BadInputGivesAnErrorAndNoOutput) {
   EXPECT_NE(r.out.find("more than 2097152"), std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists(out));
   EXPECT_FALSE(fs::exists(dir / "t.json"));
+  // A model that cannot be written leaves no trace either (the output's folder is missing).
+  r = testutil::run_cli(fmt::format("simulate '{}' --seconds 0.1 -o '{}' --trace '{}'", dir / "scene.state",
+                                    dir / "missing/out.glb", dir / "t.json"));
+  EXPECT_NE(r.status, 0);
+  EXPECT_FALSE(fs::exists(dir / "t.json"));
+  EXPECT_FALSE(fs::exists(dir / "t.json.simulate-tmp"));
+  // A trace that cannot be written: an error naming it, and no model.
+  r = testutil::run_cli(fmt::format("simulate '{}' --seconds 0.1 -o '{}' --trace '{}'", dir / "scene.state", out,
+                                    dir / "missing/t.json"));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("missing/t.json"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(out));
+}
+
+// A strongly overdamped mode (a h = 1000: cosh(s h) alone overflows and exp(-a h) underflows)
+// follows the closed form q(h) = (r1 e^(r2 h) - r2 e^(r1 h)) / (r1 - r2), r = -a +- s, from q = 1 at rest.
+TEST(Simulate, StronglyOverdampedModeStaysFinite) {
+  const double omega2 = 1e7, c = 2e6, h = 1e-3;
+  const sim::ModeStep step = sim::mode_step(omega2, c, h);
+  double q = 1, qd = 0;
+  sim::propagate_mode(q, qd, step, 0);
+  const double a = c / 2, s = std::sqrt(a * a - omega2), r1 = -a + s, r2 = -a - s;
+  const double expect = (r1 * std::exp(r2 * h) - r2 * std::exp(r1 * h)) / (r1 - r2);
+  const double expect_v = r1 * r2 * (std::exp(r2 * h) - std::exp(r1 * h)) / (r1 - r2);
+  ASSERT_TRUE(std::isfinite(q));
+  ASSERT_TRUE(std::isfinite(qd));
+  EXPECT_NEAR(q, expect, 1e-9);
+  EXPECT_NEAR(qd, expect_v, 1e-6 * std::abs(expect_v));
+  EXPECT_GT(q, 0.99);  // the slow root: e^(-5 h)
+  // Moderately overdamped, where cosh and exp are both finite: the same as before the rewrite.
+  const sim::ModeStep mid = sim::mode_step(100, 40, 0.01);
+  double q2 = 1, qd2 = 0;
+  sim::propagate_mode(q2, qd2, mid, 0);
+  const double a2 = 20, s2 = std::sqrt(300.0), p1 = -a2 + s2, p2 = -a2 - s2;
+  EXPECT_NEAR(q2, (p1 * std::exp(p2 * 0.01) - p2 * std::exp(p1 * 0.01)) / (p1 - p2), 1e-12);
+}
+
+// A small file cannot ask for hours of work: a very stiff contact spring over a long time is an
+// error before anything runs (the substep count times the frames times the points and modes).
+TEST(Simulate, HugeWorkIsRefusedBeforeItStarts) {
+  TempDir dir;
+  StateSpec st;
+  ObjectSpec o;
+  o.pos = {0, 0.5, 0};
+  o.death = 69000;  // 2.07 M frames by default
+  st.objects = {o};
+  st.planes.push_back({{0, 1, 0}, {0, 0, 0}});
+  PropSpec p;
+  p.kp = 1e10;  // omega = sqrt(KP / m): some 20,000 substeps per frame
+  const Scene s = scene_of(dir, st, p, box_model({1, 1, 1}));
+  try {
+    simulate(s);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("more than 3.44e+10"), std::string::npos) << e.what();
+  }
+  // The same scene for a second runs.
+  SimulateOptions one;
+  one.seconds = 0.01;
+  EXPECT_NO_THROW(simulate(s, one));
 }

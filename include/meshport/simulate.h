@@ -21,6 +21,11 @@ namespace meshport {
 constexpr double kMaxSimulatedPoses = double(1u << 21);
 // At most this many substeps per output frame (the stiffest spring decides the count).
 constexpr uint32_t kMaxSubstepsPerFrame = 1u << 16;
+// At most this many mode amplitudes kept in the result (frames x objects x modes).
+constexpr double kMaxSimulatedModeValues = double(1u << 25);
+// At most this much work: substeps in all x the contact points and modes they update
+// (sum over objects of points x (modes + 1)); about 2 minutes at the benchmark's rate.
+constexpr double kMaxSimulationWork = double(uint64_t(1) << 35);
 
 struct SimulateOptions {
   // Simulated time in seconds (>= 0); empty: the scene's latest path key, birth or death time,
@@ -62,7 +67,8 @@ struct SimulationResult {
 
 // Simulates a Scene read from a .state (Scene::modedef of kind State). Throws meshport::Error
 // (messages name no file) for a Scene that is not a .state, one without objects, a negative or
-// non-finite time, more than kMaxSimulatedPoses poses or kMaxSubstepsPerFrame substeps per frame,
+// non-finite time, more than kMaxSimulatedPoses poses, kMaxSimulatedModeValues mode amplitudes,
+// kMaxSubstepsPerFrame substeps per frame or kMaxSimulationWork work,
 // a moving object whose MASS or INERTIA is not positive; warnings (USEPENALTY 0, objects with no
 // contact stiffness over planes) go to diags.
 SimulationResult simulate(const Scene& scene, const SimulateOptions& options = {}, Diagnostics* diags = nullptr);

@@ -56,6 +56,9 @@ std::string fingerprint(const BatchOptions& o) {
   s += w.team_colour ? fmt::format("team-colour {}\n", fmt::join(*w.team_colour, ",")) : "team-colour none\n";
   s += fmt::format("adjacency {}\nbounds {}\npie-version {}\ncopy-textures {}\n", w.adjacency, w.bounds, w.pie_version,
                    o.copy_textures);
+  s += fmt::format("lods {}\nmsft-lod {}\n", fmt::join(o.convert.lods.ratios, ","), o.convert.lods.msft_lod);
+  const ResampleOptions& rr = o.convert.read.resample;
+  s += fmt::format("resample read {} {} write {} {}\n", rr.fps, rr.off, w.resample.fps, w.resample.off);
   return s;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "formats/gltf.h"
+#include "ops/dmath.h"
 #include "ops/math.h"
 
 #include <meshport/textures.h>
@@ -46,15 +47,13 @@ json num_array(const std::array<float, N>& a) {
 std::string uri_encode(std::string_view s);
 
 // ---------------------------------------------------------------------------------------------
-// Affine matrices in double precision (column-major 3x4, as ops/math.h), and node transforms
-// (gltf_write_skins.cpp)
+// Affine matrices in double precision (ops/dmath.h), and node transforms (gltf_write_skins.cpp)
 
-using D34 = std::array<double, 12>;
-
-D34 d_identity();
-D34 d_from_trs(const Transform& t);
-D34 d_mul(const D34& a, const D34& b);
-D34 d_inverse(const D34& m);
+using ops::D34;
+using ops::d_from_trs;
+using ops::d_identity;
+using ops::d_inverse;
+using ops::d_mul;
 // A unit quaternion; one of unit length within float rounding is kept bit for bit (see
 // gltf_write_skins.cpp).
 Quat unit_quat(Quat q);

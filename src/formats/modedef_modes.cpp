@@ -56,6 +56,14 @@ Scene compute_modes(const Scene& input, const ModesOptions& options, Diagnostics
   mat.density = density;
   fem::ModesOptions fo;
   fo.count = options.count;
+  // Each part adds 6 eigenvalues to find (and the Lanczos basis grows with them): a mesh of many
+  // scattered pieces is refused rather than solved for hours.
+  constexpr size_t kMaxParts = 16;
+  if (carton.parts > kMaxParts)
+    fail("", fmt::format("modes: the carton has {} separate parts (pieces of the mesh further apart than a cell), more "
+                         "than {}: compute the modes of each piece on its own, or lower --resolution so that they "
+                         "join",
+                         carton.parts, kMaxParts));
   fo.rigid = 6 * carton.parts;
   if (carton.parts > 1)
     diags.add(warning("", fmt::format("modes: the carton has {} separate parts (the mesh has pieces further apart than a "

@@ -14,6 +14,12 @@ namespace meshport {
 namespace {
 
 constexpr uint64_t kMaxCells = uint64_t(1) << 22;
+// Cells kept for the finite elements: 6 tetrahedra each, and a sparse factor that grows faster
+// than the cell count; 65,536 cells (393,216 tetrahedra) bound its memory to a few GB.
+constexpr size_t kMaxKeptCells = size_t(1) << 16;
+// Crossings of the inside-test lines with triangles (8 bytes each), per set of lines: a mesh
+// of many overlapping large triangles at a high resolution cannot take more than 128 MB.
+constexpr size_t kMaxCrossings = size_t(1) << 24;
 
 // The 6 tetrahedra of a cell (Kuhn's split along the diagonal from corner 000 to 111): for the axis
 // order (a, b, c), corners 000, e_a, e_a + e_b, 111; it holds the points with u_a >= u_b >= u_c. Every
@@ -40,6 +46,7 @@ struct Lines {
 
 void cross_lines(Lines& lines, std::span<const std::array<float, 3>> v, std::span<const std::array<int32_t, 3>> tris) {
   lines.xs.assign(size_t(lines.nj) * lines.nk, {});
+  size_t crossings = 0;
   for (const auto& t : tris) {
     const auto& a = v[size_t(t[0])];
     const auto& b = v[size_t(t[1])];
@@ -58,6 +65,10 @@ void cross_lines(Lines& lines, std::span<const std::array<float, 3>> v, std::spa
         const double wb = ((double(c[1]) - y) * (double(a[2]) - z) - (double(a[1]) - y) * (double(c[2]) - z)) / area;
         const double wc = 1.0 - wa - wb;
         if (wa < 0 || wb < 0 || wc < 0) continue;
+        if (++crossings > kMaxCrossings)
+          fail("", fmt::format("modes: the mesh's triangles cross the carton's grid lines more than {} times (many "
+                               "overlapping triangles?): lower --resolution or clean the mesh",
+                               kMaxCrossings));
         lines.xs[size_t(jj) + size_t(lines.nj) * size_t(kk)].push_back(wa * a[0] + wb * b[0] + wc * c[0]);
       }
   }
@@ -172,6 +183,11 @@ Carton build_carton(std::span<const std::array<float, 3>> vertices, std::span<co
     vertex_cell[v] = cell_index(idx[0], idx[1], idx[2]);
     keep[vertex_cell[v]] = 1;
   }
+  const size_t kept = size_t(std::count(keep.begin(), keep.end(), uint8_t(1)));
+  if (kept > kMaxKeptCells)
+    fail("", fmt::format("modes: --resolution {} keeps {} cells of the carton (more than {}; its factorisation would "
+                         "need too much memory): lower it",
+                         resolution, kept, kMaxKeptCells));
 
   // Nodes: the corners of kept cells, numbered in grid order; tetrahedra: 6 per kept cell.
   std::vector<int32_t> node_of(px * py * pz, -1);

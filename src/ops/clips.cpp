@@ -2,6 +2,8 @@
 // retargeting poses between skeletons by world transforms.
 #include <meshport/clips.h>
 
+#include "ops/dmath.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -14,55 +16,11 @@ namespace meshport {
 
 namespace {
 
-// ---- Double-precision affine transforms (column-major 3x4: basis columns, then translation) ----
+// ---- Double-precision affine transforms (ops/dmath.h) ----------------------------------------
 
-using D34 = std::array<double, 12>;
-
-D34 d_from(const Transform& t) {
-  double x = t.rotation[0], y = t.rotation[1], z = t.rotation[2], w = t.rotation[3];
-  const double l = std::sqrt(x * x + y * y + z * z + w * w);
-  if (l > 0) x /= l, y /= l, z /= l, w /= l;
-  else x = y = z = 0, w = 1;
-  D34 m{1 - 2 * (y * y + z * z), 2 * (x * y + z * w),     2 * (x * z - y * w),
-        2 * (x * y - z * w),     1 - 2 * (x * x + z * z), 2 * (y * z + x * w),
-        2 * (x * z + y * w),     2 * (y * z - x * w),     1 - 2 * (x * x + y * y),
-        t.translation[0],        t.translation[1],        t.translation[2]};
-  for (int c = 0; c < 3; ++c)
-    for (int r = 0; r < 3; ++r) m[size_t(c * 3 + r)] *= t.scale[size_t(c)];
-  return m;
-}
-
-D34 d_mul(const D34& a, const D34& b) {
-  D34 m{};
-  for (size_t c = 0; c < 4; ++c)
-    for (size_t r = 0; r < 3; ++r) {
-      double v = a[r] * b[c * 3] + a[3 + r] * b[c * 3 + 1] + a[6 + r] * b[c * 3 + 2];
-      if (c == 3) v += a[9 + r];
-      m[c * 3 + r] = v;
-    }
-  return m;
-}
-
-D34 d_inverse(const D34& m) {
-  const double a00 = m[0], a10 = m[1], a20 = m[2], a01 = m[3], a11 = m[4], a21 = m[5], a02 = m[6], a12 = m[7],
-               a22 = m[8];
-  const double c00 = a11 * a22 - a12 * a21, c01 = a02 * a21 - a01 * a22, c02 = a01 * a12 - a02 * a11;
-  const double det = a00 * c00 + a10 * c01 + a20 * c02;
-  if (det == 0.0 || !std::isfinite(det)) return {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
-  const double inv = 1.0 / det;
-  D34 r{};
-  r[0] = c00 * inv;
-  r[3] = c01 * inv;
-  r[6] = c02 * inv;
-  r[1] = (a12 * a20 - a10 * a22) * inv;
-  r[4] = (a00 * a22 - a02 * a20) * inv;
-  r[7] = (a02 * a10 - a00 * a12) * inv;
-  r[2] = (a10 * a21 - a11 * a20) * inv;
-  r[5] = (a01 * a20 - a00 * a21) * inv;
-  r[8] = (a00 * a11 - a01 * a10) * inv;
-  for (size_t row = 0; row < 3; ++row) r[9 + row] = -(r[row] * m[9] + r[3 + row] * m[10] + r[6 + row] * m[11]);
-  return r;
-}
+using ops::D34;
+using ops::d_inverse;
+using ops::d_mul;
 
 // Translation, rotation and scale of an affine matrix: scales are the basis columns' lengths
 // (the first negated for a mirroring matrix), the rotation that of the normalised columns.
@@ -102,7 +60,7 @@ Transform d_decompose(const D34& m) {
 std::vector<D34> world_of(const std::vector<Joint>& joints, const Transform* poses) {
   std::vector<D34> w(joints.size());
   for (size_t j = 0; j < joints.size(); ++j) {
-    const D34 local = d_from(poses ? poses[j] : joints[j].rest);
+    const D34 local = ops::d_from_trs(poses ? poses[j] : joints[j].rest);
     const int p = joints[j].parent;
     w[j] = p >= 0 && size_t(p) < j ? d_mul(w[size_t(p)], local) : local;
   }
@@ -253,7 +211,9 @@ ClipCut parse_clip_cut(std::string_view text) {
     c.loop = true;
     r = r.substr(0, r.size() - 5);
   }
-  if (const size_t at = r.rfind('@'); at != std::string_view::npos) {
+  // @FPS follows END: an '@' before the last ':' belongs to SRC's name.
+  const size_t last_colon = r.rfind(':');
+  if (const size_t at = r.rfind('@'); at != std::string_view::npos && (last_colon == std::string_view::npos || at > last_colon)) {
     float fps = 0;
     if (!parse_rate(r.substr(at + 1), fps))
       fail("--clip", fmt::format("expects a positive frame rate after '@', got '{}'", text));
@@ -361,7 +321,7 @@ std::vector<Transform> retarget_poses(const std::vector<Joint>& source, const st
       const bool has_parent = p >= 0 && size_t(p) < t;
       if (map[t] < 0) {
         out[f * nt + t] = target[t].rest;
-        world_t[t] = has_parent ? d_mul(world_t[size_t(p)], d_from(target[t].rest)) : d_from(target[t].rest);
+        world_t[t] = has_parent ? d_mul(world_t[size_t(p)], ops::d_from_trs(target[t].rest)) : ops::d_from_trs(target[t].rest);
         continue;
       }
       world_t[t] = d_mul(world_s[size_t(map[t])], offset[t]);

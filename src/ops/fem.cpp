@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <numeric>
 #include <thread>
 #include <utility>
@@ -154,11 +155,26 @@ class SplitFactor {
   }
 
  private:
+  // Runs a on a thread and b on this one; an exception of either (bad_alloc) is rethrown here
+  // after both have ended, never left to terminate the process.
   template <class A, class B>
   static void both(A&& a, B&& b) {
-    std::thread t(std::forward<A>(a));
-    b();
+    std::exception_ptr error_a, error_b;
+    std::thread t([&] {
+      try {
+        a();
+      } catch (...) {
+        error_a = std::current_exception();
+      }
+    });
+    try {
+      b();
+    } catch (...) {
+      error_b = std::current_exception();
+    }
     t.join();
+    if (error_a) std::rethrow_exception(error_a);
+    if (error_b) std::rethrow_exception(error_b);
   }
   SparseMatrix l11_, l22_, ls1_, ls2_, lss_;
   Eigen::Index n1_ = 0, n2_ = 0;

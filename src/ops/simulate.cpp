@@ -180,21 +180,26 @@ Stiffness stiffest(const World& w) {
 struct Snapshot {
   std::vector<Body> bodies;
   std::vector<double> modes;
+  std::vector<double> penetration;  // each object's deepest so far in the frame (the trace's)
 
   void save(const World& w) {
     bodies.clear();
     modes.clear();
+    penetration.clear();
     for (const Object& o : w.objects) {
       bodies.push_back(o.body);
       modes.insert(modes.end(), o.modal.q.begin(), o.modal.q.end());
       modes.insert(modes.end(), o.modal.qd.begin(), o.modal.qd.end());
+      penetration.push_back(o.frame_penetration);
     }
   }
+  // Back to the saved state; penetrations seen in the undone motion are forgotten too.
   void restore(World& w) const {
     size_t at = 0;
     for (size_t i = 0; i < w.objects.size(); ++i) {
       Object& o = w.objects[i];
       o.body = bodies[i];
+      o.frame_penetration = penetration[i];
       for (double& x : o.modal.q) x = modes[at++];
       for (double& x : o.modal.qd) x = modes[at++];
     }
@@ -384,6 +389,22 @@ SimulationResult simulate(const Scene& scene, const SimulateOptions& options, Di
   } else if (substeps > kMaxSubstepsPerFrame) {
     sim_fail(fmt::format("{} substeps per frame is more than {}", substeps, kMaxSubstepsPerFrame));
   }
+  // Bounds on what the run keeps and does, so a small hostile file cannot take hours or gigabytes.
+  double modes = 0, per_substep = 0;
+  for (const Object& o : w.objects) {
+    const Shape& s = w.shapes[o.shape];
+    modes += double(s.mode_count);
+    per_substep += double(s.points.size()) * double(s.mode_count + 1) + double(s.mode_count);
+  }
+  if (frames * modes > kMaxSimulatedModeValues)
+    sim_fail(fmt::format("{} frames of {} mode amplitudes (all objects) would be {} values, more than {}: simulate "
+                         "fewer seconds or at a lower --fps",
+                         frames, modes, frames * modes, kMaxSimulatedModeValues));
+  const double work = frames * double(substeps) * per_substep;
+  if (work > kMaxSimulationWork)
+    sim_fail(fmt::format("{} frames x {} substeps x {} point-mode updates per substep is {:.3g}, more than {:.3g}: "
+                         "simulate fewer seconds, or soften the stiffest spring (KP, KV, KB or the modes)",
+                         frames, substeps, per_substep, work, kMaxSimulationWork));
   res.substeps_per_frame = substeps;
   w.h = res.substep = frame_dt / double(substeps);
   setup_constraints(w, st);

@@ -11,8 +11,9 @@ ModeStep mode_step(double omega2, double c, double h) {
   const double a = c / 2;
   const double disc = omega2 - a * a;  // > 0 underdamped, < 0 overdamped
   // C = cos(s h) and S = sin(s h) / s for s^2 = disc (cosh and sinh / s when disc < 0), with
-  // series near disc h^2 = 0 (critical damping).
+  // series near disc h^2 = 0 (critical damping); E = exp(-a h).
   const double x = disc * h * h;
+  m.e = std::exp(-a * h);
   if (std::abs(x) < 1e-6) {
     m.cs = 1 - x / 2 + x * x / 24;
     m.sn = h * (1 - x / 6 + x * x / 120);
@@ -21,11 +22,14 @@ ModeStep mode_step(double omega2, double c, double h) {
     m.cs = std::cos(s * h);
     m.sn = std::sin(s * h) / s;
   } else {
+    // Overdamped: E cosh(s h) and E sinh(s h) / s as sums of exp((s - a) h) and exp(-(s + a) h)
+    // (s < a), so that a large a h gives no inf * 0; E is then folded in.
     const double s = std::sqrt(-disc);
-    m.cs = std::cosh(s * h);
-    m.sn = std::sinh(s * h) / s;
+    const double slow = std::exp((s - a) * h), fast = std::exp(-(s + a) * h);
+    m.cs = (slow + fast) / 2;
+    m.sn = (slow - fast) / (2 * s);
+    m.e = 1;
   }
-  m.e = std::exp(-a * h);
   m.a = a;
   m.omega2 = omega2;
   return m;

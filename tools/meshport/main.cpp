@@ -6,6 +6,7 @@
 #include <meshport/validate.h>
 
 #include "batch_commands.h"
+#include "cli_diagnostics.h"
 #include "conversion_options.h"
 #ifdef MESHPORT_VIEWER
 #include "viewer/view_commands.h"
@@ -36,11 +37,7 @@ namespace {
 
 using namespace meshport;
 using cli::parse_format;
-
-void print_diagnostics(const Diagnostics& d) {
-  for (const auto& item : d.items) fmt::print(stderr, "{}\n", item.to_string());
-  if (d.dropped) fmt::print(stderr, "note: {} more diagnostics not shown\n", d.dropped);
-}
+using cli::print_diagnostics;
 
 // `meshport diff`: 0 same, 1 different, 2 when a file cannot be read.
 int run_diff(const std::string& a, const std::string& b, const std::string& from_a, const std::string& from_b,

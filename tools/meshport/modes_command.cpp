@@ -1,6 +1,7 @@
 // `meshport modes MESH -o OUT.model` (docs/modedef.md "Computing modes").
 #include "modes_command.h"
 
+#include "cli_diagnostics.h"
 #include "conversion_options.h"
 
 #include <meshport/meshport.h>
@@ -56,9 +57,7 @@ int run_modes(const ModesArgs& args) {
   if (args.density) o.density = *args.density;
   Diagnostics d;
   auto print_diags = [&]() {
-    if (args.quiet) return;
-    for (const auto& item : d.items) fmt::print(stderr, "{}\n", item.to_string());
-    if (d.dropped) fmt::print(stderr, "note: {} more diagnostics not shown\n", d.dropped);
+    if (!args.quiet) print_diagnostics(d);
   };
   try {
     const Scene in = read(args.input, ro, &d);
@@ -73,17 +72,7 @@ int run_modes(const ModesArgs& args) {
     }
     o.density_from_prop = o.prop && !args.density;
     ModesReport r;
-    // compute_modes' messages name no file: they are about the input.
-    Scene s;
-    try {
-      s = compute_modes(in, o, &d, &r);
-    } catch (const Error& e) {
-      Diagnostic located = e.diagnostic();
-      if (located.file.empty()) located.file = args.input;
-      throw Error(located);
-    }
-    for (Diagnostic& item : d.items)
-      if (item.file.empty()) item.file = args.input;
+    const Scene s = about_file(args.input, d, [&] { return compute_modes(in, o, &d, &r); });
     // X.model: written with its .prop (which names it); X.prop: the same pair; else as asked.
     std::string target = args.output;
     if (ext == ".model" || ext == ".MODEL") target = fs::path(out).replace_extension(".prop").string();

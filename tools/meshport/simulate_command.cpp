@@ -1,6 +1,7 @@
 // `meshport simulate SCENE.state -o OUT.glb` (docs/modedef.md "Simulating scenes").
 #include "simulate_command.h"
 
+#include "cli_diagnostics.h"
 #include "conversion_options.h"
 #include "text_output.h"
 
@@ -45,9 +46,7 @@ int run_simulate(const SimulateArgs& args) {
   ro.format = parse_format(args.from, "--from");
   Diagnostics d;
   auto print_diags = [&]() {
-    if (args.quiet) return;
-    for (const auto& item : d.items) fmt::print(stderr, "{}\n", item.to_string());
-    if (d.dropped) fmt::print(stderr, "note: {} more diagnostics not shown\n", d.dropped);
+    if (!args.quiet) print_diagnostics(d);
   };
   try {
     Scene s = read(args.input, ro, &d);
@@ -55,17 +54,7 @@ int run_simulate(const SimulateArgs& args) {
     o.seconds = args.seconds;
     o.fps = args.fps;
     o.substeps = args.substeps;
-    SimulationResult r;
-    // simulate()'s messages name no file: they are about the input.
-    try {
-      r = simulate(s, o, &d);
-    } catch (const Error& e) {
-      Diagnostic located = e.diagnostic();
-      if (located.file.empty()) located.file = args.input;
-      throw Error(located);
-    }
-    for (Diagnostic& item : d.items)
-      if (item.file.empty()) item.file = args.input;
+    const SimulationResult r = about_file(args.input, d, [&] { return simulate(s, o, &d); });
     const std::string name = args.input == "-" ? std::string("simulation") : fs::path(args.input).stem().string();
     apply_simulation(s, r, name);
     std::string trace;
@@ -81,14 +70,22 @@ int run_simulate(const SimulateArgs& args) {
       p.tangents = Generate::Off;
       process(s, p, &d);
     }
-    write(s, args.output, WriteOptions{}, &d);
-    if (!args.trace.empty()) {
-      try {
-        write_text(args.trace, trace);
-      } catch (...) {
-        std::error_code ec;
-        if (args.output != "-") fs::remove(args.output, ec);
-        throw;
+    // The trace goes to a temporary file first and takes its name once the model is written, so
+    // that a failure of either leaves neither (and an older model is not removed).
+    const std::string trace_tmp = args.trace.empty() ? std::string() : args.trace + ".simulate-tmp";
+    if (!trace_tmp.empty()) write_text(trace_tmp, trace);
+    std::error_code ec;
+    try {
+      write(s, args.output, WriteOptions{}, &d);
+    } catch (...) {
+      if (!trace_tmp.empty()) fs::remove(trace_tmp, ec);
+      throw;
+    }
+    if (!trace_tmp.empty()) {
+      fs::rename(trace_tmp, args.trace, ec);
+      if (ec) {
+        fs::remove(trace_tmp, ec);
+        fail(args.trace, "cannot write it (the model was written)");
       }
     }
     if (!args.quiet)

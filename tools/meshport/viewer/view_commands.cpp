@@ -1,6 +1,7 @@
 // `meshport view`, `assemble` and `thumbnail` (view_commands.h, docs/viewer.md).
 #include "view_commands.h"
 
+#include "../cli_diagnostics.h"
 #include "../conversion_options.h"
 
 #include <meshport/meshport.h>
@@ -28,11 +29,6 @@
 namespace meshport::cli {
 
 namespace {
-
-void print_diagnostics(const Diagnostics& d) {
-  for (const auto& item : d.items) fmt::print(stderr, "{}\n", item.to_string());
-  if (d.dropped) fmt::print(stderr, "note: {} more diagnostics not shown\n", d.dropped);
-}
 
 view::LoadOptions load_options(const ViewerArgs& args, const std::vector<std::string>& files) {
   view::LoadOptions o;
