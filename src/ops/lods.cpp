@@ -84,7 +84,7 @@ std::vector<LodLevel> make_lods(const Scene& scene, const std::vector<float>& ra
   });
   std::vector<std::vector<SimplifyResult>> results(local.size());
   run_tasks(pairs.size(), workers, [&](size_t k) {
-    const auto [l, m] = pairs[k];
+    const size_t l = pairs[k].first, m = pairs[k].second;  // not a structured binding: the lambda below uses them
     const size_t slot = l * (nm + 1) + m;
     guarded(slot, [&](Diagnostics& d) {
       SimplifyOptions o;
