@@ -18,7 +18,7 @@ Format output_format(const std::string& output, const WriteOptions& w) {
 }
 
 void note(Diagnostics* diags, const std::string& output, std::string message) {
-  if (diags) diags->add(warning(output == "-" ? "<stdout>" : output, "note: " + std::move(message)));
+  if (diags) diags->add(meshport::note(output == "-" ? "<stdout>" : output, std::move(message)));
 }
 
 }  // namespace

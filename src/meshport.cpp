@@ -186,8 +186,8 @@ Scene with_even_frames(const Scene& scene, Format format, float fps, Diagnostics
         for (size_t f = 0; f < a.frame_count(); ++f) timed.times.push_back(float(double(f) / rate));
       }
       a = resample_animation(timed, fps);
-      d.add(warning("", fmt::format("note: animation '{}' resampled at {} fps (--resample): {}", a.name, fps,
-                                    error_text(resample_error(timed, a)))));
+      d.add(note("", fmt::format("animation '{}' resampled at {} fps (--resample): {}", a.name, fps,
+                                 error_text(resample_error(timed, a)))));
       continue;
     }
     if (a.times.empty()) continue;

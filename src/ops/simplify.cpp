@@ -140,8 +140,8 @@ bool simplify_one(Scene& scene, size_t mi, const SimplifyOptions& o, Diagnostics
   if (!simplify_mesh(m, target, o.max_triangles > 0 && target == o.max_triangles, diags, error)) return false;
   if (results) results->push_back({mi, tris, m.triangles.size() / 3, error});
   if (diags)
-    diags->add(warning("", fmt::format("note: mesh '{}' simplified from {} to {} triangles (error {:.3g})", m.name,
-                                       tris, m.triangles.size() / 3, error)));
+    diags->add(note("", fmt::format("mesh '{}' simplified from {} to {} triangles (error {:.3g})", m.name, tris,
+                                    m.triangles.size() / 3, error)));
   return true;
 }
 
