@@ -125,6 +125,16 @@ size_t triangles(const Scene& s) {
   return n;
 }
 
+// Two base meshes, then level 1 of each, then level 2 of each.
+void expect_two_meshes_at_two_levels(const Scene& s) {
+  const uint32_t lods[] = {0, 0, 1, 1, 2, 2};
+  const int32_t of[] = {-1, -1, 0, 1, 0, 1};
+  for (size_t i = 0; i < 6; ++i) {
+    EXPECT_EQ(s.meshes[i].lod, lods[i]) << i;
+    EXPECT_EQ(s.meshes[i].lod_of, of[i]) << i;
+  }
+}
+
 }  // namespace
 
 TEST(Lods, TriangleCountsWithinFivePercentAndErrorGrows) {
@@ -268,12 +278,7 @@ TEST(Lods, AddLodMeshesAppendsLevelsOfEachMesh) {
   add_lod_meshes(s, levels);
   // Both meshes have two levels (4 x 4 reduces too): base meshes first, then level 1's, level 2's.
   ASSERT_EQ(s.meshes.size(), 6u);
-  const uint32_t lods[] = {0, 0, 1, 1, 2, 2};
-  const int32_t of[] = {-1, -1, 0, 1, 0, 1};
-  for (size_t i = 0; i < 6; ++i) {
-    EXPECT_EQ(s.meshes[i].lod, lods[i]) << i;
-    EXPECT_EQ(s.meshes[i].lod_of, of[i]) << i;
-  }
+  expect_two_meshes_at_two_levels(s);
   EXPECT_LT(s.meshes[4].triangles.size(), s.meshes[2].triangles.size());
 }
 
@@ -352,12 +357,7 @@ TEST(Lods, MsftLodGlbIsValidAndReadsBack) {
 
   const Scene s = read(t / "lod.glb");
   ASSERT_EQ(s.meshes.size(), 6u);
-  const uint32_t lods[] = {0, 0, 1, 1, 2, 2};
-  const int32_t of[] = {-1, -1, 0, 1, 0, 1};
-  for (size_t i = 0; i < 6; ++i) {
-    EXPECT_EQ(s.meshes[i].lod, lods[i]) << i;
-    EXPECT_EQ(s.meshes[i].lod_of, of[i]) << i;
-  }
+  expect_two_meshes_at_two_levels(s);
   EXPECT_EQ(s.meshes[0].triangles.size(), in.meshes[0].triangles.size());
   EXPECT_NEAR(double(s.meshes[2].triangles.size()), 0.5 * double(in.meshes[0].triangles.size()),
               0.05 * 0.5 * double(in.meshes[0].triangles.size()));
