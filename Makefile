@@ -33,7 +33,7 @@ web-deps:
 	  npm ci --prefix web --no-audit --no-fund; fi
 
 $(BUILD)/CMakeCache.txt: | web-deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DMESHPORT_PCH=ON $(CMAKE_ARGS)
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
 
 build: deps web-deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
