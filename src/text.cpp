@@ -113,19 +113,27 @@ bool fast_decimal(const char*& p, const char* end, double& out) {
   return true;
 }
 
-// The correctly rounded double, rounded to float, is the float nearest the exact value unless
-// the double lies exactly halfway between two floats: that case, and results outside the normal
-// float range, are deferred.
+// 10^-k as the doubles nearest them (each within half a unit in the last place).
+constexpr double kNegPow10[] = {1e0,   1e-1,  1e-2,  1e-3,  1e-4,  1e-5,  1e-6,  1e-7,  1e-8,  1e-9,  1e-10, 1e-11,
+                                1e-12, 1e-13, 1e-14, 1e-15, 1e-16, 1e-17, 1e-18, 1e-19, 1e-20, 1e-21, 1e-22};
+
+// A float needs no correctly rounded double, only a double close enough to the exact value that
+// both round to the same float. m * 10^k with k >= 0 is exact before its one rounding; for k < 0,
+// m times the nearest double to 10^k is within 2 units in the last place of the exact value (one
+// half from 10^k, one half from the product, with a margin for the binade), and a multiplication
+// takes a third of a division's time. The double then rounds to the float nearest the exact value
+// unless it lies within 4 units of halfway between two floats: those cases (the 29 bits a float
+// drops within 4 of 0x10000000), and results outside the normal float range, are deferred.
 bool fast_decimal(const char*& p, const char* end, float& out) {
   const char* q = p;
   Decimal d;
   if (!scan_decimal(q, end, d)) return false;
-  const double v = d.exp10 < 0 ? double(d.m) / kPow10[-d.exp10] : double(d.m) * kPow10[d.exp10];
+  const double v = double(d.m) * (d.exp10 < 0 ? kNegPow10[-d.exp10] : kPow10[d.exp10]);
   if (v != 0 && (v < double(std::numeric_limits<float>::min()) || v > double(std::numeric_limits<float>::max())))
     return false;
   uint64_t bits;
   std::memcpy(&bits, &v, sizeof bits);
-  if ((bits & 0x1FFFFFFF) == 0x10000000) return false;  // the 29 bits a float drops: halfway
+  if ((bits & 0x1FFFFFFF) - (0x10000000 - 4) <= 8) return false;  // near halfway
   out = d.negative ? -float(v) : float(v);
   p = q;
   return true;

@@ -7,6 +7,8 @@
 #include "text.h"
 
 #include <charconv>
+#include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -100,6 +102,34 @@ TEST(TextFastDecimal, RandomDecimalsAgreeWithFromChars) {
     if (HasFailure()) break;
   }
   EXPECT_GT(taken, 20000u);  // most shapes are taken at some length
+}
+
+// The float path multiplies by the nearest double to 10^-k instead of dividing by 10^k, which
+// is within 2 units in the last place: decimals of 15 significant digits next to a point
+// halfway between two floats (where that error could change the rounding) must still give
+// from_chars's float, and the exact-but-not-halfway values around them must be taken.
+TEST(TextFastDecimal, NearHalfwayBetweenFloatsAgreesWithFromChars) {
+  std::mt19937_64 rng(23);
+  std::uniform_real_distribution<double> exponent(-7.0, 7.0);  // 10^-21 .. 10^7 with 15 digits
+  size_t taken = 0, deferred = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const float f = float(std::pow(10.0, exponent(rng)));
+    const double halfway = (double(f) + double(std::nextafter(f, 2 * f))) / 2;  // exact in a double
+    char text[64];
+    // 15 and 14 significant digits: the decimal nearest the halfway point, a little below or above.
+    std::snprintf(text, sizeof text, "%.*e", 14 - i % 2, halfway);
+    const char* p = text;
+    float fast;
+    if (text::fast_decimal(p, text + std::strlen(text), fast)) {
+      ++taken;
+    } else {
+      ++deferred;
+    }
+    expect_agrees<float>(text);
+    if (HasFailure()) break;
+  }
+  EXPECT_GT(deferred, 1000u);  // the ones too near halfway to decide by the fast path
+  EXPECT_GT(taken, 1000u);
 }
 
 // fast_integer: the same value and end as from_chars for 1-18 digits with an optional '-', and
