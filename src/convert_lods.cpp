@@ -84,17 +84,12 @@ std::vector<LodLevel> process_with_lods(Scene& scene, const ProcessOptions& p, c
 }
 
 void write_lod_files(const std::vector<LodLevel>& levels, const std::string& output, const WriteOptions& w,
-                     Diagnostics* diags) {
+                     Diagnostics* diags, std::vector<std::string>& written) {
   if (levels.empty()) return;
   const Format format = output_format(output, w);
-  // All levels or none: a level that cannot be written removes those written before it.
-  std::vector<std::string> written;
   try {
-    for (size_t i = 0; i < levels.size(); ++i) {
-      const std::string path = lod_path(output, format, i + 1);
-      write(levels[i].scene, path, w, diags);
-      written.push_back(path);
-    }
+    for (size_t i = 0; i < levels.size(); ++i)
+      write_listing_files(levels[i].scene, lod_path(output, format, i + 1), w, diags, &written);
   } catch (...) {
     std::error_code ec;
     for (const std::string& path : written) std::filesystem::remove(path, ec);

@@ -214,6 +214,9 @@ void write_files_atomic(const std::string& main_path, const std::vector<OutputFi
     auto& [tmp, dest] = done[i];
     if (::rename(tmp.c_str(), dest.c_str()) != 0) {
       int e = errno;
+      // The side files renamed already go too: all or nothing (what they replaced is gone either
+      // way); then the temporaries left and the folders made for them.
+      for (size_t k = i + 1; k < done.size(); ++k) ::unlink(done[k].second.c_str());
       undo(i + 1);
       fail(dest, std::string("cannot write output: ") + std::strerror(e));
     }

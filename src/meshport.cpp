@@ -390,9 +390,14 @@ std::vector<uint8_t> write_memory(const Scene& scene, Format format, const Write
   return std::move(files.front().bytes);
 }
 
+void write(const Scene& scene, const std::string& path, const WriteOptions& options, Diagnostics* diags) {
+  write_listing_files(scene, path, options, diags, nullptr);
+}
+
 // "-" is standard output, written as write_memory() would (its format must be given; formats
 // that need side files, a ModeDef .prop or .state, are an error there).
-void write(const Scene& scene, const std::string& path, const WriteOptions& options, Diagnostics* diags) {
+void write_listing_files(const Scene& scene, const std::string& path, const WriteOptions& options, Diagnostics* diags,
+                         std::vector<std::string>* written) {
   if (path == "-") {
     if (!options.format) fail("<stdout>", "writing standard output needs its format (--to)");
     Diagnostics local;
@@ -437,6 +442,9 @@ void write(const Scene& scene, const std::string& path, const WriteOptions& opti
     io::write_file_atomic(path, files.front().bytes, options.sync);
   else
     io::write_files_atomic(path, files, options.sync);
+  if (written)
+    for (const OutputFile& file : files)
+      written->push_back(file.name.empty() ? path : (std::filesystem::path(path).parent_path() / file.name).string());
 }
 
 static bool same_format_family(Format a, Format b) {
@@ -494,15 +502,9 @@ Scene convert(const std::vector<std::string>& inputs, const std::string& output,
     w.texture_dir = dir.empty() ? "." : dir;
   }
   if (w.texture_model.empty() && inputs[0] != "-") w.texture_model = inputs[0];
-  write(scene, output, w, diags);
-  try {
-    write_lod_files(levels, output, w, diags);
-  } catch (...) {
-    // The conversion failed: its output goes too, so that what is left is all or nothing.
-    std::error_code ec;
-    if (output != "-") std::filesystem::remove(output, ec);
-    throw;
-  }
+  std::vector<std::string> written;  // the output and its side files (a .gltf's .bin, textures)
+  write_listing_files(scene, output, w, diags, &written);
+  write_lod_files(levels, output, w, diags, written);
   return scene;
 }
 

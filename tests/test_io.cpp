@@ -186,6 +186,34 @@ std::string shell(const std::string& command) {
 
 // A disk that fills up in the middle of a write (a file-size limit makes write() fail with EFBIG
 // partway, as ENOSPC would): a clear error, the old file kept, no temporary left behind.
+// The main file's rename fails (a folder has its name) after the side files were renamed into
+// place: they are removed again, with the folder made for one of them; nothing else is left.
+TEST(Io, FailedMainRenameRemovesTheSideFilesRenamed) {
+  TempDir t;
+  const std::string main = (t.path / "scene.gltf").string();
+  fs::create_directories(main);
+  std::vector<OutputFile> files(3);
+  files[0].bytes = {'m'};
+  files[1].name = "scene.bin";
+  files[1].bytes = {'b'};
+  files[2].name = "textures/skin.png";
+  files[2].bytes = {'p'};
+  try {
+    io::write_files_atomic(main, files);
+    FAIL() << "written";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.diagnostic().file, main);
+    EXPECT_NE(std::string(e.what()).find("cannot write output"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(t.path / "scene.bin"));
+  EXPECT_FALSE(fs::exists(t.path / "textures"));
+  EXPECT_TRUE(fs::is_directory(main));
+  EXPECT_TRUE(fs::is_empty(main));
+  size_t entries = 0;
+  for (const auto& entry : fs::directory_iterator(t.path)) entries += entry.path() != fs::path(main);
+  EXPECT_EQ(entries, 0u);  // no temporary left either
+}
+
 TEST(Io, DiskFullMidWriteKeepsDestinationAndLeavesNoTemporary) {
   TempDir t;
   const fs::path out = t.path / "model.iqm";

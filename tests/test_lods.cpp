@@ -337,6 +337,16 @@ TEST(Lods, ConvertRefusesWhatCannotHoldTheLevels) {
   EXPECT_FALSE(std::filesystem::exists(t / "o.glb"));
   EXPECT_FALSE(std::filesystem::exists(t / "o_lod1.glb"));
   EXPECT_TRUE(std::filesystem::is_directory(t / "o_lod2.glb"));
+  // The same for .gltf: the side files (.bin) of the output and of the levels written go too.
+  std::filesystem::create_directories(t / "g_lod2.gltf");
+  r = testutil::run_cli(fmt::format("convert '{}' -o '{}' --lods 0.5,0.25", t / "in.glb", t / "g.gltf"));
+  EXPECT_EQ(r.status, 1) << r.out;
+  for (const char* gone : {"g.gltf", "g.bin", "g_lod1.gltf", "g_lod1.bin", "g_lod2.bin"})
+    EXPECT_FALSE(std::filesystem::exists(t / gone)) << gone;
+  r = testutil::run_cli(fmt::format("convert '{}' -o '{}' --lods 0.5", t / "in.glb", t / "g.gltf"));
+  ASSERT_EQ(r.status, 0) << r.out;
+  for (const char* kept : {"g.gltf", "g.bin", "g_lod1.gltf", "g_lod1.bin"})
+    EXPECT_TRUE(std::filesystem::exists(t / kept)) << kept;
 }
 
 TEST(Lods, MsftLodGlbIsValidAndReadsBack) {
