@@ -21,13 +21,13 @@ std::vector<LodLevel> process_with_lods(Scene& scene, const ProcessOptions& p, c
 std::string lod_path(const std::string& output, Format format, size_t level);
 
 // write(), adding to `written` (when given) the paths of the files it wrote: the main one and
-// its side files.
+// the side files that were not there before.
 void write_listing_files(const Scene& scene, const std::string& path, const WriteOptions& options, Diagnostics* diags,
                          std::vector<std::string>* written);
 
 // Writes level i to lod_path(output, format, i + 1), adding its files to `written` (those of the
 // conversion so far). All or nothing: when a level cannot be written, every file in `written`
-// is removed (the output, the levels before it, and their side files) and the error thrown.
+// is removed (the output, the levels before it, and their new side files) and the error thrown.
 void write_lod_files(const std::vector<LodLevel>& levels, const std::string& output, const WriteOptions& w,
                      Diagnostics* diags, std::vector<std::string>& written);
 

@@ -210,13 +210,18 @@ void write_files_atomic(const std::string& main_path, const std::vector<OutputFi
     throw;
   }
   // Side files first, the main file last: a reader never sees a main file without its parts.
+  std::vector<bool> replaced(done.size());  // the destination was there before the rename
   for (size_t i = done.size(); i-- > 0;) {
     auto& [tmp, dest] = done[i];
+    struct stat before;
+    replaced[i] = ::lstat(dest.c_str(), &before) == 0;
     if (::rename(tmp.c_str(), dest.c_str()) != 0) {
       int e = errno;
-      // The side files renamed already go too: all or nothing (what they replaced is gone either
-      // way); then the temporaries left and the folders made for them.
-      for (size_t k = i + 1; k < done.size(); ++k) ::unlink(done[k].second.c_str());
+      // The side files renamed already that were not there before go too (a texture the write
+      // replaced, perhaps the very file the model was read with, stays); then the temporaries
+      // left and the folders made for them.
+      for (size_t k = i + 1; k < done.size(); ++k)
+        if (!replaced[k]) ::unlink(done[k].second.c_str());
       undo(i + 1);
       fail(dest, std::string("cannot write output: ") + std::strerror(e));
     }

@@ -187,17 +187,24 @@ std::string shell(const std::string& command) {
 // A disk that fills up in the middle of a write (a file-size limit makes write() fail with EFBIG
 // partway, as ENOSPC would): a clear error, the old file kept, no temporary left behind.
 // The main file's rename fails (a folder has its name) after the side files were renamed into
-// place: they are removed again, with the folder made for one of them; nothing else is left.
+// place: they are removed again, with the folder made for one of them, except one that replaced
+// a file already there; nothing else is left.
 TEST(Io, FailedMainRenameRemovesTheSideFilesRenamed) {
   TempDir t;
   const std::string main = (t.path / "scene.gltf").string();
   fs::create_directories(main);
-  std::vector<OutputFile> files(3);
+  {
+    std::ofstream kept(t.path / "page.png");  // there before: replaced, then kept
+    kept << 'o';
+  }
+  std::vector<OutputFile> files(4);
   files[0].bytes = {'m'};
   files[1].name = "scene.bin";
   files[1].bytes = {'b'};
   files[2].name = "textures/skin.png";
   files[2].bytes = {'p'};
+  files[3].name = "page.png";
+  files[3].bytes = {'n'};
   try {
     io::write_files_atomic(main, files);
     FAIL() << "written";
@@ -209,8 +216,10 @@ TEST(Io, FailedMainRenameRemovesTheSideFilesRenamed) {
   EXPECT_FALSE(fs::exists(t.path / "textures"));
   EXPECT_TRUE(fs::is_directory(main));
   EXPECT_TRUE(fs::is_empty(main));
+  EXPECT_EQ(slurp(t.path / "page.png"), "n");
   size_t entries = 0;
-  for (const auto& entry : fs::directory_iterator(t.path)) entries += entry.path() != fs::path(main);
+  for (const auto& entry : fs::directory_iterator(t.path))
+    entries += entry.path() != fs::path(main) && entry.path() != t.path / "page.png";
   EXPECT_EQ(entries, 0u);  // no temporary left either
 }
 

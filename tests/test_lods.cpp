@@ -347,6 +347,13 @@ TEST(Lods, ConvertRefusesWhatCannotHoldTheLevels) {
   ASSERT_EQ(r.status, 0) << r.out;
   for (const char* kept : {"g.gltf", "g.bin", "g_lod1.gltf", "g_lod1.bin"})
     EXPECT_TRUE(std::filesystem::exists(t / kept)) << kept;
+  // A side file that was there before the conversion (replaced by it) is not removed.
+  std::filesystem::create_directories(t / "h_lod1.gltf");
+  std::filesystem::copy_file(t / "g.bin", t / "h.bin");
+  r = testutil::run_cli(fmt::format("convert '{}' -o '{}' --lods 0.5", t / "in.glb", t / "h.gltf"));
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(t / "h.gltf"));
+  EXPECT_TRUE(std::filesystem::exists(t / "h.bin"));
 }
 
 TEST(Lods, MsftLodGlbIsValidAndReadsBack) {
