@@ -175,7 +175,8 @@ void write_file_atomic(const std::string& path, std::span<const uint8_t> data, b
   }
 }
 
-void write_files_atomic(const std::string& main_path, const std::vector<OutputFile>& files, bool sync) {
+std::vector<std::string> write_files_atomic(const std::string& main_path, const std::vector<OutputFile>& files,
+                                            bool sync) {
   namespace fs = std::filesystem;
   fs::path dir = fs::path(main_path).parent_path();
   std::vector<std::pair<std::string, std::string>> done;  // temporary, destination
@@ -226,6 +227,10 @@ void write_files_atomic(const std::string& main_path, const std::vector<OutputFi
       fail(dest, std::string("cannot write output: ") + std::strerror(e));
     }
   }
+  std::vector<std::string> added;
+  for (size_t i = 1; i < done.size(); ++i)
+    if (!replaced[i]) added.push_back(std::move(done[i].second));
+  return added;
 }
 
 }  // namespace meshport::io

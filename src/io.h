@@ -53,6 +53,8 @@ void write_file_atomic(const std::string& path, std::span<const uint8_t> data, b
 // that nothing of the write is left, except those that replaced a file already there. Folders that side file names use are created (and
 // removed again, when still empty, on failure); a side file name that is absolute or climbs out
 // of the main file's folder with `..` is an error.
-void write_files_atomic(const std::string& main_path, const std::vector<OutputFile>& files, bool sync = true);
+// Returns the side files it added (those whose name was not taken before).
+std::vector<std::string> write_files_atomic(const std::string& main_path, const std::vector<OutputFile>& files,
+                                            bool sync = true);
 
 }  // namespace meshport::io

@@ -440,22 +440,14 @@ void write_listing_files(const Scene& scene, const std::string& path, const Writ
   }
   // The files `written` lists: the main one, and the side files that were not there before (a
   // texture the write replaces, perhaps the one the model was read with, is not the write's own).
-  std::vector<std::string> new_side_files;
-  if (written)
-    for (const OutputFile& file : files) {
-      if (file.name.empty()) continue;
-      std::string side = (std::filesystem::path(path).parent_path() / file.name).string();
-      std::error_code ec;
-      if (!std::filesystem::exists(std::filesystem::symlink_status(side, ec)))
-        new_side_files.push_back(std::move(side));
-    }
+  std::vector<std::string> added;
   if (files.size() == 1)
     io::write_file_atomic(path, files.front().bytes, options.sync);
   else
-    io::write_files_atomic(path, files, options.sync);
+    added = io::write_files_atomic(path, files, options.sync);
   if (written) {
     written->push_back(path);
-    written->insert(written->end(), new_side_files.begin(), new_side_files.end());
+    written->insert(written->end(), added.begin(), added.end());
   }
 }
 
