@@ -128,11 +128,14 @@ try {
       const middle = await pixels(page);
       check(difference(pictures[name], middle) > 0.002, `${name}: the animation does not change the picture`);
       await page.screenshot({ path: path.join(work, `${name}-animated.png`) });
-      // ... and real playback (requestAnimationFrame) advances the time.
+      // ... and real playback (requestAnimationFrame) moves the time. Polled rather than read once
+      // after a fixed wait: a looping clip as short as the turret's (0.3 s) can wrap round to a time
+      // the scrub bar (step 0.001) shows as where it started, and a loaded machine draws late.
+      const before = await page.evaluate(() => document.getElementById('scrub').value);
       await page.evaluate(() => { document.getElementById('play').click(); });
-      await page.waitForTimeout(300);
-      const t = await page.evaluate(() => Number(document.getElementById('scrub').value));
-      check(t > 0, `${name}: playing does not advance the animation`);
+      const moved = await page.waitForFunction((v) => document.getElementById('scrub').value !== v, before,
+                                               { timeout: 20000 }).then(() => true, () => false);
+      check(moved, `${name}: playing does not advance the animation`);
       // Wireframe changes the picture.
       await page.evaluate(() => { window.meshport.pause(); window.meshport.setTime(0); window.meshport.setWireframe(true); });
       check(difference(pictures[name], await pixels(page)) > 0.002, `${name}: wireframe does not change the picture`);
