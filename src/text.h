@@ -1,27 +1,13 @@
-// Number scanning shared by the text format readers (IQE, OBJ).
+// Text helpers shared by the format readers: numbers (text_decimal.h), names, messages.
 #pragma once
+
+#include "text_decimal.h"
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace meshport::text {
-
-// Fast path for the plain decimals exporters write ("-0.70710677", "1.0024396e-06"), correctly
-// rounded like std::from_chars, which the caller uses for everything else: returns false (and
-// leaves `p` alone) to defer to it. On success `p` is just past the number. No leading '+', no
-// "inf" / "nan", no hexadecimal: those are deferred too.
-//
-// With at most 15 significant digits and a power of ten up to 1e22 both are exact doubles, so
-// one multiplication or division gives the correctly rounded double (Clinger). For the float
-// overload, rounding that double to float differs from rounding the exact value only when the
-// double is exactly halfway between two floats; that case, and results outside the normal float
-// range, are deferred too.
-bool fast_decimal(const char*& p, const char* end, float& out);
-bool fast_decimal(const char*& p, const char* end, double& out);
-// The same for integers: an optional '-' and 1 to 18 digits, exactly as std::from_chars reads
-// them; false (p untouched) for anything else, such as 19 digits or more.
-bool fast_integer(const char*& p, const char* end, int64_t& out);
 
 // Whether `s` ends with `suffix`, which must be lower case (ASCII letters compared case-blind).
 bool ends_with_nocase(std::string_view s, std::string_view suffix);

@@ -18,6 +18,7 @@
 #include "ops/math.h"
 #include "ops/morph_clips.h"
 #include "text.h"
+#include "text_window.h"
 
 #include <fmt/format.h>
 
@@ -31,6 +32,7 @@
 #include <limits>
 #include <optional>
 #include <set>
+#include <type_traits>
 #include <unordered_map>
 
 namespace meshport::iqe {
@@ -257,6 +259,11 @@ void restride(Array& a, uint32_t comps) {
 }
 
 void push(Array& a, const float* v, uint32_t n) {
+  if (n >= a.comps) {  // the common case: every value given
+    a.data.insert(a.data.end(), v, v + a.comps);
+    ++a.count;
+    return;
+  }
   size_t base = a.data.size();
   a.data.resize(base + a.comps);
   float* out = a.data.data() + base;
@@ -460,7 +467,30 @@ class Reader {
     return q;
   }
 
+  // The common case of next_float / next_int in registers: white space, then a plain number that
+  // text::fast_decimal / fast_integer reads, ended by white space, the line's end or '#'. kSlow
+  // (p_ and out untouched) for anything else, which next_float / next_int then read and report.
+  enum class Scan { kEnd, kValue, kSlow };
+  template <class T>
+  Scan scan_number(T& out) {
+    const char* p = p_;
+    while (p < end_ && is_space(*p)) ++p;
+    if (p == end_ || *p == '#') {
+      p_ = p;
+      return Scan::kEnd;
+    }
+    const char* q = p;
+    bool ok;
+    if constexpr (std::is_same_v<T, float>) ok = text::fast_decimal(q, end_, out);
+    else ok = text::fast_integer(q, end_, out);
+    if (!ok || (q < end_ && !is_space(*q) && *q != '#')) return Scan::kSlow;
+    tok_ = p;
+    p_ = q;
+    return Scan::kValue;
+  }
+
   bool next_float(float& out) {
+    if (const Scan s = scan_number(out); s != Scan::kSlow) return s == Scan::kValue;
     if (!more()) return false;
     tok_ = p_;
     const char* q = skip_plus(p_);
@@ -502,6 +532,7 @@ class Reader {
   }
 
   bool next_int(int64_t& out) {
+    if (const Scan s = scan_number(out); s != Scan::kSlow) return s == Scan::kValue;
     if (!more()) return false;
     tok_ = p_;
     const char* q = skip_plus(p_);
@@ -528,9 +559,31 @@ class Reader {
     return true;
   }
 
+  // Whether the rest of the line can go to text::window_numbers: at most 64 bytes, and the text
+  // holds the 72 bytes it may read.
+  bool window_fits() const {
+    return text::kHaveWindow && end_ - p_ <= 64 && text_.data() + text_.size() - p_ >= 72;
+  }
+
+  // Up to `max` (<= 64) numbers of the rest of the line by text::window_numbers; how many, with
+  // p_ and tok_ moved as next_float / next_int move them. `general`: the token at p_ is for them.
+  template <class T>
+  uint32_t window(T* v, uint32_t max, bool& general) {
+    const text::WindowRead r = text::window_numbers(p_, end_, v, int(max));
+    if (r.count) tok_ = r.last;
+    p_ = r.at;
+    general = r.general;
+    return uint32_t(r.count);
+  }
+
   // Reads up to `max` numbers; the rest of the line is ignored. Returns how many were read.
   uint32_t floats(float* v, uint32_t max) {
     uint32_t n = 0;
+    if (max <= 64 && window_fits()) {
+      bool general;
+      n = window(v, max, general);
+      if (!general) return n;
+    }
     while (n < max && next_float(v[n])) ++n;
     return n;
   }
@@ -961,8 +1014,33 @@ class Reader {
       const float* v = pre_chunk_->floats.data() + pre_->first;
       pairs_.assign(v, v + pre_->count);
     }
+    if (!pre_ && !window_blend()) read_blend();
+    pair_blend(cmd);
+  }
+
+  // The vb values by text::window_numbers, when all are plain and the indices need no message;
+  // false (p_ untouched) otherwise.
+  bool window_blend() {
+    if (!window_fits()) return false;
+    const char* start = p_;
+    const char* tok = tok_;
+    float v[32];
+    bool general;
+    const uint32_t n = window(v, 32, general);
+    bool ok = !general && n < 32;  // 32 values may not be all of them
+    for (uint32_t i = 0; ok && i < n; i += 2) ok = v[i] >= 0 && v[i] == std::floor(v[i]) && v[i] <= 16777216.0f;
+    if (!ok) {
+      p_ = start;
+      tok_ = tok;
+      return false;
+    }
+    pairs_.assign(v, v + n);
+    return true;
+  }
+
+  void read_blend() {
     float f;
-    while (!pre_ && next_float(f)) {
+    while (next_float(f)) {
       bool index = pairs_.size() % 2 == 0;
       if (index && !(f >= 0 && f == std::floor(f)))
         error(tok_, "blend index " + quoted(token_at(tok_)) + " must be a non-negative integer");
@@ -970,6 +1048,10 @@ class Reader {
         error(tok_, "blend index " + quoted(token_at(tok_)) + " out of range: at most 16777216");
       pairs_.push_back(f);
     }
+  }
+
+  // The pairs in pairs_, checked, into the mesh's blend arrays.
+  void pair_blend(const char* cmd) {
     if (pairs_.size() % 2) {
       warn(tok_, "blend index without a weight: weight 0 used");
       pairs_.push_back(0);
@@ -1094,7 +1176,10 @@ class Reader {
   }
 
   void check_stale(Array& a, const char* cmd) {
-    if (!a.stale) return;
+    if (a.stale) [[unlikely]]
+      stale(a, cmd);
+  }
+  [[gnu::noinline]] void stale(Array& a, const char* cmd) {
     a.stale = false;
     decl_[size_t(a.kind)].used = true;  // this warning covers it
     warn(cmd, "vertexarray " + std::string(kTypeNames[size_t(a.kind)]) + " came after this mesh's first " +
@@ -1111,6 +1196,7 @@ class Reader {
     MeshState& m = cur();
     uint32_t total = vertex_total();
     if (pre_ && pre_face(m, total, relative)) return add_face(m);
+    if (!pre_ && window_face(m, total, relative)) return add_face(m);
     indices_.clear();
     int64_t v;
     while (next_int(v)) {
@@ -1134,6 +1220,30 @@ class Reader {
     size_t n = indices_.size();
     if (n < 3) error(cmd, "a face needs at least 3 vertex indices, got " + std::to_string(n));
     add_face(m);
+  }
+
+  // A face read by text::window_numbers whose indices (at least 3) are all plain and within the
+  // vertices defined so far; false (p_ untouched) otherwise, for face() to read the line itself.
+  bool window_face(const MeshState& m, uint32_t total, bool relative) {
+    if (!window_fits()) return false;
+    const char* start = p_;
+    const char* tok = tok_;
+    int64_t v[32];
+    bool general;
+    const uint32_t n = window(v, 32, general);
+    const int64_t base = relative ? int64_t(m.first) : 0;
+    bool ok = !general && n < 32 && n >= 3;
+    indices_.clear();
+    for (uint32_t i = 0; ok && i < n; ++i) {
+      const int64_t g = v[i] < 0 ? int64_t(total) + v[i] : base + v[i];
+      ok = g >= 0 && g < int64_t(total);
+      indices_.push_back(g);
+    }
+    if (!ok) {
+      p_ = start;
+      tok_ = tok;
+    }
+    return ok;
   }
 
   // A face parsed ahead whose indices are all within the vertices defined so far; false (nothing
