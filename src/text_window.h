@@ -25,7 +25,8 @@
 
 namespace meshport::text {
 
-// Whether window_numbers can be used: SSE2 and little-endian loads.
+// Whether the readers use window_numbers: where SSE2 classifies the bytes (elsewhere it works,
+// one byte at a time, but is no faster than the readers' own loops). Little-endian loads only.
 inline constexpr bool kHaveWindow =
 #if defined(__SSE2__)
     std::endian::native == std::endian::little;
@@ -35,11 +36,11 @@ inline constexpr bool kHaveWindow =
 
 // How a window_numbers call ended.
 struct WindowRead {
-  int count = 0;        // numbers read into out
-  const char* at;       // where the caller goes on: after the last number read, or at the
-                        // token it must read itself, or at the end of the numbers
-  bool general = false; // `at` is a token the general reader must read
-  const char* last;     // the start of the last number read (when count > 0)
+  int count = 0;               // numbers read into out
+  const char* at = nullptr;    // where the caller goes on: after the last number read, at the token
+                               // it must read itself, or at the end of the numbers
+  bool general = false;        // `at` is a token the general reader must read
+  const char* last = nullptr;  // the start of the last number read (when count > 0)
 };
 
 namespace detail {
@@ -74,8 +75,16 @@ inline Masks masks(const char* p, int len) {
     m.hash |= uint64_t(equal16(x, '#')) << shift;
   }
 #else
-  (void)p;
-  (void)len;
+  // The same one byte at a time (slower than the readers' own loops: kHaveWindow is false).
+  for (int i = 0; i < len; ++i) {
+    const char c = p[i];
+    const uint64_t bit = uint64_t(1) << i;
+    if (c == ' ' || (c >= '\t' && c <= '\r')) m.space |= bit;
+    if (c >= '0' && c <= '9') m.digit |= bit;
+    if (c == '.') m.point |= bit;
+    if (c == '-') m.minus |= bit;
+    if (c == '#') m.hash |= bit;
+  }
 #endif
   return m;
 }

@@ -1177,9 +1177,9 @@ class Reader {
 
   void check_stale(Array& a, const char* cmd) {
     if (a.stale) [[unlikely]]
-      stale(a, cmd);
+      warn_stale(a, cmd);
   }
-  [[gnu::noinline]] void stale(Array& a, const char* cmd) {
+  [[gnu::noinline]] void warn_stale(Array& a, const char* cmd) {
     a.stale = false;
     decl_[size_t(a.kind)].used = true;  // this warning covers it
     warn(cmd, "vertexarray " + std::string(kTypeNames[size_t(a.kind)]) + " came after this mesh's first " +
