@@ -1018,24 +1018,30 @@ class Reader {
     pair_blend(cmd);
   }
 
-  // The vb values by text::window_numbers, when all are plain and the indices need no message;
-  // false (p_ untouched) otherwise.
-  bool window_blend() {
+  // Every number of the rest of the line by text::window_numbers, when it reads them all (fewer
+  // than N) and ok(v, n) accepts them; false with p_ and tok_ untouched otherwise.
+  template <class T, size_t N, class Ok>
+  bool window_line(T (&v)[N], Ok&& ok) {
     if (!window_fits()) return false;
     const char* start = p_;
     const char* tok = tok_;
-    float v[32];
     bool general;
-    const uint32_t n = window(v, 32, general);
-    bool ok = !general && n < 32;  // 32 values may not be all of them
-    for (uint32_t i = 0; ok && i < n; i += 2) ok = v[i] >= 0 && v[i] == std::floor(v[i]) && v[i] <= 16777216.0f;
-    if (!ok) {
-      p_ = start;
-      tok_ = tok;
-      return false;
-    }
-    pairs_.assign(v, v + n);
-    return true;
+    const uint32_t n = window(v, N, general);
+    if (!general && n < N && ok(v, n)) return true;
+    p_ = start;
+    tok_ = tok;
+    return false;
+  }
+
+  // The vb values by window_line, when all are plain and the indices need no message.
+  bool window_blend() {
+    float v[32];
+    return window_line(v, [&](const float* b, uint32_t n) {
+      for (uint32_t i = 0; i < n; i += 2)
+        if (!(b[i] >= 0 && b[i] == std::floor(b[i]) && b[i] <= 16777216.0f)) return false;
+      pairs_.assign(b, b + n);
+      return true;
+    });
   }
 
   void read_blend() {
@@ -1225,25 +1231,17 @@ class Reader {
   // A face read by text::window_numbers whose indices (at least 3) are all plain and within the
   // vertices defined so far; false (p_ untouched) otherwise, for face() to read the line itself.
   bool window_face(const MeshState& m, uint32_t total, bool relative) {
-    if (!window_fits()) return false;
-    const char* start = p_;
-    const char* tok = tok_;
-    int64_t v[32];
-    bool general;
-    const uint32_t n = window(v, 32, general);
     const int64_t base = relative ? int64_t(m.first) : 0;
-    bool ok = !general && n < 32 && n >= 3;
-    indices_.clear();
-    for (uint32_t i = 0; ok && i < n; ++i) {
-      const int64_t g = v[i] < 0 ? int64_t(total) + v[i] : base + v[i];
-      ok = g >= 0 && g < int64_t(total);
-      indices_.push_back(g);
-    }
-    if (!ok) {
-      p_ = start;
-      tok_ = tok;
-    }
-    return ok;
+    int64_t v[32];
+    return window_line(v, [&](const int64_t* f, uint32_t n) {
+      indices_.clear();
+      for (uint32_t i = 0; i < n; ++i) {
+        const int64_t g = f[i] < 0 ? int64_t(total) + f[i] : base + f[i];
+        if (g < 0 || g >= int64_t(total)) return false;
+        indices_.push_back(g);
+      }
+      return n >= 3;
+    });
   }
 
   // A face parsed ahead whose indices are all within the vertices defined so far; false (nothing
