@@ -145,6 +145,31 @@ TEST(IqeParallel, ErrorsFarIntoAFileHaveTheSameLocation) {
   EXPECT_EQ(read_with(text, 4, 64).error, "gen.iqe:" + std::to_string(line) + ":6: error: malformed number \"2x\"");
 }
 
+// The serial reader reads most lines' numbers from byte masks of the whole line
+// (text_window.h), which needs 72 bytes of text from the numbers on; near the end of the text it
+// reads them one by one. Each line here, read both ways (last in the file, then with comment
+// lines after it), gives the same Scene, the same diagnostics and the same error, at the same
+// line and column.
+TEST(IqeParallel, LineScannerAndOneByOneReadingAgree) {
+  const std::string head =
+      "# Inter-Quake Export\nmesh \"m\"\nvp 0 0 0\nvp 1 0 0\nvp 0 1 0\nvp 1 1 0\nvt 0 0\nvn 0 0 1\n";
+  const std::string padding = "# " + std::string(100, '.') + "\n# " + std::string(100, '7') + "\n";
+  for (const char* line :
+       {"vp 1 2x 3", "vb 1.5 1", "vb -1 0.5", "vb 16777217 1", "fm 0 1", "fm 0 1 x", "vn 1 +-2 3", "vb 0 0.5 1",
+        "vp 1e40 0 0", "vp +1 2 3", "fm 0 1 2 3", "fm -1 -2 -3", "fa 0 1 2", "vb 0 0.5 1 0 2 0.5", "vp 1 2 3 4 5 6",
+        "vx 1 0 0 0 1 0", "vx 1 0 0 -1", "vp 0.123456789 1 2", "vt 1.5#comment", "vp -0 -.5 5.", "fm 0 1 99",
+        "vb 0 1 1 0.25 2 0.25 3 0.125 4 0.125 5 0.0625 6 0.0625 7 0.03125 8 0.03125 9 0.5 10 0.5 11 0.5",
+        "fm 0 1 2 3 0 1 2 3 0 1 2 3 0 1 2 3 0 1 2 3 0 1 2 3 0 1 2 3 0 1 2 3 0", "\tvp  1\t2 \v3\r"}) {
+    SCOPED_TRACE(line);
+    const std::string last = head + line + "\n";
+    const Outcome near_end = read_with(last, 1, 1 << 20);
+    const Outcome scanned = read_with(last + padding, 1, 1 << 20);
+    EXPECT_EQ(scanned.error, near_end.error);
+    EXPECT_EQ(scanned.diagnostics, near_end.diagnostics);
+    EXPECT_TRUE(same_scene(scanned.scene, near_end.scene));
+  }
+}
+
 TEST(IqeParallel, CommentCommandEndsTheCommandsInAnyWindow) {
   std::string text = generated(2, 10, false);
   text.insert(text.find("mesh \"m1\""), "comment\nvp 1 2 3\nnot a command\n");
