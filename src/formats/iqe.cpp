@@ -258,9 +258,15 @@ void restride(Array& a, uint32_t comps) {
   a.comps = comps;
 }
 
+// Appends a few values: one push_back each, inlined, where insert() would call memmove for 3 or
+// 4 floats (a tenth of the time of replaying a chunk).
+void append(std::vector<float>& d, const float* v, uint32_t n) {
+  for (uint32_t i = 0; i < n; ++i) d.push_back(v[i]);
+}
+
 void push(Array& a, const float* v, uint32_t n) {
   if (n >= a.comps) {  // the common case: every value given
-    a.data.insert(a.data.end(), v, v + a.comps);
+    append(a.data, v, a.comps);
     ++a.count;
     return;
   }
@@ -782,7 +788,7 @@ class Reader {
     if (!a) return false;
     const float* v = c.floats.data() + r.first;
     if (r.count == a->comps) {
-      a->data.insert(a->data.end(), v, v + r.count);
+      append(a->data, v, r.count);
       ++a->count;
     } else {
       push(*a, v, r.count);
