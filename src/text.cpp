@@ -3,9 +3,11 @@
 
 #include <charconv>
 #include <cstdint>
-#include <cstring>
+#include <string>
+#include <string_view>
 
 namespace meshport::text {
+
 bool ends_with_nocase(std::string_view s, std::string_view suffix) {
   if (s.size() < suffix.size()) return false;
   for (size_t i = 0; i < suffix.size(); ++i) {
