@@ -50,9 +50,9 @@ void write_file_atomic(const std::string& path, std::span<const uint8_t> data, b
 // each to a temporary file first, then renames them all into place, the main file last; on
 // failure no temporary is left and no destination is touched, except when a rename fails (the
 // main file's name is a folder, say): then the side files renamed before it are removed, so
-// that nothing of the write is left, except those that replaced a file already there. Folders that side file names use are created (and
-// removed again, when still empty, on failure); a side file name that is absolute or climbs out
-// of the main file's folder with `..` is an error.
+// that nothing of the write is left, except those that replaced a file already there. Folders
+// that side file names use are created (and removed again, when still empty, on failure); a
+// side file name that is absolute or climbs out of the main file's folder with `..` is an error.
 // Returns the side files it added (those whose name was not taken before).
 std::vector<std::string> write_files_atomic(const std::string& main_path, const std::vector<OutputFile>& files,
                                             bool sync = true);

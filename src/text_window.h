@@ -89,6 +89,9 @@ inline Masks masks(const char* p, int len) {
   return m;
 }
 
+// The bits below bit n (0..64).
+inline uint64_t low_bits(int n) { return n >= 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1; }
+
 inline uint64_t load8(const char* p) {
   uint64_t x;
   std::memcpy(&x, p, 8);
@@ -100,7 +103,7 @@ inline uint64_t digits_at(const char* p, int n) { return n ? digits_value(load8(
 
 // The token [s, e) of the window at p, with its masks: false when it is not of the plain form.
 inline bool window_float(const char* p, const Masks& w, int s, int e, float& out) {
-  const uint64_t token = (e == 64 ? ~uint64_t(0) : (uint64_t(1) << e) - 1) & ~((uint64_t(1) << s) - 1);
+  const uint64_t token = low_bits(e) & ~low_bits(s);
   const bool negative = (w.minus >> s) & 1;
   const int ds = s + negative;
   const uint64_t other = token & ~w.digit & ~(uint64_t(negative) << s);  // not a digit, nor the sign
@@ -120,7 +123,7 @@ inline bool window_float(const char* p, const Masks& w, int s, int e, float& out
 }
 
 inline bool window_int(const char* p, const Masks& w, int s, int e, int64_t& out) {
-  const uint64_t token = (e == 64 ? ~uint64_t(0) : (uint64_t(1) << e) - 1) & ~((uint64_t(1) << s) - 1);
+  const uint64_t token = low_bits(e) & ~low_bits(s);
   const bool negative = (w.minus >> s) & 1;
   const int ds = s + negative;
   if (token & ~w.digit & ~(uint64_t(negative) << s)) return false;
@@ -144,9 +147,8 @@ WindowRead window_numbers(const char* p, const char* end, T* out, int max) {
   r.last = p;
   int len = int(end - p);
   const detail::Masks w = detail::masks(p, len);
-  const uint64_t valid = len >= 64 ? ~uint64_t(0) : (uint64_t(1) << len) - 1;
-  if (const uint64_t hash = w.hash & valid) len = std::countr_zero(hash);
-  uint64_t tokens = ~w.space & (len >= 64 ? ~uint64_t(0) : (uint64_t(1) << len) - 1);
+  if (const uint64_t hash = w.hash & detail::low_bits(len)) len = std::countr_zero(hash);
+  uint64_t tokens = ~w.space & detail::low_bits(len);
   while (r.count < max) {
     if (!tokens) {
       r.at = p + len;
@@ -165,7 +167,7 @@ WindowRead window_numbers(const char* p, const char* end, T* out, int max) {
     r.last = p + s;
     r.at = p + e;
     ++r.count;
-    tokens &= e >= 64 ? 0 : ~uint64_t(0) << e;
+    tokens &= ~detail::low_bits(e);
   }
   return r;
 }

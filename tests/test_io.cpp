@@ -184,8 +184,6 @@ std::string shell(const std::string& command) {
 
 }  // namespace
 
-// A disk that fills up in the middle of a write (a file-size limit makes write() fail with EFBIG
-// partway, as ENOSPC would): a clear error, the old file kept, no temporary left behind.
 // The main file's rename fails (a folder has its name) after the side files were renamed into
 // place: they are removed again, with the folder made for one of them, except one that replaced
 // a file already there; nothing else is left.
@@ -223,6 +221,8 @@ TEST(Io, FailedMainRenameRemovesTheSideFilesRenamed) {
   EXPECT_EQ(entries, 0u);  // no temporary left either
 }
 
+// A disk that fills up in the middle of a write (a file-size limit makes write() fail with EFBIG
+// partway, as ENOSPC would): a clear error, the old file kept, no temporary left behind.
 TEST(Io, DiskFullMidWriteKeepsDestinationAndLeavesNoTemporary) {
   TempDir t;
   const fs::path out = t.path / "model.iqm";
