@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -126,8 +127,8 @@ void write_stdout(std::span<const uint8_t> data) {
 
 namespace {
 
-// A temporary file beside `path`, filled with `data` and closed; returns its name.
-std::string write_temporary(const std::string& path, std::span<const uint8_t> data, bool sync) {
+// A new temporary file beside `path` (hidden, named after it); returns its descriptor and name.
+std::pair<int, std::string> create_temporary(const std::string& path) {
   namespace fs = std::filesystem;
   fs::path dest(path);
   fs::path dir = dest.parent_path();
@@ -139,32 +140,80 @@ std::string write_temporary(const std::string& path, std::span<const uint8_t> da
   name.push_back('\0');
   int fd = ::mkstemp(name.data());
   if (fd < 0) fail(path, std::string("cannot create output: ") + std::strerror(errno));
-  auto abandon = [&](int e) {
-    ::close(fd);
-    ::unlink(name.data());
+  return {fd, std::string(name.data())};
+}
+
+[[noreturn]] void abandon(int fd, const std::string& temporary, const std::string& path, int e) {
+  ::close(fd);
+  ::unlink(temporary.c_str());
+  fail(path, std::string("cannot write output: ") + std::strerror(e));
+}
+
+// Makes the filled temporary readable, flushes it to the disk with `sync` (so that a crash after
+// the rename cannot leave an empty file where the old one was) and closes it.
+void close_temporary(int fd, const std::string& temporary, const std::string& path, bool sync) {
+  ::fchmod(fd, 0644);
+  if (sync && ::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) abandon(fd, temporary, path, errno);
+  if (::close(fd) != 0) {
+    int e = errno;
+    ::unlink(temporary.c_str());
     fail(path, std::string("cannot write output: ") + std::strerror(e));
-  };
+  }
+}
+
+// A temporary file beside `path`, filled with `data` and closed; returns its name.
+std::string write_temporary(const std::string& path, std::span<const uint8_t> data, bool sync) {
+  auto [fd, name] = create_temporary(path);
   size_t done = 0;
   while (done < data.size()) {
     ssize_t n = ::write(fd, data.data() + done, data.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      abandon(errno);
+      abandon(fd, name, path, errno);
     }
     done += static_cast<size_t>(n);
   }
-  ::fchmod(fd, 0644);
-  // On disk before the rename, so a crash cannot leave an empty file where the old one was.
-  if (sync && ::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) abandon(errno);
-  if (::close(fd) != 0) {
-    int e = errno;
-    ::unlink(name.data());
-    fail(path, std::string("cannot write output: ") + std::strerror(e));
-  }
-  return std::string(name.data());
+  close_temporary(fd, name, path, sync);
+  return name;
 }
 
 }  // namespace
+
+std::shared_ptr<MappedFile> MappedFile::create(const std::string& path, size_t size) {
+  if (size == 0) return nullptr;
+  auto [fd, name] = create_temporary(path);
+  std::shared_ptr<MappedFile> f(new MappedFile);
+  f->path_ = path;
+  f->temporary_ = std::move(name);
+  f->fd_ = fd;
+  // Blocks on the disk first: a full disk (or a file-size limit) fails here, cleanly. A file
+  // system that cannot allocate ahead gets the usual write (a full disk would stop the process
+  // while it encodes into the mapping).
+  int r = 0;
+  do r = ::fallocate(fd, 0, 0, off_t(size));
+  while (r != 0 && errno == EINTR);
+  if (r != 0 && (errno == EOPNOTSUPP || errno == ENOSYS)) return nullptr;
+  if (r != 0) abandon(std::exchange(f->fd_, -1), f->temporary_, path, errno);
+  void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED) return nullptr;
+  f->map_ = static_cast<uint8_t*>(p);
+  f->size_ = size;
+  return f;
+}
+
+MappedFile::~MappedFile() {
+  if (map_) ::munmap(map_, size_);
+  if (fd_ >= 0) {
+    ::close(fd_);
+    ::unlink(temporary_.c_str());
+  }
+}
+
+std::string MappedFile::finish(bool sync) {
+  if (map_) ::munmap(std::exchange(map_, nullptr), size_);
+  close_temporary(std::exchange(fd_, -1), temporary_, path_, sync);
+  return temporary_;
+}
 
 void write_file_atomic(const std::string& path, std::span<const uint8_t> data, bool sync) {
   std::string tmp = write_temporary(path, data, sync);
@@ -204,7 +253,7 @@ std::vector<std::string> write_files_atomic(const std::string& main_path, const 
           fail(dest, "cannot create folder '" + missing[k].string() + "': " + ec.message());
         created.push_back(missing[k]);
       }
-      done.emplace_back(write_temporary(dest, f.bytes, sync), dest);
+      done.emplace_back(f.mapped ? f.mapped->finish(sync) : write_temporary(dest, f.bytes, sync), dest);
     }
   } catch (...) {
     undo(done.size());

@@ -78,6 +78,9 @@ static Format resolve(const std::optional<Format>& given, const std::string& pat
 
 namespace {
 
+// Output files at least this large that a writer can encode in place are (io::MappedFile).
+constexpr size_t kMapOutputBytes = size_t(1) << 20;
+
 SideFileLoader no_side_files(const std::string& name) {
   return [name](const std::string& rel) -> std::vector<uint8_t> {
     fail(name, "cannot load '" + rel + "': side files are only found when reading from a file");
@@ -323,8 +326,14 @@ std::vector<OutputFile> write_format(const Scene& input, Format format, const Wr
       return out;
     }
     case Format::Iqm: {
+      // A file of 1 MiB or more is encoded straight into its temporary file (io::MappedFile).
       std::vector<OutputFile> out(1);
-      out[0].bytes = iqm::write(scene, options, d);
+      iqm::write(scene, options, d, [&](size_t size) {
+        if (!path.empty() && size >= kMapOutputBytes) out[0].mapped = io::MappedFile::create(path, size);
+        if (out[0].mapped) return out[0].mapped->bytes();
+        out[0].bytes.assign(size, 0);
+        return std::span<uint8_t>(out[0].bytes);
+      });
       return out;
     }
     case Format::Gltf:
@@ -441,7 +450,7 @@ void write_listing_files(const Scene& scene, const std::string& path, const Writ
   // The files `written` lists: the main one, and the side files that were not there before (a
   // texture the write replaces, perhaps the one the model was read with, is not the write's own).
   std::vector<std::string> added;
-  if (files.size() == 1)
+  if (files.size() == 1 && !files.front().mapped)
     io::write_file_atomic(path, files.front().bytes, options.sync);
   else
     added = io::write_files_atomic(path, files, options.sync);

@@ -291,3 +291,124 @@ TEST(Io, UnwritableFolderIsAClearError) {
   EXPECT_EQ(slurp(out), "precious");
   EXPECT_EQ(listing(dir), std::vector<std::string>{"model.iqm"});
 }
+
+namespace {
+
+// A 1.28 MB IQM: 40,000 vertices (positions, normals, texture coordinates) in strips, big enough
+// to be encoded straight into its output file (io::MappedFile).
+Scene large_iqm_scene() {
+  Scene s;
+  Mesh m;
+  m.name = "strip";
+  const uint32_t n = 40000;
+  std::vector<float> pos, nrm, uv;
+  for (uint32_t i = 0; i < n; ++i) {
+    pos.insert(pos.end(), {float(i / 2), float(i % 2), float(i % 7) * 0.25f});
+    nrm.insert(nrm.end(), {0, 0, 1});
+    uv.insert(uv.end(), {float(i) / n, float(i % 2)});
+  }
+  for (uint32_t i = 0; i + 2 < n; ++i) m.triangles.insert(m.triangles.end(), {i, i + 1 + i % 2, i + 2 - i % 2});
+  m.streams.push_back(testutil::float_stream(Attribute::Position, 3, pos));
+  m.streams.push_back(testutil::float_stream(Attribute::Normal, 3, nrm));
+  m.streams.push_back(testutil::float_stream(Attribute::Texcoord, 2, uv));
+  s.meshes.push_back(std::move(m));
+  return s;
+}
+
+}  // namespace
+
+// A large IQM written to a file is encoded in place, in its temporary file: the same bytes as
+// written to memory, readable by all (0644), and nothing else left in the folder.
+TEST(Io, LargeIqmEncodedInPlaceIsTheFileWrittenToMemory) {
+  TempDir t;
+  const Scene s = large_iqm_scene();
+  const std::vector<uint8_t> memory = write_memory(s, Format::Iqm);
+  ASSERT_GE(memory.size(), size_t(1) << 20);
+  const fs::path out = t.path / "strip.iqm";
+  { std::ofstream(out) << "old"; }
+  write(s, out.string());
+  EXPECT_EQ(slurp(out), std::string(memory.begin(), memory.end()));
+  EXPECT_EQ(fs::status(out).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read);
+  EXPECT_EQ(listing(t.path), std::vector<std::string>{"strip.iqm"});
+}
+
+// io::MappedFile itself: zero-filled, renamed into place once finished, removed when abandoned.
+TEST(Io, MappedFileIsRenamedWhenFinishedAndRemovedWhenAbandoned) {
+  TempDir t;
+  const fs::path out = t.path / "m.bin";
+  std::shared_ptr<io::MappedFile> f = io::MappedFile::create(out.string(), 3 << 20);
+  ASSERT_NE(f, nullptr) << "the temporary folder's file system cannot allocate ahead";
+  std::span<uint8_t> b = f->bytes();
+  ASSERT_EQ(b.size(), size_t(3) << 20);
+  EXPECT_TRUE(std::all_of(b.begin(), b.end(), [](uint8_t c) { return c == 0; }));
+  b[0] = 'M';
+  b[b.size() - 1] = 'Z';
+  EXPECT_EQ(listing(t.path).size(), 1u);  // the temporary, hidden
+  EXPECT_TRUE(listing(t.path)[0].starts_with(".m.bin.tmp-")) << listing(t.path)[0];
+  const std::string tmp = f->finish(true);
+  fs::rename(tmp, out);
+  f.reset();  // finished: the file stays
+  const std::string got = slurp(out);
+  ASSERT_EQ(got.size(), size_t(3) << 20);
+  EXPECT_EQ(got.front(), 'M');
+  EXPECT_EQ(got.back(), 'Z');
+  EXPECT_EQ(got.find_first_not_of('\0', 1), got.size() - 1);
+
+  std::shared_ptr<io::MappedFile> g = io::MappedFile::create(out.string(), 2 << 20);
+  ASSERT_NE(g, nullptr);
+  g->bytes()[5] = 1;
+  g.reset();  // never finished: removed
+  EXPECT_EQ(listing(t.path), std::vector<std::string>{"m.bin"});
+  EXPECT_EQ(slurp(out), got);
+}
+
+// A disk too small for a large IQM: the error comes when its temporary file is allocated, before
+// anything is encoded; the old file is kept and no temporary is left behind.
+TEST(Io, DiskFullForLargeIqmKeepsDestinationAndLeavesNoTemporary) {
+  TempDir t;
+  const fs::path out = t.path / "strip.iqm";
+  { std::ofstream(out) << "precious"; }
+  const Scene s = large_iqm_scene();
+  const int code = in_child([&] {
+    ::signal(SIGXFSZ, SIG_IGN);
+    rlimit lim{1 << 20, 1 << 20};
+    ::setrlimit(RLIMIT_FSIZE, &lim);
+    try {
+      write(s, out.string());
+    } catch (const Error& e) {
+      return e.what() == out.string() + ": error: cannot write output: File too large" ? 0 : 2;
+    }
+    return 1;
+  });
+  EXPECT_EQ(code, 0);
+  EXPECT_EQ(slurp(out), "precious");
+  EXPECT_EQ(listing(t.path), std::vector<std::string>{"strip.iqm"});
+}
+
+// A writer that fails after it was given its mapped file (the IQM writer refuses a still
+// animation that a file this size cannot justify to a reader; the 1 MiB extension makes the
+// file large enough to be mapped): the error, the old file kept, no temporary left.
+TEST(Io, WriterFailingInItsMappedFileLeavesNoTemporary) {
+  TempDir t;
+  const fs::path out = t.path / "still.iqm";
+  { std::ofstream(out) << "precious"; }
+  Scene s;
+  s.joints.push_back({"root", -1, {}});
+  Animation a;
+  a.name = "idle";
+  a.framerate = 30;
+  a.channels = 1;
+  a.poses.assign(800000, Transform{});  // 32 MB of poses against 12 x 1 MiB + 16 MiB
+  s.animations.push_back(std::move(a));
+  s.iqm.emplace().extensions.push_back({"padding", std::vector<uint8_t>(size_t(1) << 20, 7)});
+  try {
+    write(s, out.string());
+    FAIL() << "written";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("the animations hold 800000 poses, mostly still"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(slurp(out), "precious");
+  EXPECT_EQ(listing(t.path), std::vector<std::string>{"still.iqm"});
+}

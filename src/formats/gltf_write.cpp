@@ -441,7 +441,7 @@ std::vector<OutputFile> write(const Scene& input, const WriteOptions& options, b
   std::vector<uint8_t>& b = out[0].bytes;
   if (!binary) {
     dump_root(w.root, std::move(arrays), b, 0);
-    if (!bin_name.empty() && !w.buf.bin.empty()) out.push_back({bin_name, std::move(w.buf.bin)});
+    if (!bin_name.empty() && !w.buf.bin.empty()) out.push_back({bin_name, std::move(w.buf.bin), nullptr});
     for (OutputFile& f : w.image_files) out.push_back(std::move(f));
     return out;
   }

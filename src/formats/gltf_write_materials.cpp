@@ -208,7 +208,7 @@ void emit_images(Writer& w, Images& im) {
       }
       names.insert(text::lower(name));
       img["uri"] = uri_encode(name);  // every non-ASCII byte percent-encoded
-      w.image_files.push_back({name, std::move(e.bytes)});
+      w.image_files.push_back({name, std::move(e.bytes), nullptr});
     }
     e.bytes = std::vector<uint8_t>();
     images.push_back(std::move(img));

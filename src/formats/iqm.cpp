@@ -898,7 +898,7 @@ struct Layout {
 };
 
 struct Out {
-  std::vector<uint8_t> b;
+  std::span<uint8_t> b;  // the whole file, zero-filled before encoding
   void u32(uint64_t off, uint32_t v) { std::memcpy(b.data() + off, &v, 4); }
   void f32(uint64_t off, float v) { std::memcpy(b.data() + off, &v, 4); }
   void bytes(uint64_t off, const void* p, size_t n) {
@@ -1354,7 +1354,7 @@ void emit_rest(Writer& w) {
 // memory than the file written justifies to the reader (12 bytes per file byte, plus 16 MB).
 // When the animations' poses outweigh their frame data that much, the file is read back, and
 // the write fails rather than give a file meshport itself would refuse.
-void refuse_unreadable_animations(const Scene& scene, const Header& h, const std::vector<uint8_t>& out) {
+void refuse_unreadable_animations(const Scene& scene, const Header& h, std::span<const uint8_t> out) {
   u128 poses = 0;
   for (const Animation& a : scene.animations) poses += u128(a.frame_count()) * a.channels * sizeof(Transform);
   const u128 frame_bytes = u128(h.num_frames) * h.num_framechannels * 2;
@@ -1391,7 +1391,7 @@ Scene read(std::span<const uint8_t> data, const std::string& name, Diagnostics& 
   return s;
 }
 
-std::vector<uint8_t> write(const Scene& input, const WriteOptions& options, Diagnostics& diags) {
+void write(const Scene& input, const WriteOptions& options, Diagnostics& diags, const Buffer& buffer) {
   ops::check_scene(input);
   std::optional<Scene> storage;
   const Scene& scene = ops::without_morph_only_clips(input, storage, "IQM", diags);
@@ -1406,7 +1406,7 @@ std::vector<uint8_t> write(const Scene& input, const WriteOptions& options, Diag
   prepare_text(w);
   w.with_adjacency = options.adjacency && find_plan(w.plans, Attribute::Position) && w.num_triangles;
   layout(w);
-  w.out.b.assign(w.h.filesize, 0);
+  w.out.b = buffer(w.h.filesize);
   emit_triangles(w);
   emit_arrays(w, [](const Plan& p) { return p.attribute == Attribute::Position; });
   AdjacencyJob adjacency(w);  // from the positions as encoded
@@ -1418,7 +1418,15 @@ std::vector<uint8_t> write(const Scene& input, const WriteOptions& options, Diag
   emit_animations(w);
   emit_rest(w);
   refuse_unreadable_animations(scene, w.h, w.out.b);
-  return std::move(w.out.b);
+}
+
+std::vector<uint8_t> write(const Scene& scene, const WriteOptions& options, Diagnostics& diags) {
+  std::vector<uint8_t> out;
+  write(scene, options, diags, [&](size_t size) {
+    out.assign(size, 0);
+    return std::span<uint8_t>(out);
+  });
+  return out;
 }
 
 }  // namespace meshport::iqm

@@ -6,6 +6,7 @@
 #include <meshport/scene.h>
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -17,5 +18,9 @@ Scene read(std::span<const uint8_t> data, const std::string& name, Diagnostics& 
 
 // Writes IQM v2.
 std::vector<uint8_t> write(const Scene& scene, const WriteOptions& options, Diagnostics& diags);
+// The same, encoded into the memory `buffer(size)` gives: `size` zero bytes, the file's size,
+// known once the file is laid out (a mapped output file: io::MappedFile).
+using Buffer = std::function<std::span<uint8_t>(size_t size)>;
+void write(const Scene& scene, const WriteOptions& options, Diagnostics& diags, const Buffer& buffer);
 
 }  // namespace meshport::iqm

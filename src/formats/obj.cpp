@@ -1027,7 +1027,7 @@ class Writer {
     files[0].bytes.assign(out_.begin(), out_.end());
     if (mtl) {
       std::string text = library();
-      files.push_back(OutputFile{mtl_name_, std::vector<uint8_t>(text.begin(), text.end())});
+      files.push_back(OutputFile{mtl_name_, std::vector<uint8_t>(text.begin(), text.end()), nullptr});
     }
     return files;
   }

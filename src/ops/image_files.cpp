@@ -195,7 +195,7 @@ std::vector<OutputFile> image_files(Scene& scene, const ImageFileRules& rules, c
     im.path = name;
     im.mime_type = mime;
     if (rules.pie_pages) im.data = bytes;
-    files.push_back({name, std::move(bytes)});
+    files.push_back({name, std::move(bytes), nullptr});
   }
   // The materials follow.
   const std::vector<bool> w = written_materials(scene, rules);
