@@ -3,6 +3,7 @@
 #include <meshport/diagnostics.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -127,14 +128,26 @@ void write_stdout(std::span<const uint8_t> data) {
 
 namespace {
 
-// A new temporary file beside `path` (hidden, named after it); returns its descriptor and name.
-std::pair<int, std::string> create_temporary(const std::string& path) {
+// The folder of `path` and its file name.
+std::pair<std::string, std::string> folder_and_name(const std::string& path) {
   namespace fs = std::filesystem;
   fs::path dest(path);
   fs::path dir = dest.parent_path();
-  if (dir.empty()) dir = ".";
-  std::string base = dest.filename().string();
-  std::string tmpl = dir.string();
+  return {dir.empty() ? std::string(".") : dir.string(), dest.filename().string()};
+}
+
+// A new temporary file beside `path`; returns its descriptor and its name. Where the file system
+// allows (O_TMPFILE, and /proc to link it by), the file has no name while it is written, so a
+// process that dies meanwhile (a second Ctrl-C, a kill) leaves nothing behind; the name is then
+// empty and name_temporary() gives it one once it is complete. Elsewhere it is created hidden
+// under its name, `.NAME.tmp-XXXXXX`.
+std::pair<int, std::string> create_temporary(const std::string& path) {
+  const auto [dir, base] = folder_and_name(path);
+  if (::access("/proc/self/fd", F_OK) == 0) {
+    const int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0) return {fd, std::string()};
+  }
+  std::string tmpl = dir;
   tmpl.append("/.").append(base).append(".tmp-XXXXXX");
   std::vector<char> name(tmpl.begin(), tmpl.end());
   name.push_back('\0');
@@ -143,22 +156,46 @@ std::pair<int, std::string> create_temporary(const std::string& path) {
   return {fd, std::string(name.data())};
 }
 
+// Links the unnamed temporary `fd` into the folder of `path` as `.NAME.tmp-XXXXXX` (a new name:
+// tried again when taken); returns the name, or an empty one with errno set.
+std::string name_temporary(int fd, const std::string& path) {
+  const auto [dir, base] = folder_and_name(path);
+  const std::string proc = "/proc/self/fd/" + std::to_string(fd);
+  static constexpr char kDigits[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  uint64_t seed = uint64_t(std::chrono::steady_clock::now().time_since_epoch().count()) ^
+                  (uint64_t(::getpid()) << 32) ^ uint64_t(fd);
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    seed = (seed ^ (seed >> 31)) * 0x9E3779B97F4A7C15ull + uint64_t(attempt);
+    std::string name = dir + "/." + base + ".tmp-";
+    for (int k = 0; k < 6; ++k) name += kDigits[(seed >> (k * 6)) % 62];
+    if (::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) == 0) return name;
+    if (errno != EEXIST) return std::string();
+  }
+  return std::string();
+}
+
 [[noreturn]] void abandon(int fd, const std::string& temporary, const std::string& path, int e) {
   ::close(fd);
-  ::unlink(temporary.c_str());
+  if (!temporary.empty()) ::unlink(temporary.c_str());
   fail(path, std::string("cannot write output: ") + std::strerror(e));
 }
 
 // Makes the filled temporary readable, flushes it to the disk with `sync` (so that a crash after
-// the rename cannot leave an empty file where the old one was) and closes it.
-void close_temporary(int fd, const std::string& temporary, const std::string& path, bool sync) {
+// the rename cannot leave an empty file where the old one was), names it if it has no name yet,
+// and closes it; returns its name.
+std::string close_temporary(int fd, std::string temporary, const std::string& path, bool sync) {
   ::fchmod(fd, 0644);
   if (sync && ::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) abandon(fd, temporary, path, errno);
+  if (temporary.empty()) {
+    temporary = name_temporary(fd, path);
+    if (temporary.empty()) abandon(fd, temporary, path, errno);
+  }
   if (::close(fd) != 0) {
     int e = errno;
     ::unlink(temporary.c_str());
     fail(path, std::string("cannot write output: ") + std::strerror(e));
   }
+  return temporary;
 }
 
 // A temporary file beside `path`, filled with `data` and closed; returns its name.
@@ -173,8 +210,7 @@ std::string write_temporary(const std::string& path, std::span<const uint8_t> da
     }
     done += static_cast<size_t>(n);
   }
-  close_temporary(fd, name, path, sync);
-  return name;
+  return close_temporary(fd, name, path, sync);
 }
 
 }  // namespace
@@ -205,14 +241,13 @@ MappedFile::~MappedFile() {
   if (map_) ::munmap(map_, size_);
   if (fd_ >= 0) {
     ::close(fd_);
-    ::unlink(temporary_.c_str());
+    if (!temporary_.empty()) ::unlink(temporary_.c_str());
   }
 }
 
 std::string MappedFile::finish(bool sync) {
   if (map_) ::munmap(std::exchange(map_, nullptr), size_);
-  close_temporary(std::exchange(fd_, -1), temporary_, path_, sync);
-  return temporary_;
+  return close_temporary(std::exchange(fd_, -1), temporary_, path_, sync);
 }
 
 void write_file_atomic(const std::string& path, std::span<const uint8_t> data, bool sync) {

@@ -42,7 +42,9 @@ void write_stdout(std::span<const uint8_t> data);
 
 // Writes `data` to a temporary file in the destination's folder, flushes it, then renames it over
 // `path`. On any failure the temporary file is removed, an existing `path` is left untouched,
-// and meshport::Error is thrown.
+// and meshport::Error is thrown. The temporary has no name while it is written where the file
+// system allows (O_TMPFILE; Linux's ext4, XFS, Btrfs, tmpfs), so a process killed meanwhile leaves
+// nothing; it is linked in as `.NAME.tmp-XXXXXX` once complete, just before the rename.
 // With `sync`, the data is flushed to the disk (fsync) before the rename, so that not even a
 // crash of the machine can leave an empty file in place of the old one.
 void write_file_atomic(const std::string& path, std::span<const uint8_t> data, bool sync = true);
@@ -72,8 +74,9 @@ class MappedFile {
 };
 
 // Writes several files (the main one at `main_path`, side files named relative to its folder)
-// each to a temporary file first (or takes the one a file's `mapped` holds), then renames them all into place, the main file last; on
-// failure no temporary is left and no destination is touched, except when a rename fails (the
+// each to a temporary file first (or takes the one a file's `mapped` holds), then renames them
+// all into place, the main file last; on failure no temporary is left and no destination is
+// touched, except when a rename fails (the
 // main file's name is a folder, say): then the side files renamed before it are removed, so
 // that nothing of the write is left, except those that replaced a file already there. Folders
 // that side file names use are created (and removed again, when still empty, on failure); a

@@ -344,9 +344,11 @@ TEST(Io, MappedFileIsRenamedWhenFinishedAndRemovedWhenAbandoned) {
   EXPECT_TRUE(std::all_of(b.begin(), b.end(), [](uint8_t c) { return c == 0; }));
   b[0] = 'M';
   b[b.size() - 1] = 'Z';
-  EXPECT_EQ(listing(t.path).size(), 1u);  // the temporary, hidden
-  EXPECT_TRUE(listing(t.path)[0].starts_with(".m.bin.tmp-")) << listing(t.path)[0];
+  EXPECT_TRUE(listing(t.path).empty());  // unnamed while written (O_TMPFILE)
   const std::string tmp = f->finish(true);
+  ASSERT_EQ(listing(t.path), std::vector<std::string>{fs::path(tmp).filename().string()});
+  EXPECT_TRUE(fs::path(tmp).filename().string().starts_with(".m.bin.tmp-")) << tmp;
+  EXPECT_EQ(fs::path(tmp).parent_path(), t.path);
   fs::rename(tmp, out);
   f.reset();  // finished: the file stays
   const std::string got = slurp(out);
@@ -361,6 +363,34 @@ TEST(Io, MappedFileIsRenamedWhenFinishedAndRemovedWhenAbandoned) {
   g.reset();  // never finished: removed
   EXPECT_EQ(listing(t.path), std::vector<std::string>{"m.bin"});
   EXPECT_EQ(slurp(out), got);
+}
+
+// A process killed while it writes its output (a second Ctrl-C, a kill): its temporary file has
+// no name yet, so nothing is left beside the old file. Written through write(): the file-size
+// limit's signal, left at its default, kills the child in the middle of the write. Mapped: the
+// child kills itself with the file half filled.
+TEST(Io, KilledWhileWritingLeavesNothing) {
+  TempDir t;
+  const fs::path out = t.path / "model.iqm";
+  { std::ofstream(out) << "precious"; }
+  const int written = in_child([&] {
+    rlimit none{0, 0}, lim{4096, 4096};
+    ::setrlimit(RLIMIT_CORE, &none);
+    ::setrlimit(RLIMIT_FSIZE, &lim);
+    io::write_file_atomic(out.string(), std::vector<uint8_t>(100000, 7));
+    return 1;
+  });
+  EXPECT_EQ(written, 128 + SIGXFSZ);
+  const int mapped = in_child([&] {
+    std::shared_ptr<io::MappedFile> f = io::MappedFile::create(out.string(), 2 << 20);
+    if (!f) return 1;
+    std::fill(f->bytes().begin(), f->bytes().begin() + (1 << 20), uint8_t(9));
+    ::raise(SIGKILL);
+    return 2;
+  });
+  EXPECT_EQ(mapped, 128 + SIGKILL);
+  EXPECT_EQ(slurp(out), "precious");
+  EXPECT_EQ(listing(t.path), std::vector<std::string>{"model.iqm"});
 }
 
 // A disk too small for a large IQM: the error comes when its temporary file is allocated, before
