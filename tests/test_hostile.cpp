@@ -206,23 +206,6 @@ TEST(HostileFuzz, PieWriterRefusesImpossibleTextureAnimation) {
   }
 }
 
-namespace {
-
-// One joint standing still for `frames` frames: IQM stores no frame data for it.
-Scene still_animation(size_t frames) {
-  Scene s;
-  s.joints.push_back({"root", -1, {}});
-  Animation a;
-  a.name = "idle";
-  a.framerate = 30;
-  a.channels = 1;
-  a.poses.assign(frames, Transform{});
-  s.animations.push_back(std::move(a));
-  return s;
-}
-
-}  // namespace
-
 // 124,416 frames of two still joints in a 434-byte IQM: reading it back once needed the frames'
 // dequantised values as well as the poses, which the smaller file written could not justify.
 // Frames are now dequantised one at a time.
@@ -246,11 +229,11 @@ TEST(HostileFuzz, IqmStillAnimationReadsBack) {
 // reads back whole.
 TEST(HostileFuzz, IqmWriterRefusesStillAnimationItCouldNotRead) {
   const size_t fits = (size_t(16) << 20) / sizeof(Transform) - 4096;  // 415,334 frames: 15.8 MB
-  Scene ok = still_animation(fits);
+  Scene ok = testutil::still_animation(fits);
   Scene back = read_memory(write_memory(ok, Format::Iqm), Format::Iqm, "back.iqm");
   ASSERT_EQ(back.animations.size(), 1u);
   EXPECT_EQ(back.animations[0].frame_count(), fits);
-  Scene big = still_animation(size_t(18) << 20 >> 5);  // 589,824 frames: 22.5 MB
+  Scene big = testutil::still_animation(size_t(18) << 20 >> 5);  // 589,824 frames: 22.5 MB
   try {
     write_memory(big, Format::Iqm);
     FAIL() << "written";

@@ -423,14 +423,7 @@ TEST(Io, WriterFailingInItsMappedFileLeavesNoTemporary) {
   TempDir t;
   const fs::path out = t.path / "still.iqm";
   { std::ofstream(out) << "precious"; }
-  Scene s;
-  s.joints.push_back({"root", -1, {}});
-  Animation a;
-  a.name = "idle";
-  a.framerate = 30;
-  a.channels = 1;
-  a.poses.assign(800000, Transform{});  // 32 MB of poses against 12 x 1 MiB + 16 MiB
-  s.animations.push_back(std::move(a));
+  Scene s = testutil::still_animation(800000);  // 32 MB of poses against 12 x 1 MiB + 16 MiB
   s.iqm.emplace().extensions.push_back({"padding", std::vector<uint8_t>(size_t(1) << 20, 7)});
   try {
     write(s, out.string());

@@ -97,6 +97,19 @@ inline meshport::Transform trs(std::array<float, 3> t, std::array<float, 4> r = 
   return x;
 }
 
+// One joint standing still for `frames` frames ("idle", 30 fps): IQM stores no frame data for it.
+inline meshport::Scene still_animation(size_t frames) {
+  meshport::Scene s;
+  s.joints.push_back({"root", -1, {}});
+  meshport::Animation a;
+  a.name = "idle";
+  a.framerate = 30;
+  a.channels = 1;
+  a.poses.assign(frames, meshport::Transform{});
+  s.animations.push_back(std::move(a));
+  return s;
+}
+
 // A fresh folder per test, removed afterwards.
 struct TempDir {
   std::filesystem::path path;
