@@ -325,6 +325,11 @@ std::string material_name(const Scene& s, const Mesh& m) {
   return m.material >= 0 && size_t(m.material) < s.materials.size() ? s.materials[size_t(m.material)].name : "";
 }
 
+// The name of mesh `i`, "" when there is none such.
+std::string mesh_name_of(const Scene& s, int32_t i) {
+  return i >= 0 && size_t(i) < s.meshes.size() ? s.meshes[size_t(i)].name : "";
+}
+
 std::string corners_text(const Geometry& g, size_t i) {
   std::string s;
   for (uint32_t c = 0; c < g.k; ++c) s += (c ? " " : "") + vec(g.corners[i * g.k + c].p);
@@ -426,6 +431,9 @@ void compare_mesh(const Ctx& c, const Scene& a, const Scene& b, MeshPair& mp) {
   static const char* topology[] = {"triangles", "lines", "points"};
   if (ma.topology != mb.topology)
     c.add(mp.path + ".topology", topology[int(ma.topology)], topology[int(mb.topology)]);
+  if (ma.lod != mb.lod) c.add(mp.path + ".lod", fmt::format("{}", ma.lod), fmt::format("{}", mb.lod));
+  const std::string of_a = ma.lod ? mesh_name_of(a, ma.lod_of) : "", of_b = mb.lod ? mesh_name_of(b, mb.lod_of) : "";
+  if (of_a != of_b) c.add(mp.path + ".lod_of", quoted(of_a), quoted(of_b));
   if (ma.instances.size() != mb.instances.size())
     c.add(mp.path + ".instances", fmt::format("{}", ma.instances.size()), fmt::format("{}", mb.instances.size()));
   else

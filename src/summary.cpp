@@ -57,6 +57,8 @@ MeshSummary summarize_mesh(const Scene& s, const Mesh& m) {
   if (m.topology == Topology::Lines) r.lines = m.triangles.size() / 2;
   if (m.topology == Topology::Points) r.points = m.triangles.size();
   r.instances = m.instances.size();
+  r.lod = m.lod;
+  if (m.lod) r.lod_of = mesh_name(s, m.lod_of).value_or("");
   for (const auto& st : m.streams)
     r.attributes.push_back(st.attribute == Attribute::Custom ? st.name : std::string(attribute_name(st.attribute)));
   r.morph_targets = m.morph_targets.size();
@@ -116,6 +118,10 @@ json mesh_json(const MeshSummary& m) {
   if (m.lines) j["lines"] = m.lines;
   if (m.points) j["points"] = m.points;
   if (m.instances) j["instances"] = m.instances;
+  if (m.lod) {
+    j["lod"] = m.lod;
+    j["lod_of"] = m.lod_of;
+  }
   return j;
 }
 
@@ -158,9 +164,10 @@ void meshes_text(const Summary& s, std::string& out) {
     const std::string elements = m.lines    ? fmt::format("{} line segments", m.lines)
                                  : m.points ? fmt::format("{} points", m.points)
                                             : fmt::format("{} triangles", m.triangles);
-    put(out, "    \"{}\" material \"{}\": {} vertices, {} [{}]{}{}\n", m.name, m.material, m.vertices, elements, attrs,
+    put(out, "    \"{}\" material \"{}\": {} vertices, {} [{}]{}{}{}\n", m.name, m.material, m.vertices, elements, attrs,
         m.morph_targets ? fmt::format(", {} morph targets", m.morph_targets) : std::string(),
-        m.instances ? fmt::format(", {} GPU instances", m.instances) : std::string());
+        m.instances ? fmt::format(", {} GPU instances", m.instances) : std::string(),
+        m.lod ? fmt::format(", level of detail {} of \"{}\"", m.lod, m.lod_of) : std::string());
   }
 }
 

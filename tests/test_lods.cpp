@@ -2,12 +2,15 @@
 // --lods (files NAME_lodN.EXT) and --msft-lod (glTF MSFT_lod, validator-clean, read back).
 #include "test_util.h"
 
+#include <meshport/diff.h>
 #include <meshport/meshport.h>
 #include <meshport/process.h>
+#include <meshport/summary.h>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <numbers>
@@ -280,6 +283,44 @@ TEST(Lods, AddLodMeshesAppendsLevelsOfEachMesh) {
   ASSERT_EQ(s.meshes.size(), 6u);
   expect_two_meshes_at_two_levels(s);
   EXPECT_LT(s.meshes[4].triangles.size(), s.meshes[2].triangles.size());
+}
+
+// `meshport info` marks the levels (text and JSON), and `diff` tells a level from another.
+TEST(Lods, InfoAndDiffMarkTheLevels) {
+  Scene s = scene_of(sphere(20, 40));
+  s.meshes[0].name = "ball";
+  s.meshes.push_back(sphere(4, 4));
+  s.meshes[1].name = "pebble";
+  add_lod_meshes(s, make_lods(s, {0.5f, 0.25f}, no_generation()));
+  ASSERT_EQ(s.meshes.size(), 6u);
+  const Summary sum = summarize(s, Format::Glb);
+  const uint32_t lods[] = {0, 0, 1, 1, 2, 2};
+  const char* of[] = {"", "", "ball", "pebble", "ball", "pebble"};
+  for (size_t i = 0; i < 6; ++i) {
+    EXPECT_EQ(sum.meshes[i].lod, lods[i]) << i;
+    EXPECT_EQ(sum.meshes[i].lod_of, of[i]) << i;
+  }
+  const std::string text = to_text(sum);
+  EXPECT_NE(text.find("triangles [position normal texcoord], level of detail 2 of \"pebble\"\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("level of detail 0"), std::string::npos) << text;
+  const nlohmann::json j = to_json(sum);
+  EXPECT_EQ(j["meshes"][3]["lod"], 1);
+  EXPECT_EQ(j["meshes"][3]["lod_of"], "pebble");
+  EXPECT_FALSE(j["meshes"][0].contains("lod"));
+
+  Scene other = s;
+  other.meshes[4].lod = 1;     // ball's second level marked as its first
+  other.meshes[5].lod_of = 0;  // pebble's second level marked as ball's
+  const std::vector<Difference> d = diff(s, other);
+  std::vector<std::string> got;
+  for (const Difference& x : d) got.push_back(to_string(x));
+  EXPECT_NE(std::find(got.begin(), got.end(), "meshes[" + s.meshes[4].name + "].lod: 2 vs 1"), got.end())
+      << testing::PrintToString(got);
+  EXPECT_NE(std::find(got.begin(), got.end(), "meshes[" + s.meshes[5].name + "].lod_of: \"pebble\" vs \"ball\""),
+            got.end())
+      << testing::PrintToString(got);
+  EXPECT_EQ(got.size(), 2u) << testing::PrintToString(got);
+  EXPECT_TRUE(diff(s, s).empty());
 }
 
 // ---- convert --lods ------------------------------------------------------------------------

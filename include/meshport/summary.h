@@ -25,6 +25,8 @@ struct MeshSummary {
   size_t morph_targets = 0;
   size_t lines = 0, points = 0;  // a Lines / Points mesh (Mesh::topology): its elements (triangles 0)
   size_t instances = 0;          // GPU instances (Mesh::instances); 0: drawn once
+  uint32_t lod = 0;              // level of detail n > 0 (Mesh::lod) of the mesh named `lod_of`
+  std::string lod_of;
 };
 
 // Where the skinned vertices go over all frames of one animation (process.h frame_bounds).
