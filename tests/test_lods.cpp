@@ -285,6 +285,47 @@ TEST(Lods, AddLodMeshesAppendsLevelsOfEachMesh) {
   EXPECT_LT(s.meshes[4].triangles.size(), s.meshes[2].triangles.size());
 }
 
+// A level keeps its mesh's morph targets and gets a copy of the mesh's morph weight tracks, so it
+// moves as the mesh does; the glTF with MSFT_lod passes the validator and reads back the same.
+TEST(Lods, LevelsGetTheirMeshsMorphWeightTracks) {
+  testutil::TempDir t;
+  Scene s = skinned_scene(40);
+  s.meshes.push_back(sphere(4, 4));  // no morph targets: no track
+  Animation a;
+  a.name = "lift";
+  a.channels = 2;
+  a.poses.assign(4, Transform{});
+  a.framerate = 2;
+  MorphWeightTrack track;
+  track.mesh = 0;
+  track.times = {0, 0.5f};
+  track.weights = {0, 1};
+  a.morph_weights.push_back(track);
+  s.animations.push_back(a);
+  add_lod_meshes(s, make_lods(s, {0.5f, 0.25f}, no_generation()));
+  ASSERT_EQ(s.meshes.size(), 6u);
+  expect_two_meshes_at_two_levels(s);
+  const std::vector<MorphWeightTrack>& tracks = s.animations[0].morph_weights;
+  ASSERT_EQ(tracks.size(), 3u);
+  EXPECT_EQ(tracks[0], track);
+  for (size_t k : {1u, 2u}) {
+    EXPECT_EQ(tracks[k].mesh, int32_t(2 * k));  // the grid's levels 1 and 2 (meshes 2 and 4)
+    EXPECT_EQ(tracks[k].times, track.times);
+    EXPECT_EQ(tracks[k].weights, track.weights);
+    EXPECT_EQ(s.meshes[size_t(tracks[k].mesh)].morph_targets.size(), 1u);
+  }
+  write(s, t / "lod.glb");
+  std::string out;
+  EXPECT_TRUE(testutil::validate_gltf({t / "lod.glb"}, out)) << out;
+  const Scene back = read(t / "lod.glb");
+  ASSERT_EQ(back.animations.size(), 1u);
+  ASSERT_EQ(back.animations[0].morph_weights.size(), 3u);
+  for (size_t k = 0; k < 3; ++k) {
+    EXPECT_EQ(back.animations[0].morph_weights[k].mesh, tracks[k].mesh) << k;
+    EXPECT_EQ(back.animations[0].morph_weights[k].weights, track.weights) << k;
+  }
+}
+
 // `meshport info` marks the levels (text and JSON), and `diff` tells a level from another.
 TEST(Lods, InfoAndDiffMarkTheLevels) {
   Scene s = scene_of(sphere(20, 40));

@@ -193,6 +193,7 @@ struct LodOptions {
 };
 // The levels' meshes appended to `scene` as meshes with Mesh::lod = level number (1, 2, ...) and
 // lod_of = their level-0 mesh, for meshes whose level has fewer triangles than the mesh itself.
+// A level with morph targets gets a copy of each of its mesh's morph weight tracks.
 void add_lod_meshes(Scene& scene, const std::vector<LodLevel>& levels);
 
 }  // namespace meshport

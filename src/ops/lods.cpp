@@ -110,6 +110,23 @@ std::vector<LodLevel> make_lods(const Scene& scene, const std::vector<float>& ra
   return levels;
 }
 
+namespace {
+
+// A level keeps its mesh's morph targets, so it moves as the mesh does: each animation's morph
+// weight tracks of mesh `from` are copied for mesh `to` (else a viewer switching to the level
+// would show it still).
+void copy_morph_weight_tracks(Scene& scene, int32_t from, int32_t to) {
+  for (Animation& a : scene.animations)
+    for (size_t t = 0, n = a.morph_weights.size(); t < n; ++t)
+      if (a.morph_weights[t].mesh == from) {
+        MorphWeightTrack copy = a.morph_weights[t];
+        copy.mesh = to;
+        a.morph_weights.push_back(std::move(copy));
+      }
+}
+
+}  // namespace
+
 void add_lod_meshes(Scene& scene, const std::vector<LodLevel>& levels) {
   const size_t base = scene.meshes.size();
   for (size_t l = 0; l < levels.size(); ++l) {
@@ -121,7 +138,9 @@ void add_lod_meshes(Scene& scene, const std::vector<LodLevel>& levels) {
       Mesh lod = m;
       lod.lod = uint32_t(l + 1);
       lod.lod_of = int32_t(i);
+      const bool morphs = !lod.morph_targets.empty();
       scene.meshes.push_back(std::move(lod));
+      if (morphs) copy_morph_weight_tracks(scene, int32_t(i), int32_t(scene.meshes.size() - 1));
     }
   }
 }
