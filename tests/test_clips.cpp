@@ -642,3 +642,44 @@ TEST(Clips, AnOutputWithNothingInItIsRefusedUnlessAllowed) {
   bones.animations.push_back(clip("wave", 3, 1));
   EXPECT_TRUE(has_content(bones));
 }
+
+// A cut between morph weight keys starts and ends with the weights there, as a player shows them:
+// linear between keys (step interpolation: the earlier key's), the first key's before it and the
+// last key's after it; keys at an end are not doubled.
+TEST(Clips, CutInterpolatesMorphWeightsAtItsEnds) {
+  auto cut = [](std::vector<float> times, std::vector<float> weights, const char* spec, bool step) {
+    Scene s = model_with_clips();
+    Animation& a = s.animations[0];  // "jump": 4 frames at 10 fps, 0 .. 0.3 s
+    a.interpolation = step ? Interpolation::Step : Interpolation::Linear;
+    MorphWeightTrack t;
+    t.mesh = 0;
+    t.times = std::move(times);
+    t.weights = std::move(weights);
+    a.morph_weights.push_back(t);
+    ClipOptions o;
+    o.cuts = {parse_clip_cut(spec)};
+    edit_clips(s, o);
+    return s.animations.back().morph_weights.at(0);
+  };
+  // Two targets, keys at 0 and 0.4 s; the cut is frames 1..2 (0.1 .. 0.2 s).
+  MorphWeightTrack m = cut({0, 0.4f}, {0, 1, 1, 0}, "mid=jump:1:2", false);
+  ASSERT_EQ(m.times.size(), 2u);
+  EXPECT_EQ(m.times[0], 0.0f);
+  EXPECT_NEAR(m.times[1], 0.1f, 1e-6f);
+  ASSERT_EQ(m.weights.size(), 4u);
+  const float want[] = {0.25f, 0.75f, 0.5f, 0.5f};
+  for (int k = 0; k < 4; ++k) EXPECT_NEAR(m.weights[size_t(k)], want[k], 1e-6f) << k;
+  // Step: the key at 0 holds.
+  m = cut({0, 0.4f}, {0, 1, 1, 0}, "mid=jump:1:2", true);
+  EXPECT_EQ(m.weights, (std::vector<float>{0, 1, 0, 1}));
+  // Before the first key and after the last: their weights; a key inside stays between the ends.
+  m = cut({0.15f, 0.25f}, {0.5f, 0.5f, 0.8f, 0.2f}, "all=jump:0:3", false);
+  ASSERT_EQ(m.times.size(), 4u);
+  EXPECT_NEAR(m.times[1], 0.15f, 1e-6f);
+  EXPECT_NEAR(m.times[3], 0.3f, 1e-6f);
+  EXPECT_EQ(m.weights, (std::vector<float>{0.5f, 0.5f, 0.5f, 0.5f, 0.8f, 0.2f, 0.8f, 0.2f}));
+  // Keys exactly at both ends: kept as they are, none added.
+  m = cut({0.1f, 0.2f}, {0.3f, 0.6f}, "mid=jump:1:2", false);  // one target
+  EXPECT_EQ(m.weights, (std::vector<float>{0.3f, 0.6f}));
+  EXPECT_EQ(m.times.size(), 2u);
+}

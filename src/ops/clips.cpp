@@ -11,6 +11,8 @@
 #include <charconv>
 #include <cmath>
 #include <set>
+#include <span>
+#include <vector>
 
 namespace meshport {
 
@@ -92,6 +94,44 @@ std::optional<double> frame_time(const Animation& a, size_t f) {
   return std::nullopt;
 }
 
+// The `n` weights of track `t` at time `x` as a player shows them: the first key's before it, the
+// last key's after it, between two keys linear (or the earlier key's, for step interpolation).
+std::vector<float> weights_at(const MorphWeightTrack& t, size_t n, double x, bool step) {
+  const auto key = [&](size_t k) { return t.weights.begin() + std::ptrdiff_t(k * n); };
+  const size_t after = size_t(std::upper_bound(t.times.begin(), t.times.end(), x) - t.times.begin());
+  if (after == 0) return {key(0), key(1)};
+  if (after == t.times.size() || step) return {key(after - 1), key(after)};
+  const double a = t.times[after - 1], b = t.times[after];
+  const double f = b > a ? (x - a) / (b - a) : 0.0;
+  std::vector<float> w(n);
+  for (size_t c = 0; c < n; ++c)
+    w[c] = float(double(t.weights[(after - 1) * n + c]) * (1 - f) + double(t.weights[after * n + c]) * f);
+  return w;
+}
+
+// Track `t` over [t0, t1], shifted to start at 0 and scaled by `speed`: its keys inside, and at
+// each end the weights there (interpolated) unless a key is there already.
+MorphWeightTrack cut_track(const MorphWeightTrack& t, double t0, double t1, double speed, bool step) {
+  MorphWeightTrack c;
+  c.mesh = t.mesh;
+  const size_t n = t.times.empty() ? 0 : t.weights.size() / t.times.size();
+  if (n == 0) return c;
+  const double eps = 1e-6 * std::max(1.0, std::abs(t1));
+  auto add = [&](double time, std::span<const float> w) {
+    c.times.push_back(float((time - t0) * speed));
+    c.weights.insert(c.weights.end(), w.begin(), w.end());
+  };
+  auto near = [&](double x) {
+    return std::any_of(t.times.begin(), t.times.end(), [&](float k) { return std::abs(k - x) <= eps; });
+  };
+  if (!near(t0)) add(t0, weights_at(t, n, t0, step));
+  for (size_t k = 0; k < t.times.size(); ++k)
+    if (t.times[k] >= t0 - eps && t.times[k] <= t1 + eps)
+      add(t.times[k], std::span<const float>(t.weights.data() + k * n, n));
+  if (t1 > t0 + eps && !near(t1)) add(t1, weights_at(t, n, t1, step));
+  return c;
+}
+
 Animation cut_clip(const Animation& src, const ClipCut& cut, const std::string& file, Diagnostics* diags) {
   const size_t frames = src.frame_count();
   if (frames == 0) fail(file, fmt::format("--clip {}: clip '{}' has no pose frames to cut", cut.name, src.name));
@@ -114,7 +154,8 @@ Animation cut_clip(const Animation& src, const ClipCut& cut, const std::string& 
                    src.poses.begin() + std::ptrdiff_t((end + 1) * src.channels));
   if (!src.times.empty())
     for (size_t f = cut.start; f <= end; ++f) out.times.push_back(src.times[f] - src.times[cut.start]);
-  // Morph weight keys inside the cut's time span, shifted to start at 0 (and scaled to a new rate).
+  // Morph weight keys inside the cut's time span and the weights at its ends, shifted to start at
+  // 0 (and scaled to a new rate).
   if (!src.morph_weights.empty()) {
     const auto t0 = frame_time(src, cut.start), t1 = frame_time(src, end);
     if (!t0 || !t1) {
@@ -125,17 +166,8 @@ Animation cut_clip(const Animation& src, const ClipCut& cut, const std::string& 
       return out;
     }
     const double speed = cut.fps && src.framerate > 0 ? double(src.framerate) / double(*cut.fps) : 1.0;
-    const double eps = 1e-6 * std::max(1.0, std::abs(*t1));
     for (const MorphWeightTrack& t : src.morph_weights) {
-      MorphWeightTrack c;
-      c.mesh = t.mesh;
-      const size_t n = t.times.empty() ? 0 : t.weights.size() / t.times.size();
-      for (size_t k = 0; k < t.times.size(); ++k)
-        if (t.times[k] >= *t0 - eps && t.times[k] <= *t1 + eps) {
-          c.times.push_back(float((t.times[k] - *t0) * speed));
-          c.weights.insert(c.weights.end(), t.weights.begin() + std::ptrdiff_t(k * n),
-                           t.weights.begin() + std::ptrdiff_t((k + 1) * n));
-        }
+      MorphWeightTrack c = cut_track(t, *t0, *t1, speed, src.interpolation == Interpolation::Step);
       if (!c.times.empty()) out.morph_weights.push_back(std::move(c));
     }
   }
