@@ -1167,6 +1167,26 @@ void layout(Writer& w) {
   h.filesize = uint32_t(l.end);
 }
 
+// A float array straight from its stream into the output, where no value needs a default (the
+// stream has the array's components, or at least 3 of a position, normal or tangent, turned to
+// Z-up): no copy of the stream in between. False when it takes the general way.
+bool emit_floats_directly(const Plan& p, const VertexStream* s, size_t nv, uint8_t* dst) {
+  if (p.format != ComponentType::Float || !s) return false;
+  const float* in = s->data.data();
+  if (!is_spatial(p.attribute)) {
+    if (s->components != p.size) return false;
+    if (nv) std::memcpy(dst, in, nv * p.size * 4);
+    return true;
+  }
+  if (s->components < 3 || p.size < 3 || p.size > 4 || (p.size == 4 && s->components < 4)) return false;
+  for (size_t v = 0; v < nv; ++v) {
+    const float* i = in + v * s->components;
+    const float o[4] = {i[0], -i[2], i[1], p.size == 4 ? i[3] : 0.0f};  // Scene (x, y, z) -> Z-up (x, -z, y)
+    std::memcpy(dst + v * p.size * 4, o, p.size * 4);
+  }
+  return true;
+}
+
 // Encodes the vertex arrays whose plan `pick` accepts into the output buffer.
 template <class Pick>
 void emit_arrays(Writer& w, Pick pick) {
@@ -1180,6 +1200,9 @@ void emit_arrays(Writer& w, Pick pick) {
     if (paired) blend_values(pbi->streams[m], pbw->streams[m], nv, pbi->size, pbw->format, idx, wgt);
     for (Plan& p : w.plans) {
       if (!pick(p)) continue;
+      uint8_t* dst = w.out.b.data() + p.offset + uint64_t(w.first_vertex[m]) * p.size * ops::component_size(p.format);
+      const bool blend = paired && (&p == pbi || &p == pbw);
+      if (!blend && emit_floats_directly(p, p.streams[m], nv, dst)) continue;
       const std::vector<float>* values = &tmp;
       if (paired && &p == pbi)
         values = &idx;
@@ -1187,7 +1210,6 @@ void emit_arrays(Writer& w, Pick pick) {
         values = &wgt;
       else
         stream_values(p, p.streams[m], nv, tmp);
-      uint8_t* dst = w.out.b.data() + p.offset + uint64_t(w.first_vertex[m]) * p.size * ops::component_size(p.format);
       ops::encode(p.format, normalized(p.attribute, p.format), values->data(), nv * p.size, dst, p.stats);
     }
   }
