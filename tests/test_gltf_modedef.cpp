@@ -578,6 +578,26 @@ TEST(GltfModeDef, BlenderRoundTripKeepsModelAndState) {
 // Every value of the ModeDef extras (scene and mesh) replaced in turn by hostile ones: the file
 // is still read (warnings only), and the ModeDef writers given what was accepted fail cleanly at
 // worst.
+namespace {
+
+// A JSON pointer naming only the first two elements of the arrays on its way: every field of
+// every kind of record, without each of a thousand nodes' copies of the same fields (which made
+// the test take 95 s under AddressSanitizer).
+bool first_two_of_each_array(const std::string& pointer) {
+  size_t at = 0;
+  while (at < pointer.size()) {
+    const size_t next = std::min(pointer.find('/', at + 1), pointer.size());
+    const std::string part = pointer.substr(at + 1, next - at - 1);
+    if (!part.empty() && part.find_first_not_of("0123456789") == std::string::npos && part.size() < 10 &&
+        std::stoul(part) >= 2)
+      return false;
+    at = next;
+  }
+  return true;
+}
+
+}  // namespace
+
 TEST(GltfModeDef, HostileValuesNeverBreakReadingOrWriting) {
   const json hostile[] = {json(-1), json(2147483648LL), json(1e300), json(0.5), json("x"),
                           json::array(), json::object(), json(nullptr), json(true)};
@@ -587,7 +607,7 @@ TEST(GltfModeDef, HostileValuesNeverBreakReadingOrWriting) {
     const json flat = good.flatten();
     size_t cases = 0;
     for (const auto& [pointer, value] : flat.items()) {
-      if (pointer.find("/modedef") == std::string::npos) continue;
+      if (pointer.find("/modedef") == std::string::npos || !first_two_of_each_array(pointer)) continue;
       for (const json& h : hostile) {
         json j = good;
         j[json::json_pointer(pointer)] = h;
