@@ -581,8 +581,8 @@ TEST(GltfModeDef, BlenderRoundTripKeepsModelAndState) {
 namespace {
 
 // A JSON pointer naming only the first two elements of the arrays on its way: every field of
-// every kind of record, without each of a thousand nodes' copies of the same fields (which made
-// the test take 95 s under AddressSanitizer).
+// every kind of record, without every further element's copy of the same fields (4,113 cases
+// became 1,791; the test took 95 s under AddressSanitizer).
 bool first_two_of_each_array(const std::string& pointer) {
   size_t at = 0;
   while (at < pointer.size()) {
