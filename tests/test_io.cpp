@@ -171,6 +171,23 @@ int in_child(const std::function<int()>& job) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+// Runs `write` in a child process whose files may not grow past `bytes` (SIGXFSZ ignored, so the
+// write fails with EFBIG partway, as it would with ENOSPC): 0 when it fails with the error for
+// `out`, "File too large"; 1 when it succeeds, 2 on another error.
+int write_past_file_size_limit(rlim_t bytes, const fs::path& out, const std::function<void()>& write) {
+  return in_child([&] {
+    ::signal(SIGXFSZ, SIG_IGN);
+    rlimit lim{bytes, bytes};
+    ::setrlimit(RLIMIT_FSIZE, &lim);
+    try {
+      write();
+    } catch (const Error& e) {
+      return e.what() == out.string() + ": error: cannot write output: File too large" ? 0 : 2;
+    }
+    return 1;
+  });
+}
+
 std::string shell(const std::string& command) {
   std::string out;
   FILE* p = ::popen(command.c_str(), "r");
@@ -227,18 +244,8 @@ TEST(Io, DiskFullMidWriteKeepsDestinationAndLeavesNoTemporary) {
   TempDir t;
   const fs::path out = t.path / "model.iqm";
   { std::ofstream(out) << "precious"; }
-  const int code = in_child([&] {
-    ::signal(SIGXFSZ, SIG_IGN);
-    rlimit lim{4096, 4096};
-    ::setrlimit(RLIMIT_FSIZE, &lim);
-    std::vector<uint8_t> big(100000, 7);
-    try {
-      io::write_file_atomic(out.string(), big);
-    } catch (const Error& e) {
-      return e.what() == out.string() + ": error: cannot write output: File too large" ? 0 : 2;
-    }
-    return 1;
-  });
+  const int code = write_past_file_size_limit(
+      4096, out, [&] { io::write_file_atomic(out.string(), std::vector<uint8_t>(100000, 7)); });
   EXPECT_EQ(code, 0);
   EXPECT_EQ(slurp(out), "precious");
   EXPECT_EQ(listing(t.path), std::vector<std::string>{"model.iqm"});
@@ -400,17 +407,7 @@ TEST(Io, DiskFullForLargeIqmKeepsDestinationAndLeavesNoTemporary) {
   const fs::path out = t.path / "strip.iqm";
   { std::ofstream(out) << "precious"; }
   const Scene s = large_iqm_scene();
-  const int code = in_child([&] {
-    ::signal(SIGXFSZ, SIG_IGN);
-    rlimit lim{1 << 20, 1 << 20};
-    ::setrlimit(RLIMIT_FSIZE, &lim);
-    try {
-      write(s, out.string());
-    } catch (const Error& e) {
-      return e.what() == out.string() + ": error: cannot write output: File too large" ? 0 : 2;
-    }
-    return 1;
-  });
+  const int code = write_past_file_size_limit(1 << 20, out, [&] { write(s, out.string()); });
   EXPECT_EQ(code, 0);
   EXPECT_EQ(slurp(out), "precious");
   EXPECT_EQ(listing(t.path), std::vector<std::string>{"strip.iqm"});

@@ -399,9 +399,10 @@ class StreamJob {
  public:
   StreamJob(const In& in, std::vector<Array>& arrays, const MeshVertices& mv, uint32_t joints, unsigned threads,
             u128 bytes)
-      : in_(in), arrays_(arrays), counted_(arrays), mv_{mv.first, mv.count, {}}, joints_(joints),
-        streams_(arrays.size()) {
+      : in_(in), arrays_(arrays), mv_{mv.first, mv.count, {}}, joints_(joints) {
     if (threads < 2 || mv.count < kThreadedVertices || arrays.size() < 2 || bytes > in.budget) return;
+    counted_ = arrays;
+    streams_.resize(arrays.size());
     try {
       thread_ = std::thread([this] { take(); });
     } catch (const std::system_error&) {  // no thread to be had: one thread then
@@ -864,6 +865,14 @@ float default_value(Attribute a, uint32_t c) {
   return (c == 3 && (a == Attribute::Tangent || a == Attribute::Color)) ? 1.0f : 0.0f;
 }
 
+// Vertex values `i` of a position, normal or tangent stream with at least 3 of its `components`,
+// as a file array of `size` >= 3 values (the fourth only when `size` is 4): Scene (x, y, z) ->
+// Z-up (x, -z, y).
+void zup_values(const float* i, uint32_t components, uint32_t size, Attribute a, float* o) {
+  o[0] = i[0], o[1] = -i[2], o[2] = i[1];
+  if (size == 4) o[3] = components > 3 ? i[3] : default_value(a, 3);
+}
+
 // The file values of one mesh's stream: `size` per vertex, Z-up, defaults where it has fewer.
 void stream_values(const Plan& p, const VertexStream* s, size_t nv, std::vector<float>& out) {
   if (s && s->components == p.size && !is_spatial(p.attribute)) {
@@ -874,12 +883,8 @@ void stream_values(const Plan& p, const VertexStream* s, size_t nv, std::vector<
   if (!s) return;
   if (is_spatial(p.attribute) && s->components >= 3 && p.size >= 3) {
     const float* d = s->data.data();
-    for (size_t v = 0; v < nv; ++v) {
-      const float* i = d + v * s->components;
-      float* o = out.data() + v * p.size;
-      o[0] = i[0], o[1] = -i[2], o[2] = i[1];  // Scene (x, y, z) -> Z-up (x, -z, y)
-      if (p.size == 4) o[3] = s->components > 3 ? i[3] : default_value(p.attribute, 3);
-    }
+    for (size_t v = 0; v < nv; ++v)
+      zup_values(d + v * s->components, s->components, p.size, p.attribute, out.data() + v * p.size);
     return;
   }
   for (size_t v = 0; v < nv; ++v) {
@@ -1167,9 +1172,9 @@ void layout(Writer& w) {
   h.filesize = uint32_t(l.end);
 }
 
-// A float array straight from its stream into the output, where no value needs a default (the
-// stream has the array's components, or at least 3 of a position, normal or tangent, turned to
-// Z-up): no copy of the stream in between. False when it takes the general way.
+// A float array straight from its stream into the output, where the stream has the array's
+// components, or at least 3 of a position, normal or tangent of 3 or 4 (turned to Z-up): no copy
+// of the stream in between. False when it takes the general way.
 bool emit_floats_directly(const Plan& p, const VertexStream* s, size_t nv, uint8_t* dst) {
   if (p.format != ComponentType::Float || !s) return false;
   const float* in = s->data.data();
@@ -1178,10 +1183,10 @@ bool emit_floats_directly(const Plan& p, const VertexStream* s, size_t nv, uint8
     if (nv) std::memcpy(dst, in, nv * p.size * 4);
     return true;
   }
-  if (s->components < 3 || p.size < 3 || p.size > 4 || (p.size == 4 && s->components < 4)) return false;
+  if (s->components < 3 || p.size < 3 || p.size > 4) return false;
   for (size_t v = 0; v < nv; ++v) {
-    const float* i = in + v * s->components;
-    const float o[4] = {i[0], -i[2], i[1], p.size == 4 ? i[3] : 0.0f};  // Scene (x, y, z) -> Z-up (x, -z, y)
+    float o[4];
+    zup_values(in + v * s->components, s->components, p.size, p.attribute, o);
     std::memcpy(dst + v * p.size * 4, o, p.size * 4);
   }
   return true;
