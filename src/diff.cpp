@@ -495,6 +495,13 @@ void compare_materials(const Ctx& c, const Scene& a, const Scene& b) {
     mapping("normal_uv", x.normal_texcoord, x.normal_transform, y.normal_texcoord, y.normal_transform);
     mapping("specular_uv", x.specular_texcoord, x.specular_transform, y.specular_texcoord, y.specular_transform);
     if (!near(x.emissive, y.emissive, c.tol)) c.add(path + ".emissive", vec(x.emissive), vec(y.emissive));
+    // Alpha: the mode, the cut-off of a Mask material, the blend of a Blend one.
+    auto alpha = [](const Material& m) {
+      if (m.alpha_mode == AlphaMode::Mask) return fmt::format("MASK {}", m.alpha_cutoff);
+      if (m.alpha_mode == AlphaMode::Blend) return fmt::format("BLEND {}", blend_op_name(m.blend));
+      return std::string(alpha_mode_name(m.alpha_mode));
+    };
+    if (alpha(x) != alpha(y)) c.add(path + ".alpha", alpha(x), alpha(y));
     if (!near(std::array<float, 2>{x.metallic, x.roughness}, std::array<float, 2>{y.metallic, y.roughness}, c.tol))
       c.add(path + ".metallic_roughness", vec(std::array<float, 2>{x.metallic, x.roughness}),
             vec(std::array<float, 2>{y.metallic, y.roughness}));

@@ -20,6 +20,24 @@ const char* attribute_name(Attribute a) {
   return "custom";
 }
 
+const char* alpha_mode_name(AlphaMode m) {
+  switch (m) {
+    case AlphaMode::Opaque: return "OPAQUE";
+    case AlphaMode::Mask: return "MASK";
+    case AlphaMode::Blend: return "BLEND";
+  }
+  return "OPAQUE";
+}
+
+const char* blend_op_name(BlendOp b) {
+  switch (b) {
+    case BlendOp::Over: return "over";
+    case BlendOp::Additive: return "additive";
+    case BlendOp::Premultiplied: return "premultiplied";
+  }
+  return "over";
+}
+
 bool is_format_stream(const VertexStream& s) {
   if (s.attribute != Attribute::Custom) return false;
   for (const char* prefix : {"pie.", "qmsh.", "iqm.", "iqe.", "modedef.", "obj.", "gltf."})
@@ -125,6 +143,7 @@ struct Hasher {
     add(m.team_colour_texture), add(m.emissive), add(m.metallic), add(m.roughness);
     add(m.base_color_texcoord), add(m.normal_texcoord), add(m.specular_texcoord);
     add(m.base_color_transform), add(m.normal_transform), add(m.specular_transform);
+    add(m.alpha_mode), add(m.alpha_cutoff), add(m.blend);
   }
   void add(const TextureTransform& t) { add(t.offset), add(t.rotation), add(t.scale), add(t.texcoord); }
   void add(const Joint& j) { add(j.name), add(j.parent), add(j.rest); }

@@ -300,10 +300,12 @@ TEST(GltfTextures, NormalSpecularEmissiveRoughness) {
             "tangents generated for 2 meshes without them: a mesh with a normal map needs them in glTF\n");
   Glb g = parse_glb(read_bytes(t / "model.glb"));
   EXPECT_TRUE(g.j["meshes"][0]["primitives"][0]["attributes"].contains("TANGENT"));
-  // page, normal map, specular map; the team colour mask is not an image.
-  ASSERT_EQ(g.j["images"].size(), 3u);
+  // page, normal map, specular map, and the team colour mask, which no glTF slot uses: the
+  // material's extras name it by index (its texture is reported unused).
+  ASSERT_EQ(g.j["images"].size(), 4u);
   EXPECT_EQ(g.j["images"][1]["name"], "page_nm");
   EXPECT_EQ(g.j["images"][2]["name"], "page_sm");
+  EXPECT_EQ(g.j["images"][3]["name"], "page_tcmask");
   const json& ma = g.j["materials"][0];
   EXPECT_EQ(ma["pbrMetallicRoughness"], json::parse(R"({"metallicFactor": 0.0, "roughnessFactor": 0.5,
                                                        "baseColorTexture": {"index": 0}})"));
@@ -311,7 +313,8 @@ TEST(GltfTextures, NormalSpecularEmissiveRoughness) {
   EXPECT_EQ(ma["extensions"], json::parse(R"({"KHR_materials_specular": {"specularColorTexture": {"index": 2}}})"));
   EXPECT_EQ(ma["emissiveFactor"], json::parse("[0.5, 0.25, 0.0]"));
   EXPECT_EQ(ma["extras"]["meshport"], json::parse(R"({"name": "a", "base_color_texture": "page.png",
-      "normal_texture": "page_nm.tga", "specular_texture": "page_sm.bmp", "team_colour_texture": "page_tcmask.png"})"));
+      "normal_texture": "page_nm.tga", "specular_texture": "page_sm.bmp", "team_colour_texture": "page_tcmask.png",
+      "team_colour_image": 3})"));
   const json& mb = g.j["materials"][1];
   EXPECT_EQ(mb["pbrMetallicRoughness"], json::parse(R"({"metallicFactor": 0.25, "baseColorTexture": {"index": 0}})"));
   EXPECT_FALSE(mb.contains("emissiveFactor"));
@@ -321,7 +324,7 @@ TEST(GltfTextures, NormalSpecularEmissiveRoughness) {
   EXPECT_EQ(g.j["extensionsUsed"], json::parse(R"(["KHR_materials_specular"])"));
   EXPECT_EQ(decode(g.image(1)).rgba, p.other.rgba);
   EXPECT_EQ(decode(g.image(2)).rgba, specular.rgba);
-  expect_valid({t / "model.glb"});
+  expect_valid({t / "model.glb"}, {"/textures/3"});
   // Without normals there are no tangents: the normal map is left out.
   Scene bare = quads({a});
   bare.meshes[0].streams.erase(bare.meshes[0].streams.begin() + 1);
@@ -331,8 +334,8 @@ TEST(GltfTextures, NormalSpecularEmissiveRoughness) {
       << all_warnings(db);
   Glb gb = parse_glb(read_bytes(t / "bare.glb"));
   EXPECT_FALSE(gb.j["materials"][0].contains("normalTexture"));
-  EXPECT_EQ(gb.j["images"].size(), 2u);
-  expect_valid({t / "bare.glb"});
+  EXPECT_EQ(gb.j["images"].size(), 3u);  // page, specular map, team colour mask
+  expect_valid({t / "bare.glb"}, {"/textures/2"});
   // Blender keeps the extras: the slots come back by name.
   Scene r = read(t / "model.glb");
   ASSERT_EQ(r.materials.size(), 2u);
@@ -480,18 +483,22 @@ TEST(GltfTextures, CliConvertsAWarzoneModelToATexturedGlb) {
   testutil::CliRun r = testutil::run_cli("convert -q " + body.string() + " -o " + (t / "out/body.glb"));
   ASSERT_EQ(r.status, 0) << r.out;
   Glb g = parse_glb(read_bytes(t.path / "out" / "body.glb"));
-  ASSERT_EQ(g.j["images"].size(), 1u);
+  // The page, and the team colour mask the material's extras name by index.
+  ASSERT_EQ(g.j["images"].size(), 2u);
   EXPECT_EQ(g.j["images"][0]["name"], "page-7-barbarians-arizona");
+  EXPECT_EQ(g.j["images"][1]["name"], "page-7_tcmask");
   EXPECT_EQ(g.image(0), p.png);
+  EXPECT_EQ(g.image(1), image::encode_png(mask));
   EXPECT_EQ(g.j["materials"][0]["pbrMetallicRoughness"]["baseColorTexture"]["index"], 0);
   EXPECT_EQ(g.j["materials"][0]["extras"]["meshport"]["team_colour_texture"], "page-7_tcmask.png");
-  expect_valid({t / "out/body.glb"});
+  EXPECT_EQ(g.j["materials"][0]["extras"]["meshport"]["team_colour_image"], 1);
+  expect_valid({t / "out/body.glb"}, {"/textures/1"});
 
   r = testutil::run_cli("convert -q " + body.string() + " -o " + (t / "ext/body.glb") + " --external-textures");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_EQ(parse_glb(read_bytes(t.path / "ext" / "body.glb")).j["images"][0]["uri"], "page-7-barbarians-arizona.png");
   EXPECT_EQ(read_bytes(t.path / "ext" / "page-7-barbarians-arizona.png"), p.png);
-  expect_valid({t / "ext/body.glb"});
+  expect_valid({t / "ext/body.glb"}, {"/textures/1"});
 
   r = testutil::run_cli("convert -q " + body.string() + " -o " + (t / "tc/body.glb") + " --team-colour 255,0,0");
   ASSERT_EQ(r.status, 0) << r.out;

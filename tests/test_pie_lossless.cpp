@@ -143,9 +143,12 @@ TEST(PieLossless, OptimizeThroughTheCli) {
 // extras: they are still read onto the meshes.
 TEST(PieLossless, OlderGltfSchemaIsStillRead) {
   const Scene src = read_pie(strip_pie(4));
-  std::vector<uint8_t> gltf = write_memory(src, Format::Gltf);
+  // The older writer: one primitive of the level's material, no polygon materials.
+  Scene flat = src;
+  flat.meshes[0].face_channels.clear();
+  std::vector<uint8_t> gltf = write_memory(flat, Format::Gltf);
   json doc = json::parse(gltf.begin(), gltf.end());
-  ASSERT_TRUE(doc["meshes"][0]["extras"]["meshport"].contains("face_channels"));
+  ASSERT_EQ(doc["meshes"][0]["primitives"].size(), 1u);
   doc["meshes"][0].erase("extras");
   json polygons = json::array();
   for (const PiePolygon& p : pie::mesh_polygons(src.meshes[0]))
@@ -166,8 +169,36 @@ TEST(PieLossless, OlderGltfSchemaIsStillRead) {
 
 TEST(PieLossless, MalformedMeshExtrasAreIgnoredWithAWarning) {
   const Scene src = read_pie(strip_pie(2));
+  // With polygon materials (docs/pie.md "Through Blender"), a channel that does not fit is no loss:
+  // the materials give the polygons, the mesh extras the points.
+  {
+    std::vector<uint8_t> gltf = write_memory(src, Format::Gltf);
+    json doc = json::parse(gltf.begin(), gltf.end());
+    doc["meshes"][0]["extras"]["meshport"]["face_channels"][0]["data"].erase(0);
+    const std::string text = doc.dump();
+    Diagnostics d;
+    Scene back = read_memory(bytes_of(text), Format::Gltf, "bad.gltf", &d);
+    EXPECT_TRUE(d.items.empty()) << d.items.front().message;
+    EXPECT_EQ(polygons_by_geometry(back), polygons_by_geometry(src));
+    ASSERT_NE(pie::point_stream(back.meshes[0]), nullptr);
+    Diagnostics w;
+    write_pie(back, &w);
+    EXPECT_TRUE(w.items.empty()) << w.items.front().message;
+  }
+  // Without them (the older writer: one primitive, the level's material without PIE extras).
   std::vector<uint8_t> gltf = write_memory(src, Format::Gltf);
   json doc = json::parse(gltf.begin(), gltf.end());
+  {
+    std::vector<uint8_t> one = write_memory([&] {
+      Scene x = src;
+      x.meshes[0].face_channels.clear();
+      return x;
+    }(), Format::Gltf);
+    json single = json::parse(one.begin(), one.end());
+    single["meshes"][0]["extras"] = doc["meshes"][0]["extras"];
+    for (json& m : single["materials"]) m["extras"]["meshport"].erase("pie_polygon");
+    doc = std::move(single);
+  }
   doc["meshes"][0]["extras"]["meshport"]["face_channels"][0]["data"].erase(0);
   const std::string text = doc.dump();
   Diagnostics d;
@@ -176,8 +207,8 @@ TEST(PieLossless, MalformedMeshExtrasAreIgnoredWithAWarning) {
   EXPECT_EQ(pie::point_stream(back.meshes[0]), nullptr);
   bool warned = false;
   for (const Diagnostic& x : d.items)
-    warned = warned || x.message.find("meshes[0].extras.meshport.face_channels[0].data: has 3 values, but 4 "
-                                      "triangles of 1 need 4") != std::string::npos;
+    warned = warned || x.message.find("meshes[0].extras.meshport.face_channels[0].data: has 3 values, 3 triangles "
+                                      "of 1, but the primitive has 4 triangles") != std::string::npos;
   EXPECT_TRUE(warned);
   // The PIE writer says the flags are lost.
   Diagnostics w;

@@ -137,9 +137,16 @@ function buildPanel(gltf, info) {
   // Meshes (PIE levels are meshes "<model>_level<n>"): visibility.
   const meshes = [];
   root.traverse((o) => { if (o.isMesh && !o.userData.helper) meshes.push(o); });
-  if (meshes.length > 1) {
+  // A glTF mesh of several primitives (a PIE level split by polygon material) is a group of
+  // three.js meshes: one entry for the group.
+  const owners = [];
+  for (const m of meshes) {
+    const owner = splitPrimitive(m) ? m.parent : m;
+    if (!owners.includes(owner)) owners.push(owner);
+  }
+  if (owners.length > 1) {
     $('levels-box').classList.remove('hidden');
-    for (const m of meshes) {
+    for (const m of owners) {
       const label = document.createElement('label');
       const box = document.createElement('input');
       box.type = 'checkbox';
@@ -212,16 +219,90 @@ function setWireframe(on) {
   render();
 }
 
-// Team colour: the server bakes it into the base colour (as `convert --team-colour` does); the
-// new model's materials replace the shown ones.
+// Blending glTF cannot say, kept in meshport's material extras (docs/gltf-obj.md): Warzone 2100's
+// additive pages (added to what is behind, fragments of alpha <= 0.5 discarded) and premultiplied
+// ones (colour + behind x (1 - alpha)).
+function applyBlending(object) {
+  object.traverse((o) => {
+    if (!o.isMesh || o.userData.helper) return;
+    for (const m of Array.isArray(o.material) ? o.material : [o.material]) {
+      const blend = m.userData && m.userData.meshport && m.userData.meshport.blend;
+      if (blend === 'additive') {
+        m.blending = THREE.AdditiveBlending;
+        m.alphaTest = 0.5;
+        m.depthWrite = false;
+      } else if (blend === 'premultiplied') {
+        m.blending = THREE.CustomBlending;
+        m.blendSrc = THREE.OneFactor;
+        m.blendDst = THREE.OneMinusSrcAlphaFactor;
+        m.depthWrite = false;
+      }
+    }
+  });
+}
+
+// Team colour from the masks embedded in the .glb (material extras `team_colour_image`, an image
+// index; meshport writes one texture per image, in image order): the page's colour in sRGB plus
+// (team - 0.5) x the mask's alpha, as `convert --team-colour` bakes it (src/ops/team_colour.cpp).
+// Resolves to false when a team-coloured material has no embedded mask.
+async function embeddedMasks(gltf) {
+  const materials = [];
+  gltf.scene.traverse((o) => {
+    if (!o.isMesh || o.userData.helper) return;
+    for (const m of Array.isArray(o.material) ? o.material : [o.material]) if (!materials.includes(m)) materials.push(m);
+  });
+  let all = true;
+  for (const m of materials) {
+    const extras = m.userData && m.userData.meshport;
+    if (!extras || !extras.team_colour_texture) continue;
+    if (!Number.isInteger(extras.team_colour_image) || !m.map) { all = false; continue; }
+    const mask = await gltf.parser.getDependency('texture', extras.team_colour_image);
+    const uniforms = { mpTeamMask: { value: mask }, mpTeam: { value: new THREE.Vector3(0.5, 0.5, 0.5) } };
+    m.userData.teamUniforms = uniforms;
+    m.onBeforeCompile = (shader) => {
+      Object.assign(shader.uniforms, uniforms);
+      shader.fragmentShader = shader.fragmentShader
+        .replace('void main() {', `uniform sampler2D mpTeamMask;
+uniform vec3 mpTeam;
+vec3 mpToSrgb(vec3 c) { return mix(c * 12.92, 1.055 * pow(c, vec3(1.0 / 2.4)) - 0.055, step(vec3(0.0031308), c)); }
+vec3 mpToLinear(vec3 c) { return mix(c / 12.92, pow((c + 0.055) / 1.055, vec3(2.4)), step(vec3(0.04045), c)); }
+void main() {`)
+        .replace('#include <map_fragment>', `#include <map_fragment>
+#ifdef USE_MAP
+  diffuseColor.rgb = mpToLinear(clamp(mpToSrgb(diffuseColor.rgb) + (mpTeam - 0.5) * texture2D(mpTeamMask, vMapUv).a, 0.0, 1.0));
+#endif`);
+    };
+    m.customProgramCacheKey = () => 'meshport-team-colour';
+    m.needsUpdate = true;
+  }
+  return all && materials.some((m) => m.userData.teamUniforms);
+}
+
+let clientTeamColour = false;
+
+// Team colour: on the page from the embedded masks; otherwise (a mask the .glb does not hold) the
+// server bakes it into the base colour (as `convert --team-colour` does) and the new model's
+// materials replace the shown ones.
 async function retint(hex) {
+  if (clientTeamColour) {
+    const v = [0, 2, 4].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255);
+    root.traverse((o) => {
+      if (!o.isMesh || o.userData.helper) return;
+      for (const m of Array.isArray(o.material) ? o.material : [o.material])
+        if (m.userData.teamUniforms) m.userData.teamUniforms.mpTeam.value.set(v[0], v[1], v[2]);
+    });
+    render();
+    return 'page';
+  }
   const gltf = await loadModel(hex);
   const fresh = [];
   gltf.scene.traverse((o) => { if (o.isMesh) fresh.push(o.material); });
   let i = 0;
   root.traverse((o) => { if (o.isMesh && !o.userData.helper && i < fresh.length) { o.material = fresh[i++]; } });
   showBothSides(root);
+  applyBlending(root);
   setWireframe($('wireframe').checked);
+  return 'server';
 }
 
 function connectorMarkers(radius) {
@@ -240,15 +321,27 @@ function connectorMarkers(radius) {
   });
 }
 
+// Whether mesh `m` is one of the primitives of a glTF mesh that share their vertex arrays (a PIE
+// level split by polygon material): three.js makes them meshes of one group with the same
+// position attribute.
+function splitPrimitive(m) {
+  const p = m.parent;
+  if (!p || !p.isGroup) return false;
+  return p.children.some((o) => o !== m && o.isMesh && o.geometry.attributes.position === m.geometry.attributes.position);
+}
+
 function counts(gltf) {
   const c = { meshes: 0, bones: 0, skinnedMeshes: 0, attachments: 0, morphTargets: 0, animations: gltf.animations.length,
               materials: new Set(), triangles: 0 };
   root.traverse((o) => {
     if (o.userData && o.userData.helper) return;
     if (o.isMesh) {
-      c.meshes++;
-      if (o.isSkinnedMesh) c.skinnedMeshes++;
-      c.morphTargets += o.morphTargetInfluences ? o.morphTargetInfluences.length : 0;
+      // The primitives of one glTF mesh (a group of meshes) count as one mesh, with its morph
+      // targets once.
+      const first = !splitPrimitive(o) || o.parent.children.find((x) => x.isMesh) === o;
+      if (first) c.meshes++;
+      if (o.isSkinnedMesh && first) c.skinnedMeshes++;
+      if (first) c.morphTargets += o.morphTargetInfluences ? o.morphTargetInfluences.length : 0;
       c.materials.add(o.material);
       const g = o.geometry;
       c.triangles += (g.index ? g.index.count : g.attributes.position.count) / 3;
@@ -267,6 +360,8 @@ async function main() {
   root = gltf.scene;
   scene.add(root);
   showBothSides(root);
+  applyBlending(root);
+  clientTeamColour = await embeddedMasks(gltf);
   let hasBones = false;
   root.traverse((o) => { if (o.isBone) hasBones = true; });
   if (hasBones) {
@@ -296,6 +391,23 @@ async function main() {
     render();
   };
   api.retint = retint;
+  // The materials shown: name, alpha test, blending ('normal', 'additive', 'premultiplied', 'other'),
+  // transparent.
+  api.materials = () => {
+    const list = [];
+    root.traverse((o) => {
+      if (!o.isMesh || o.userData.helper) return;
+      for (const m of Array.isArray(o.material) ? o.material : [o.material]) {
+        if (list.some((x) => x.material === m)) continue;
+        const premultiplied = m.blending === THREE.CustomBlending && m.blendSrc === THREE.OneFactor &&
+                              m.blendDst === THREE.OneMinusSrcAlphaFactor;
+        const blending = m.blending === THREE.NormalBlending ? 'normal' : m.blending === THREE.AdditiveBlending
+          ? 'additive' : premultiplied ? 'premultiplied' : 'other';
+        list.push({ material: m, name: m.name, alphaTest: m.alphaTest, blending, transparent: m.transparent });
+      }
+    });
+    return list.map(({ material, ...rest }) => rest);
+  };
   // The canvas as base64 RGBA rows (bottom row first), for pixel comparisons.
   api.pixels = () => {
     render();

@@ -177,6 +177,18 @@ struct TextureTransform {
   bool operator==(const TextureTransform&) const = default;
 };
 
+// How a material uses the alpha of its base colour (glTF alphaMode): not at all, as a cut-out
+// (alpha >= alpha_cutoff is drawn, the rest discarded), or blended with what is behind it.
+enum class AlphaMode : uint8_t { Opaque, Mask, Blend };
+// How a Blend material combines with what is behind it: over it (glTF BLEND, straight alpha),
+// added to it (colour x alpha + behind), or premultiplied (colour + behind x (1 - alpha)). glTF has
+// only the first: the others are kept in the material's extras (docs/gltf-obj.md), and Warzone
+// 2100's PIE TYPE flags 0x2 and 0x4 are them (docs/pie.md "Alpha and blending").
+enum class BlendOp : uint8_t { Over, Additive, Premultiplied };
+// "OPAQUE", "MASK", "BLEND" (glTF's spelling); "over", "additive", "premultiplied".
+const char* alpha_mode_name(AlphaMode m);
+const char* blend_op_name(BlendOp b);
+
 // A material's texture slots each hold a reference as the source file gave it: a path relative
 // to the model's folder ("page-7-barbarians-arizona.png", "textures/body.tga"), a bare stem or
 // material name the texture finder resolves (ops/textures.h, docs/textures.md), or the `path` of
@@ -195,6 +207,9 @@ struct Material {
   // and specular slots. The team colour mask has no glTF slot: it is sampled like the base colour.
   uint32_t base_color_texcoord = 0, normal_texcoord = 0, specular_texcoord = 0;
   TextureTransform base_color_transform, normal_transform, specular_transform;
+  AlphaMode alpha_mode = AlphaMode::Opaque;
+  float alpha_cutoff = 0.5f;  // Mask: the least alpha drawn (glTF alphaCutoff)
+  BlendOp blend = BlendOp::Over;  // Blend: how
   bool operator==(const Material&) const = default;
 };
 

@@ -494,8 +494,10 @@ Scene run(Reader& rd) {
   read_materials(rd);
   read_nodes(rd);
   read_skeleton(rd);
+  read_polygon_materials(rd);
   read_meshes(rd);
   instance_meshes(rd);
+  resolve_polygon_materials(rd);
   read_attachments(rd);
   read_animations(rd);
   rebase_joints(rd);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "formats/gltf.h"
+#include "formats/gltf_pie_polygons.h"
 #include "formats/gltf_json.h"
 #include "text.h"
 #include "ops/math.h"
@@ -209,6 +210,7 @@ struct Reader {
   std::vector<Node> nodes;
   std::vector<uint32_t> topo;  // parents before children
   std::vector<std::vector<Primitive>> meshes;
+  std::vector<std::optional<PolygonMaterial>> polygon_materials;  // per glTF material (gltf_pie_polygons.h)
   std::vector<int32_t> mesh_scene;  // per glTF mesh: the Scene mesh of its first instance's first primitive
   std::vector<Skin> skins;
   MeshportRoot mp;
@@ -395,6 +397,19 @@ void instance_meshes(Reader& rd);
 // gltf_read_instancing.cpp: node n's EXT_mesh_gpu_instancing as Scene instances (empty: none).
 std::vector<Transform> read_instances(Reader& rd, uint32_t n);
 
+// gltf_read_pie_polygons.cpp: PIE polygon materials (gltf_pie_polygons.h)
+// rd.polygon_materials from the materials' extras (a malformed one is a warning, not a polygon).
+void read_polygon_materials(Reader& rd);
+// Whether every primitive of glTF mesh `mesh` uses a polygon material, all of one level material.
+bool polygon_mesh(const Reader& rd, const json& mesh);
+// The primitives of a polygon mesh (read) joined into one, each triangle's polygon from its
+// material, in the first order when the mesh extras' channels give it; the mesh extras' other
+// data when it fits.
+void join_polygon_primitives(Reader& rd, uint32_t m, const json& mesh);
+// After instance_meshes: meshes of a polygon material use its level material (made from a
+// polygon material when the file has none of that name), and the polygon materials go.
+void resolve_polygon_materials(Reader& rd);
+
 // gltf_read_animations.cpp
 void read_animations(Reader& rd);
 void read_animation(Reader& rd, uint32_t a);
@@ -410,7 +425,9 @@ const json* kept_animation_extras(Reader& rd, uint32_t ai, const std::string& na
 void rebase_joints(Reader& rd);
 void restore_primitive(Reader& rd, Mesh& m, const std::vector<std::string>& keys, const json& mp,
                        const std::string& path);
-void restore_format_data(Reader& rd, Mesh& m, const json& mp, const std::string& path);
+// `polygon_materials`: the mesh's primitives use PIE polygon materials (gltf_pie_polygons.h), which
+// give its "pie.*" face channels when the kept ones do not fit.
+void restore_format_data(Reader& rd, Mesh& m, const json& mp, const std::string& path, bool polygon_materials = false);
 void restore_extras(Reader& rd);
 void restore_pie(Reader& rd, const json& mp);
 

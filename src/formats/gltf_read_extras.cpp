@@ -283,7 +283,7 @@ void restore_primitive(Reader& rd, Mesh& m, const std::vector<std::string>& keys
 
 // Mesh extras.meshport "face_channels" and "format_streams" (gltf_write.cpp): one tuple per
 // triangle / vertex of the primitive, else the whole set is ignored with a warning.
-void restore_format_data(Reader& rd, Mesh& m, const json& mp, const std::string& path) {
+void restore_format_data(Reader& rd, Mesh& m, const json& mp, const std::string& path, bool polygon_materials) {
   const std::string xp = path + ".extras.meshport";
   if (!mp.is_object()) rd.error(xp, "is not an object");
   const size_t tris = m.triangles.size() / 3, nv = m.vertex_count();
@@ -299,11 +299,16 @@ void restore_format_data(Reader& rd, Mesh& m, const json& mp, const std::string&
       if (components < 1 || components > 64) rd.error(ep + ".components", fmt::format("{} is not 1..64", components));
       const json& data = rd.get_array(e, "data", ep);
       if (data.size() != count * components) {
-        const std::string msg = fmt::format("{}.data: has {} values, but {} {} of {} need {}", ep, data.size(), count,
-                                            key[0] == 'f' ? "triangles" : "vertices", components, count * components);
-        // A tool that split or merged vertices (Blender) leaves the face channels usable.
-        if (key[0] != 'f') {
-          rd.warn(fmt::format("{}; the format stream is ignored", msg));
+        const bool face = std::string_view(key) == "face_channels";
+        const std::string msg = fmt::format("{}.data: has {} values, {} {} of {}, but the primitive has {} {}", ep,
+                                            data.size(), data.size() / components, face ? "triangles" : "vertices",
+                                            components, count, face ? "triangles" : "vertices");
+        // Each vertex's PIE point only helps the PIE writer tell duplicate points apart (it warns
+        // where that matters); a level's polygons come from its polygon materials when the
+        // channels do not fit (gltf_pie_polygons.h): neither is lost, so neither is a warning.
+        const bool pie = name.starts_with("pie.");
+        if (!face || (pie && polygon_materials)) {
+          if (!pie) rd.warn(fmt::format("{}; the format stream is ignored", msg));
           continue;
         }
         rd.error(ep + ".data", msg.substr(ep.size() + 7));

@@ -66,6 +66,85 @@ std::optional<uint32_t> texture_source(Reader& rd, uint32_t t) {
   return src;
 }
 
+// Where glTF image `i` is: its relative file URI, else its name with its bytes in the file.
+void image_reference(Reader& rd, uint32_t i, Slot& s) {
+  const std::string ip = fmt::format("images[{}]", i);
+  const json& img = rd.element("images", i);
+  std::optional<uint32_t> bv = rd.opt_index(img, "bufferView", ip, "bufferViews");
+  std::string uri = rd.get_string(img, "uri", ip);
+  if (!uri.empty() && uri.compare(0, 5, "data:") != 0) {
+    s.reference = percent_decode(uri);
+    return;
+  }
+  s.reference = rd.get_string(img, "name", ip);
+  if (bv || !uri.empty()) s.image = i;
+}
+
+// The file name's stem ("textures/page-14_tcmask.png" -> "page-14_tcmask").
+std::string stem(std::string_view name) {
+  if (size_t slash = name.find_last_of("/\\"); slash != std::string_view::npos) name.remove_prefix(slash + 1);
+  if (size_t dot = name.rfind('.'); dot != std::string_view::npos && dot > 0) name = name.substr(0, dot);
+  return std::string(name);
+}
+
+// The team colour mask meshport embedded (extras "team_colour_image", an image index; its name is
+// the mask's `reference`). A tool may have renumbered the images (Blender keeps only those a
+// material uses): the index counts only when that image has the mask's name, else the image so
+// named is taken; none, or an index that is not an image: the reference alone, with a warning.
+Slot team_colour_slot(Reader& rd, const json& mp, const std::string& xp, const std::string& reference) {
+  Slot s;
+  const json* v = field(mp, "team_colour_image");
+  if (!v) return s;
+  const json& imgs = rd.top("images");
+  std::optional<uint64_t> index = as_uint(*v);
+  auto named = [&](size_t i) {
+    const json& img = imgs[i];
+    const json* n = img.is_object() ? field(img, "name") : nullptr;
+    const json* u = img.is_object() ? field(img, "uri") : nullptr;
+    const std::string name = n && n->is_string() ? n->get<std::string>()
+                             : u && u->is_string() ? percent_decode(u->get<std::string>())
+                                                   : std::string();
+    return !name.empty() && stem(name) == stem(reference);
+  };
+  std::optional<uint32_t> found;
+  if (index && *index < imgs.size() && named(size_t(*index))) found = uint32_t(*index);
+  for (size_t i = 0; !found && i < imgs.size(); ++i)
+    if (named(i)) found = uint32_t(i);
+  if (!found) {
+    rd.warn(fmt::format("{}.team_colour_image: {} is not an image named '{}' (the mask): the material keeps only its "
+                        "name",
+                        xp, describe(*v), text::clip(reference)));
+    return s;
+  }
+  image_reference(rd, *found, s);
+  return s;
+}
+
+// alphaMode ("OPAQUE", "MASK", "BLEND"; another value is opaque, with a warning), alphaCutoff
+// (a number >= 0, default 0.5) and meshport's "blend" extra of a BLEND material.
+void read_alpha(Reader& rd, const json& m, const json* mp, const std::string& path, Material& mat) {
+  const std::string mode = rd.get_string(m, "alphaMode", path);
+  if (mode == "MASK") {
+    mat.alpha_mode = AlphaMode::Mask;
+  } else if (mode == "BLEND") {
+    mat.alpha_mode = AlphaMode::Blend;
+  } else if (!mode.empty() && mode != "OPAQUE") {
+    rd.warn(fmt::format("{}.alphaMode: '{}' is not OPAQUE, MASK or BLEND: read as OPAQUE", path, text::clip(mode)));
+  }
+  const double cutoff = rd.get_number(m, "alphaCutoff", path, 0.5);
+  if (cutoff >= 0 && std::isfinite(cutoff))
+    mat.alpha_cutoff = narrow(cutoff);
+  else
+    rd.warn(fmt::format("{}.alphaCutoff: {} is below 0: 0.5 is used", path, cutoff));
+  if (!mp || mat.alpha_mode != AlphaMode::Blend) return;
+  const std::string blend = rd.get_string(*mp, "blend", path + ".extras.meshport");
+  if (blend == "additive") mat.blend = BlendOp::Additive;
+  else if (blend == "premultiplied") mat.blend = BlendOp::Premultiplied;
+  else if (!blend.empty() && blend != "over")
+    rd.warn(fmt::format("{}.extras.meshport.blend: '{}' is not over, additive or premultiplied: over is used", path,
+                        text::clip(blend)));
+}
+
 Slot texture_slot(Reader& rd, const json& info, const std::string& path) {
   Slot s;
   std::optional<uint32_t> src = texture_source(rd, rd.get_index(info, "index", path, "textures"));
@@ -77,17 +156,7 @@ Slot texture_slot(Reader& rd, const json& info, const std::string& path) {
     rd.warn(fmt::format("{}; set 0 is used", e.diagnostic().message));
   }
   s.transform = texture_transform(rd, info, path);
-  if (!src) return s;
-  const std::string ip = fmt::format("images[{}]", *src);
-  const json& img = rd.element("images", *src);
-  std::optional<uint32_t> bv = rd.opt_index(img, "bufferView", ip, "bufferViews");
-  std::string uri = rd.get_string(img, "uri", ip);
-  if (!uri.empty() && uri.compare(0, 5, "data:") != 0) {
-    s.reference = percent_decode(uri);
-    return s;
-  }
-  s.reference = rd.get_string(img, "name", ip);
-  if (bv || !uri.empty()) s.image = *src;
+  if (src) image_reference(rd, *src, s);
   return s;
 }
 
@@ -270,7 +339,9 @@ void read_materials(Reader& rd) {
       }
     // meshport's extras restore the Scene's references (a non-empty one wins over the glTF's).
     std::string r_base, r_normal, r_specular, r_team;
-    if (const json* mp = meshport_extras(m)) {
+    Slot team;
+    const json* mp = meshport_extras(m);
+    if (mp) {
       try {
         const std::string xp = path + ".extras.meshport";
         std::string name = rd.get_string(*mp, "name", xp);
@@ -278,17 +349,26 @@ void read_materials(Reader& rd) {
         r_normal = rd.get_string(*mp, "normal_texture", xp);
         r_specular = rd.get_string(*mp, "specular_texture", xp);
         r_team = rd.get_string(*mp, "team_colour_texture", xp);
+        if (!r_team.empty()) team = team_colour_slot(rd, *mp, xp, r_team);
         mat.name = std::move(name);
       } catch (const Error& e) {
         rd.warn(fmt::format("{}; ignored", e.diagnostic().message));
         r_base.clear(), r_normal.clear(), r_specular.clear(), r_team.clear();
+        team = {};
+        mp = nullptr;
       }
+    }
+    try {
+      read_alpha(rd, m, mp, path, mat);
+    } catch (const Error& e) {
+      rd.warn(fmt::format("{}; the material is read as opaque", e.diagnostic().message));
+      mat.alpha_mode = AlphaMode::Opaque, mat.alpha_cutoff = 0.5f, mat.blend = BlendOp::Over;
     }
     const std::string who = fmt::format("{} ('{}')", path, text::clip(mat.name));
     mat.base_color_texture = resolve(rd, base, r_base, who, "base colour texture");
     mat.normal_texture = resolve(rd, normal, r_normal, who, "normal texture");
     mat.specular_texture = resolve(rd, specular, r_specular, who, "specular texture");
-    mat.team_colour_texture = std::move(r_team);
+    mat.team_colour_texture = resolve(rd, team, r_team, who, "team colour mask");
     mat.base_color_texcoord = base.texcoord, mat.base_color_transform = base.transform;
     mat.normal_texcoord = normal.texcoord, mat.normal_transform = normal.transform;
     mat.specular_texcoord = specular.texcoord, mat.specular_transform = specular.transform;

@@ -333,7 +333,7 @@ Primitive read_primitive(Reader& rd, uint32_t m, uint32_t p, const json& mesh, c
   if (const json* mp = meshport_extras(mesh); mp && prims.size() == 1) {
     Mesh restored = mm;
     try {
-      restore_format_data(rd, restored, *mp, fmt::format("meshes[{}]", m));
+      restore_format_data(rd, restored, *mp, fmt::format("meshes[{}]", m), polygon_mesh(rd, mesh));
       mm = std::move(restored);
     } catch (const Error& e) {
       rd.warn(fmt::format("{}; the mesh's face channels and format streams are ignored", e.diagnostic().message));
@@ -366,15 +366,24 @@ void read_meshes(Reader& rd) {
   for (size_t m = 0; m < meshes.size(); ++m) {
     const json& mesh = meshes[m];
     const json& prims = mesh["primitives"];
+    // A PIE level split by polygon (gltf_pie_polygons.h) whose primitives share their vertex arrays
+    // only among themselves: each is read whole, so that they join on the same vertices.
+    const bool polygons = polygon_mesh(rd, mesh);
+    bool whole = polygons;
+    for (size_t p = 1; p < prims.size() && whole; ++p) whole = prims[p].is_object() && prims[0].is_object() &&
+                                                               field(prims[p], "attributes") &&
+                                                               field(prims[0], "attributes") &&
+                                                               *field(prims[p], "attributes") == *field(prims[0], "attributes");
     for (size_t p = 0; p < prims.size(); ++p) {
       const std::string pp = fmt::format("meshes[{}].primitives[{}]", m, p);
       const json& prim = rd.object_at(prims, p, pp);
       const json* attrs = field(prim, "attributes");
       const json* pos = attrs ? field(*attrs, "POSITION") : nullptr;
       auto pi = pos ? as_uint(*pos) : std::nullopt;
-      bool shared = pi && position_users[*pi] > 1;
+      bool shared = pi && position_users[*pi] > (whole ? prims.size() : 1);
       rd.meshes[m].push_back(read_primitive(rd, uint32_t(m), uint32_t(p), mesh, prim, shared));
     }
+    if (polygons) join_polygon_primitives(rd, uint32_t(m), mesh);
   }
 }
 

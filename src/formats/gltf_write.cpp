@@ -372,7 +372,8 @@ std::vector<OutputFile> write(const Scene& input, const WriteOptions& options, b
   ops::check_scene(input);
   std::vector<TextureLookup> textures = material_textures(input, options);
   const std::optional<Scene> tangents = with_normal_map_tangents(input, textures, diags);
-  const Scene& scene = tangents ? *tangents : input;
+  const std::optional<Scene> apart = with_repeated_faces_apart(tangents ? *tangents : input);
+  const Scene& scene = apart ? *apart : tangents ? *tangents : input;
   Writer w(scene, options, output_dir, diags);
   w.binary = binary;
   w.buf.compress = options.compress;
@@ -405,6 +406,7 @@ std::vector<OutputFile> write(const Scene& input, const WriteOptions& options, b
   if (scene.modedef) w.modedef_mesh = modedef_mesh_json(*scene.modedef, scene.meshes.size());
   for (size_t i = 0; i < scene.meshes.size(); ++i)
     if (written(scene.meshes[i])) emit_mesh(w, i, blend[i] ? &*blend[i] : nullptr);
+  add_polygon_materials(w, materials);
   emit_lods(w);
   emit_attachments(w);
   emit_animations(w);

@@ -109,6 +109,12 @@ struct Writer {
   std::vector<OutputFile> image_files;  // images written beside the output (gltf_write_materials.cpp)
   std::vector<TextureLookup> textures;  // material_textures()
 
+  // PIE polygon materials (gltf_pie_polygons.h): `polygon_base[i]`, Scene material i stands for
+  // the plain polygon of a level; `polygon_materials`, the copies the levels' other polygons use
+  // (the Scene material and the polygon), written after the Scene's materials.
+  std::vector<bool> polygon_base;
+  std::vector<std::pair<int32_t, PiePolygon>> polygon_materials;
+
   Buffer buf;
   json root;
   json nodes = json::array();
@@ -174,8 +180,17 @@ std::vector<TextureLookup> material_textures(const Scene& s, const WriteOptions&
 std::optional<Scene> with_normal_map_tangents(const Scene& s, const std::vector<TextureLookup>& textures,
                                               Diagnostics& d);
 
+// A copy of `s` whose PIE levels' triangles that name a vertex twice or share all three vertices
+// with another have vertices of their own (ops::separate_repeated_faces), so that Blender, whose
+// mesh validation deletes such faces, keeps them (back faces, degenerate polygons); nothing when
+// no level has any. Only PIE levels: their point stream keeps every copy on its point.
+std::optional<Scene> with_repeated_faces_apart(const Scene& s);
+
 // gltf_write_meshes.cpp: one glTF mesh (and its node) per written Scene mesh
 void emit_mesh(Writer& w, size_t mi, const Influences* inf_in);
+// The PIE polygon materials the meshes asked for: extras on the levels' own materials, and the
+// copies for their other polygons appended to `materials` (the Scene's, as emit_materials made them).
+void add_polygon_materials(Writer& w, json& materials);
 // The glTF TEXCOORD set each of the mesh's streams is written as, -1 for the others: its Texcoord
 // streams in order (0, 1, ...), then its 2-component custom streams "texcoord<n>" (what the reader
 // makes of TEXCOORD_n, n > 0) while n is the next set.

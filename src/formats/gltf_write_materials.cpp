@@ -228,6 +228,46 @@ std::vector<bool> used_materials(const Scene& s) {
 
 float clamp01(float v, float otherwise) { return std::isfinite(v) ? std::clamp(v, 0.0f, 1.0f) : otherwise; }
 
+// The team colour mask of material `i` as an image of the file, named by its index in the
+// material's extras ("team_colour_image"; glTF has no slot for it), unless the mask was baked
+// into the page (WriteOptions::team_colour). Warns when it cannot be embedded.
+void embed_team_colour_mask(Writer& w, Images& im, size_t i, const TextureLookup* mask, const std::string& lacking,
+                            json& extras) {
+  const Material& m = w.scene.materials[i];
+  if (!mask || m.team_colour_texture.empty() || w.options.team_colour) return;
+  if (!mask->found()) {
+    wwarn(w.diags, fmt::format("material '{}': team colour mask '{}' not found: {}; the file keeps only its name",
+                               m.name, mask->reference, mask->reason));
+    return;
+  }
+  if (!lacking.empty()) return;  // the base colour slot's warning says it: no texture coordinates
+  std::string why;
+  const int index = image_for(w, im, *mask, why);
+  if (index < 0) {
+    wwarn(w.diags, fmt::format("material '{}': team colour mask '{}' cannot be embedded: {}; the file keeps only its "
+                               "name",
+                               m.name, mask->reference, why));
+    return;
+  }
+  extras["team_colour_image"] = index;
+}
+
+// alphaMode and alphaCutoff; a blend other than "over" in the extras ("blend").
+void write_alpha(Writer& w, const Material& m, json& mat, json& extras) {
+  if (m.alpha_mode == AlphaMode::Mask) {
+    mat["alphaMode"] = "MASK";
+    float cutoff = m.alpha_cutoff;
+    if (!std::isfinite(cutoff) || cutoff < 0) {
+      wwarn(w.diags, fmt::format("material '{}': alpha cut-off {} is not a number >= 0: 0.5 written", m.name, cutoff));
+      cutoff = 0.5f;
+    }
+    if (cutoff != 0.5f) mat["alphaCutoff"] = num(cutoff);
+  } else if (m.alpha_mode == AlphaMode::Blend) {
+    mat["alphaMode"] = "BLEND";
+    if (m.blend != BlendOp::Over) extras["blend"] = blend_op_name(m.blend);
+  }
+}
+
 }  // namespace
 
 std::vector<TextureLookup> material_textures(const Scene& s, const WriteOptions& o) {
@@ -382,7 +422,9 @@ json emit_materials(Writer& w) {
         specular_used = true;
       }
     }
+    if (used[i]) embed_team_colour_mask(w, im, i, lookup(i, "team colour"), lacking[i], extras);
     mat["pbrMetallicRoughness"] = std::move(pbr);
+    write_alpha(w, m, mat, extras);
     if (m.emissive != std::array<float, 3>{0, 0, 0}) {
       json e = json::array();
       for (float c : m.emissive) e.push_back(num(clamp01(c, 0)));

@@ -3,7 +3,10 @@
 #include "formats/gltf_write.h"
 
 #include "formats/gltf_modedef.h"
+#include "formats/gltf_pie_polygons.h"
+#include <meshport/source/pie_mesh.h>
 #include "ops/components.h"
+#include "ops/mesh_parts.h"
 
 #include <algorithm>
 #include <cctype>
@@ -83,7 +86,82 @@ void emit_instances(Writer& w, json& node, const Mesh& m, const std::string& lab
   list_extension(w.root, "extensionsUsed", "EXT_mesh_gpu_instancing");
 }
 
+// The glTF material of polygon `p` of a level whose material is `base`: the base itself for the
+// plain polygon, else a copy for that polygon (gltf_pie_polygons.h), asked for once.
+int32_t polygon_material(Writer& w, int32_t base, const PiePolygon& p) {
+  if (w.polygon_base.empty()) w.polygon_base.assign(w.scene.materials.size(), false);
+  if (is_plain(p)) {
+    w.polygon_base[size_t(base)] = true;
+    return base;
+  }
+  for (size_t k = 0; k < w.polygon_materials.size(); ++k)
+    if (w.polygon_materials[k].first == base && w.polygon_materials[k].second == p)
+      return int32_t(w.scene.materials.size() + k);
+  w.polygon_materials.emplace_back(base, p);
+  return int32_t(w.scene.materials.size() + w.polygon_materials.size() - 1);
+}
+
+// The mesh's primitives: `prim`, or for a PIE level (a "pie.flags" channel on a mesh with a
+// material) one per distinct polygon with its polygon material, sharing prim's vertex arrays, each
+// with its triangles and their smoothing rules (gltf_pie_polygons.h).
+json primitives_of(Writer& w, const Mesh& m, json prim) {
+  std::optional<PolygonGroups> g;
+  if (m.material >= 0 && size_t(m.material) < w.scene.materials.size() && m.topology == Topology::Triangles &&
+      m.polygon_sizes.empty())
+    g = polygon_groups(m);
+  if (!g) return json::array({std::move(prim)});
+  if (g->polygons.size() == 1) {
+    prim["material"] = polygon_material(w, m.material, g->polygons[0]);
+    return json::array({std::move(prim)});
+  }
+  json out = json::array();
+  const bool wide = m.vertex_count() > 65535;
+  for (size_t k = 0; k < g->polygons.size(); ++k) {
+    json p = prim;
+    Mesh part;
+    part.triangles = m.triangles;
+    part.smoothing = m.smoothing;
+    ops::select_triangles(part, g->triangles[k]);
+    p["indices"] = w.buf.integers(part.triangles, 1, wide ? kUInt : kUShort, kElementArrayBuffer);
+    p["material"] = polygon_material(w, m.material, g->polygons[k]);
+    if (!m.smoothing.empty()) p["extras"]["meshport"]["smoothing"] = smoothing_json(part.smoothing);
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
 }  // namespace
+
+std::optional<Scene> with_repeated_faces_apart(const Scene& s) {
+  std::optional<Scene> r;
+  for (size_t i = 0; i < s.meshes.size(); ++i) {
+    // PIE levels only: their "pie.point" stream keeps each copy on its point. Other formats'
+    // data keyed by vertex (ModeDef's vertex sources) would no longer fit.
+    if (!pie::point_stream(s.meshes[i])) continue;
+    const std::vector<uint32_t> faces = ops::repeated_faces(s.meshes[i]);
+    if (faces.empty()) continue;
+    if (!r) r = s;
+    ops::separate_faces(r->meshes[i], faces);
+  }
+  return r;
+}
+
+void add_polygon_materials(Writer& w, json& materials) {
+  for (size_t i = 0; i < w.polygon_base.size() && i < materials.size(); ++i)
+    if (w.polygon_base[i]) add_polygon_extras(materials[i]["extras"]["meshport"], w.scene.materials[i].name, PiePolygon{});
+  for (size_t k = 0; k < w.polygon_materials.size(); ++k) {
+    const auto& [base, polygon] = w.polygon_materials[k];
+    size_t before = 0;
+    for (size_t j = 0; j < k; ++j)
+      before += w.polygon_materials[j].first == base && w.polygon_materials[j].second.flags == polygon.flags;
+    json mat = materials[size_t(base)];
+    const std::string& name = w.scene.materials[size_t(base)].name;
+    mat["name"] = w.text(polygon_material_name(name, polygon, before));
+    add_polygon_extras(mat["extras"]["meshport"], name, polygon);
+    mat["extras"]["meshport"]["name"] = mat["name"];
+    materials.push_back(std::move(mat));
+  }
+}
 
 std::vector<int> texcoord_sets(const Mesh& m) {
   std::vector<int> r(m.streams.size(), -1);
@@ -339,7 +417,7 @@ void emit_mesh(Writer& w, size_t mi, const Influences* inf_in) {
   if (!m.polygon_sizes.empty()) extras["polygon_sizes"] = m.polygon_sizes;
   if (!m.smoothing.empty()) extras["smoothing"] = smoothing_json(m.smoothing);
   prim["extras"] = {{"meshport", std::move(extras)}};
-  mesh["primitives"] = json::array({std::move(prim)});
+  mesh["primitives"] = primitives_of(w, m, std::move(prim));
   Buffer::append(w.meshes, mesh);
   const size_t index = w.mesh_count++;
   w.mesh_names.push_back(m.name.empty() ? std::string() : w.text(m.name));

@@ -713,15 +713,16 @@ class Reader {
         bool known = std::any_of(s.materials.begin(), s.materials.end(),
                                  [&](const Material& m) { return m.base_color_texture == t.file; });
         if (known) continue;
-        s.materials.push_back(material(pages_in_effect(pie_, level, &t), ""));
+        s.materials.push_back(material(pages_in_effect(pie_, level, &t), type_in_effect(pie_, level), ""));
       }
     };
     add(pie_.global, -1);
     for (size_t i = 0; i < pie_.levels.size(); ++i) add(pie_.levels[i].overrides, int32_t(i));
   }
 
-  static Material material(const PageSet& p, const std::string& suffix) {
+  static Material material(const PageSet& p, uint32_t type, const std::string& suffix) {
     Material m;
+    set_alpha(m, type);
     m.name = p.base.substr(0, p.base.size() - 4) + suffix;  // without ".png"
     m.base_color_texture = p.base;
     m.team_colour_texture = p.tcmask;
@@ -735,9 +736,12 @@ class Reader {
   int32_t material_of(size_t level, Scene& s) const {
     PageSet p = pages_in_effect(pie_, int32_t(level), nullptr);
     if (p.base.empty()) return -1;
+    Material alpha;
+    const uint32_t type = type_in_effect(pie_, int32_t(level));
+    set_alpha(alpha, type);
     for (size_t m = 0; m < s.materials.size(); ++m)
-      if (pages_of(s.materials[m]) == p) return int32_t(m);
-    s.materials.push_back(material(p, fmt::format("_level{}", level + 1)));
+      if (pages_of(s.materials[m]) == p && same_alpha(s.materials[m], alpha)) return int32_t(m);
+    s.materials.push_back(material(p, type, fmt::format("_level{}", level + 1)));
     return int32_t(s.materials.size() - 1);
   }
 

@@ -63,10 +63,33 @@ PageSet pages_in_effect(const PieData& d, int32_t level, const PieTexture* textu
   p.normal = map(K::NormalMap);
   p.specular = map(K::SpecularMap);
   if (p.tcmask.empty()) {
-    uint32_t type = L && L->overrides.has_type ? L->overrides.type : d.global.type;
-    if (type & 0x10000) p.tcmask = derived_tcmask(p.base);
+    if (type_in_effect(d, level) & 0x10000) p.tcmask = derived_tcmask(p.base);
   }
   return p;
+}
+
+uint32_t type_in_effect(const PieData& d, int32_t level) {
+  const PieLevel* L = level >= 0 && size_t(level) < d.levels.size() ? &d.levels[size_t(level)] : nullptr;
+  return L && L->overrides.has_type ? L->overrides.type : d.global.type;
+}
+
+void set_alpha(Material& m, uint32_t type) {
+  m.alpha_cutoff = 0.5f;
+  m.blend = BlendOp::Over;
+  m.alpha_mode = type & kBlendFlags ? AlphaMode::Blend : AlphaMode::Mask;
+  if (type & 0x4)
+    m.blend = BlendOp::Premultiplied;
+  else if (type & 0x2)
+    m.blend = BlendOp::Additive;
+}
+
+bool same_alpha(const Material& a, const Material& b) {
+  return a.alpha_mode == b.alpha_mode && a.alpha_cutoff == b.alpha_cutoff && a.blend == b.blend;
+}
+
+uint32_t blend_flags(const Material& m) {
+  if (m.alpha_mode != AlphaMode::Blend) return 0;
+  return m.blend == BlendOp::Premultiplied ? 0x4 : m.blend == BlendOp::Additive ? 0x2 : 0;
 }
 
 PageSet pages_of(const Material& m) {

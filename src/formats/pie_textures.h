@@ -31,6 +31,19 @@ PageSet pages_in_effect(const PieData& d, int32_t level, const PieTexture* textu
 // The pages a material names: the file names (no folder) of its slots.
 PageSet pages_of(const Material& m);
 
+// The TYPE flags in effect for `level` (-1: the global scope): the level's PIE 4 TYPE, else the
+// global one.
+uint32_t type_in_effect(const PieData& d, int32_t level);
+
+// How Warzone 2100 draws a model's page by its TYPE flags (docs/pie.md "Alpha and blending"):
+// 0x4 premultiplied blending, else 0x2 additive blending, else opaque with its alpha test
+// (fragments of alpha <= 0.5 discarded): Blend Premultiplied, Blend Additive or Mask 0.5.
+void set_alpha(Material& m, uint32_t type);
+bool same_alpha(const Material& a, const Material& b);
+// The TYPE blending flags (0x2, 0x4) of a material's alpha: what set_alpha() reads back.
+uint32_t blend_flags(const Material& m);
+inline constexpr uint32_t kBlendFlags = 0x6;
+
 // "page-NN_tcmask.png" for a page "page-NN-anything.png" (or "page-NN.png"); "" otherwise.
 std::string derived_tcmask(std::string_view page);
 

@@ -19,6 +19,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <set>
 #include <tuple>
 
 namespace meshport::pie {
@@ -191,6 +192,7 @@ struct Level {
   int32_t mesh = -1;
   const PieLevel* pie = nullptr;
   PageSet pages;        // the pages the mesh's material names (file names)
+  const Material* material = nullptr;  // the mesh's material
   int32_t joint = kUnskinned;  // rigid_joint() of the mesh
 };
 
@@ -216,6 +218,7 @@ class Writer {
     else
       derived_header();
     derived_textures();
+    check_alpha();
     out_ += fmt::format("LEVELS {}\n", levels_.size());
     for (size_t i = 0; i < levels_.size(); ++i) level(i);
     return std::move(out_);
@@ -229,6 +232,7 @@ class Writer {
   std::string out_;
   std::vector<Level> levels_;
   std::vector<std::vector<size_t>> connectors_;  // per level: indices into scene_.attachments
+  uint32_t derived_type_ = 0x200;  // the TYPE written for a Scene not from PIE
   bool derive_maps_ = true;  // TCMASK, NORMALMAP, SPECULARMAP from the materials, not from PieData
   PageSet global_pages_;     // derive_maps_: the model's (global) pages
   bool warned_tcmask_ = false, warned_tileset_ = false;
@@ -285,8 +289,10 @@ class Writer {
       diags_.add(warning("", fmt::format("mesh {} is skinned to several joints, which PIE cannot hold: written in "
                                          "its rest pose without animation",
                                          quoted(m.name))));
-    if (m.material >= 0 && size_t(m.material) < scene_.materials.size())
-      l.pages = pages_of(scene_.materials[size_t(m.material)]);
+    if (m.material >= 0 && size_t(m.material) < scene_.materials.size()) {
+      l.material = &scene_.materials[size_t(m.material)];
+      l.pages = pages_of(*l.material);
+    }
     return l;
   }
 
@@ -442,14 +448,52 @@ class Writer {
     return version_ < 4 && !p.tcmask.empty() && p.tcmask == derived_tcmask(p.base);
   }
 
-  // Scene not from PIE: TYPE 200 (10200 with a derived mask) and INTERPOLATE.
+  // The material of the model's pages (model_pages()), or null.
+  const Material* model_material() const {
+    for (const Level& l : levels_)
+      if (!l.pages.base.empty()) return l.material;
+    for (const Material& mat : scene_.materials)
+      if (!pages_of(mat).base.empty()) return &mat;
+    return nullptr;
+  }
+
+  // Scene not from PIE: TYPE 200 (10200 with a derived mask; with 2 or 4 for an additive or
+  // premultiplied material: pie_textures.h blend_flags) and INTERPOLATE.
   void derived_header() {
-    out_ += tcmask_by_type(global_pages_) ? "TYPE 10200\n" : "TYPE 200\n";
+    const Material* mat = model_material();
+    derived_type_ = (tcmask_by_type(global_pages_) ? 0x10200 : 0x200) | (mat ? blend_flags(*mat) : 0);
+    out_ += fmt::format("TYPE {:x}\n", derived_type_);
     // Animations that hold their frames (glTF STEP): the engine's INTERPOLATE 0.
     bool any = false, step = true;
     for (const Animation& a : scene_.animations)
       if (a.frame_count()) any = true, step = step && a.interpolation == Interpolation::Step;
     if (any && step) out_ += "INTERPOLATE 0\n";
+  }
+
+  // Warns for each level whose material's alpha is not how Warzone 2100 draws the level by the
+  // TYPE written (pie_textures.h set_alpha): a cut-off other than 0.5, straight alpha blending,
+  // blending another level's TYPE does not give. Opaque materials pass: the game's alpha test
+  // changes nothing on a page without alpha.
+  void check_alpha() {
+    for (size_t i = 0; i < levels_.size(); ++i) {
+      const Level& l = levels_[i];
+      if (!l.material || l.material->alpha_mode == AlphaMode::Opaque) continue;
+      const uint32_t type = from_pie_ ? (l.pie ? type_in_effect(*scene_.pie, int32_t(l.pie - scene_.pie->levels.data()))
+                                               : scene_.pie->global.type)
+                                      : derived_type_;
+      Material shown;
+      set_alpha(shown, type);
+      if (same_alpha(*l.material, shown)) continue;
+      diags_.add(warning("", fmt::format("mesh {}: material {} is {}, but Warzone 2100 draws level {} of TYPE {:x} {}",
+                                         quoted(scene_.meshes[size_t(l.mesh)].name), quoted(l.material->name),
+                                         alpha_text(*l.material), i + 1, type, alpha_text(shown))));
+    }
+  }
+
+  static std::string alpha_text(const Material& m) {
+    if (m.alpha_mode == AlphaMode::Mask) return fmt::format("cut out below alpha {}", m.alpha_cutoff);
+    if (m.alpha_mode == AlphaMode::Blend) return fmt::format("blended ({})", blend_op_name(m.blend));
+    return "opaque";
   }
 
   // A map page line, or a warning when the name cannot be a PIE page.
@@ -587,7 +631,13 @@ class Writer {
     }
     std::vector<uint32_t> of_vertex(pos.vertex_count(), kNone);
     std::map<std::array<uint32_t, 3>, uint32_t> at;
-    for (size_t k = points.size(); k-- > 0;) at[point_key(points[k])] = uint32_t(k);
+    std::set<std::array<uint32_t, 3>> duplicated;  // positions of several original points
+    for (size_t k = points.size(); k-- > 0;)
+      if (!at.emplace(point_key(points[k]), uint32_t(k)).second) {
+        duplicated.insert(point_key(points[k]));
+        at[point_key(points[k])] = uint32_t(k);
+      }
+    size_t ambiguous = 0;  // vertices without their point at a duplicated position
     for (size_t t = 0; t < m.triangles.size(); t += 3)
       for (size_t c : {0, 2, 1}) {
         uint32_t v = m.triangles[t + c];
@@ -597,10 +647,17 @@ class Writer {
           of_vertex[v] = original[v];
           continue;
         }
+        ambiguous += duplicated.count(point_key(p));
         auto [it, added] = at.try_emplace(point_key(p), uint32_t(points.size()));
         if (added) points.push_back(p);
         of_vertex[v] = it->second;
       }
+    // Only the point stream tells copies of a point apart (a tool that split vertices, Blender,
+    // drops it): say so where a polygon may now name another copy than it did.
+    if (ambiguous)
+      diags_.add(warning("", fmt::format("mesh {}: {} vertices have no recorded PIE point and sit on points the level "
+                                         "has several copies of: each is written against the first copy",
+                                         quoted(m.name), ambiguous)));
     return {std::move(points), std::move(of_vertex)};
   }
 
