@@ -406,6 +406,20 @@ void restore_pie(Reader& rd, const json& mp) {
       scene_mesh.push_back(g < 0 || size_t(g) >= rd.mesh_scene.size() ? -1 : rd.mesh_scene[size_t(g)]);
     rd.scene.pie = pie_from_json(*pie, rd.mp.path + ".pie", scene_mesh, rd.scene.joints.size(), &legacy);
     apply_pie_legacy(*rd.scene.pie, legacy, rd.scene.meshes);
+    // A level whose glTF mesh the file no longer has (a tool joined it into another, or removed
+    // it) would be written empty as if it had always been: say so.
+    const json* levels = field(*pie, "levels");
+    for (size_t i = 0; levels && levels->is_array() && i < levels->size(); ++i) {
+      const json* g = (*levels)[i].is_object() ? field((*levels)[i], "mesh") : nullptr;
+      const std::optional<uint64_t> index = g ? as_uint(*g) : std::nullopt;
+      if (!index || (*index < scene_mesh.size() && scene_mesh[*index] >= 0)) continue;
+      const json* names = field(mp, "meshes");
+      const json* name = names && names->is_array() && *index < names->size() ? &(*names)[*index] : nullptr;
+      rd.warn(fmt::format("{}.pie.levels[{}]: its mesh{} is not in the file (a tool joined it into another mesh or "
+                          "removed it): level {} has no polygons now",
+                          rd.mp.path, i, name && name->is_string() ? fmt::format(" '{}'", text::clip(name->get<std::string>())) : "",
+                          i + 1));
+    }
   } catch (const Error& e) {
     rd.warn(fmt::format("{}; the PIE data is ignored", e.diagnostic().message));
     rd.scene.pie = {};
