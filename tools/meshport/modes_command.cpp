@@ -85,10 +85,11 @@ int run_modes(const ModesArgs& args) {
     write(s, target, WriteOptions{}, &d);
     if (!args.quiet) {
       const ModeDefModel& m = s.modedef->models[0].model;
-      fmt::print("{}: {} nodes, {} tetrahedra ({} of {} x {} x {} cells), {} rigid modes dropped, {} modes "
+      fmt::print("{}: {} nodes, {} tetrahedra ({} of {} x {} x {} cells, {} elements), {} rigid modes dropped, {} modes "
                  "{:.6g} Hz .. {:.6g} Hz, mass {:.6g}, volume {:.6g}, density {:.6g}, contact KP {:.6g} KV {:.6g} "
                  "KB {:.6g}\n",
-                 args.output, r.nodes, r.tets, r.kept_cells, r.cells[0], r.cells[1], r.cells[2], r.rigid_modes,
+                 args.output, r.nodes, r.tets, r.kept_cells, r.cells[0], r.cells[1], r.cells[2],
+                 o.elements == ModeElements::Linear ? "linear" : "quadratic", r.rigid_modes,
                  m.mode_count(), m.mode_count() ? mode_frequency(m.eigenvalues.front()) : 0.0f,
                  m.mode_count() ? mode_frequency(m.eigenvalues.back()) : 0.0f, r.mass, r.volume, r.density,
                  s.modedef->props[0].prop.kp, s.modedef->props[0].prop.kv, s.modedef->props[0].prop.kb);
