@@ -86,6 +86,7 @@ AnimationSummary summarize_animation(const Animation& a) {
   r.interpolation = a.interpolation;
   r.morph_weight_tracks = a.morph_weights.size();
   for (const auto& t : a.morph_weights) r.morph_weight_keys = std::max(r.morph_weight_keys, t.times.size());
+  if (a.channels == 0) r.frames = r.morph_weight_keys;  // morph weights only: their keys are the frames
   r.times = a.times;
   return r;
 }
@@ -97,8 +98,9 @@ std::vector<AnimationSummary> summarize_animations(const Scene& s) {
   size_t next = 0;
   for (const auto& a : s.animations) {
     AnimationSummary r = summarize_animation(a);
-    if (r.frames > 0 && next + r.frames <= frames.size() && !s.meshes.empty()) r.bounds = union_of(frames, next, r.frames);
-    next += r.frames;
+    const size_t poses = a.frame_count();  // frame_bounds has one entry per pose frame
+    if (poses > 0 && next + poses <= frames.size() && !s.meshes.empty()) r.bounds = union_of(frames, next, poses);
+    next += poses;
     out.push_back(std::move(r));
   }
   return out;

@@ -203,7 +203,7 @@ TEST(Modes, PropOfABoxHoldsItsMassProperties) {
   EXPECT_FLOAT_EQ(p.inertia[8], float(32.0 / 12 * 20));
   EXPECT_NEAR(p.inertia[1], 0.0f, 1e-5f);
   EXPECT_EQ(r.rigid_modes, 6u);
-  EXPECT_EQ(r.nodes, size_t(5 * 3 * 3));
+  EXPECT_EQ(r.nodes, size_t(9 * 5 * 5));  // quadratic elements: the corners of 8 x 4 x 4 half cells
   EXPECT_EQ(s.modedef->models[0].model.mode_count(), 4u);
 }
 
@@ -375,7 +375,8 @@ TEST(Modes, CliWritesModelAndPropThatDeform) {
   EXPECT_TRUE(std::filesystem::exists(dir / "bent.obj"));
   const testutil::CliRun bad = testutil::run_cli("modes " + dir / "beam.obj" + " --poisson 0.5 -o " + dir / "x.model");
   EXPECT_NE(bad.status, 0);
-  const testutil::CliRun small = testutil::run_cli("modes " + dir / "beam.obj" + " --resolution 1 -o " + dir / "x.model");
+  const testutil::CliRun small =
+      testutil::run_cli("modes " + dir / "beam.obj" + " --resolution 1 --elements linear -o " + dir / "x.model");
   EXPECT_EQ(small.status, 1);
   EXPECT_NE(small.out.find(dir / "beam.obj" + ": error: modes: 20 modes (+ 6 rigid) need more than the carton's 24 "
                                               "degrees of freedom"),
@@ -509,6 +510,7 @@ TEST(Modes, HostileSizesAreRefused) {
   auto message = [](const Scene& s, uint32_t resolution) -> std::string {
     ModesOptions o;
     o.resolution = resolution;
+    o.elements = ModeElements::Linear;  // the linear limits (the quadratic ones: test_modedef_defaults.cpp)
     try {
       compute_modes(s, o);
     } catch (const Error& e) {

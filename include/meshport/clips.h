@@ -19,7 +19,7 @@ namespace meshport {
 // One clip as `meshport anims` lists it.
 struct ClipInfo {
   std::string name;
-  size_t frames = 0;  // pose frames (0 for a clip of morph weights only)
+  size_t frames = 0;  // pose frames; for a clip of morph weights only, the most keys of its tracks
   float fps = 0;      // 0 when the file gave none
   bool loop = false;
   // Joints whose pose in some frame differs from their pose in the first frame.

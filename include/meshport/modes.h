@@ -14,12 +14,17 @@
 
 namespace meshport {
 
+// The finite elements: 10-node (quadratic) tetrahedra, accurate in bending (the default), or
+// 4-node (linear, constant-strain) ones, which are too stiff in bending until the carton is fine.
+enum class ModeElements { Quadratic, Linear };
+
 struct ModesOptions {
   double youngs = 1e6;     // Young's modulus E (Pa)
   double poisson = 0.3;    // Poisson's ratio, in (-1, 0.5)
   double density = 1000;   // kg / m^3
   uint32_t count = 20;     // non-rigid modes kept
   uint32_t resolution = 20;  // carton cells along the bounding box's longest axis
+  ModeElements elements = ModeElements::Quadratic;
   std::string stem = "model";  // names the meshes (`<stem>.group<k>`) and the .prop's MODELFILE (`<stem>.model`)
   // A .prop to take the object's other properties from (`--prop`, or the input when it is a .prop):
   // RB, DEFORM, the unused values, LAME, A1, A2, SCALE, KP, KV and KB are copied into the output

@@ -69,8 +69,8 @@ struct SimulationResult {
 // (messages name no file) for a Scene that is not a .state, one without objects, a negative or
 // non-finite time, more than kMaxSimulatedPoses poses, kMaxSimulatedModeValues mode amplitudes,
 // kMaxSubstepsPerFrame substeps per frame or kMaxSimulationWork work,
-// a moving object whose MASS or INERTIA is not positive; warnings (USEPENALTY 0, objects with no
-// contact stiffness over planes) go to diags.
+// a moving object whose MASS or INERTIA is not positive; warnings (USEPENALTY 0, a moving object with no
+// contact stiffness reaching a plane, once, with the time) go to diags.
 SimulationResult simulate(const Scene& scene, const SimulateOptions& options = {}, Diagnostics* diags = nullptr);
 
 // Replaces the Scene's animations by the simulated one (named after the .state's stem, else

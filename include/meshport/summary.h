@@ -38,7 +38,7 @@ struct AnimationBoundsSummary {
 
 struct AnimationSummary {
   std::string name;
-  size_t frames = 0;
+  size_t frames = 0;  // pose frames; for an animation of morph weights only, the most keys of its tracks
   float framerate = 0;
   bool loop = false;
   Interpolation interpolation = Interpolation::Linear;

@@ -9,10 +9,41 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
+#include <span>
 #include <filesystem>
 
 namespace meshport {
+
+namespace {
+
+// Contact constants for a body of mass m and size l (its bounding-box diagonal) when no .prop
+// gives them (docs/modedef.md "Computing modes", .prop): resting on 4 contact points the body sinks
+// l / 5000 under g = 9.81 (its units taken as metres and seconds), so KP = 1250 m g / l; the
+// contact is critically damped on 4 points both ways, KV = KB = sqrt(KP m), so a dropped body
+// settles instead of bouncing.
+std::array<double, 3> contact_defaults(double mass, double size) {
+  constexpr double kG = 9.81, kSinkFraction = 1.0 / 5000;
+  const double kp = mass * kG / (4 * kSinkFraction * size);
+  const double kv = std::sqrt(kp * mass);
+  return {kp, kv, kv};
+}
+
+double diagonal(std::span<const std::array<float, 3>> v) {
+  std::array<double, 3> lo{HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi{-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+  for (const auto& p : v)
+    for (int a = 0; a < 3; ++a) {
+      lo[size_t(a)] = std::min(lo[size_t(a)], double(p[size_t(a)]));
+      hi[size_t(a)] = std::max(hi[size_t(a)], double(p[size_t(a)]));
+    }
+  double d2 = 0;
+  for (int a = 0; a < 3; ++a) d2 += (hi[size_t(a)] - lo[size_t(a)]) * (hi[size_t(a)] - lo[size_t(a)]);
+  return std::sqrt(d2);
+}
+
+}  // namespace
 
 Scene compute_modes(const Scene& input, const ModesOptions& options, Diagnostics* diags_in, ModesReport* report) {
   Diagnostics local;
@@ -40,7 +71,7 @@ Scene compute_modes(const Scene& input, const ModesOptions& options, Diagnostics
                                       "triangles): its inside (ray parity) may be wrong, so the carton may miss or "
                                       "add cells; every cell holding a vertex is kept",
                                       open)));
-  const Carton carton = build_carton(model.vertices, triangles, options.resolution);
+  const Carton carton = build_carton(model.vertices, triangles, options.resolution, options.elements == ModeElements::Quadratic);
   double density = options.density;
   if (options.prop && options.density_from_prop) {
     const double volume = fem::mass_properties(carton.mesh, 1.0).volume;
@@ -95,6 +126,12 @@ Scene compute_modes(const Scene& input, const ModesOptions& options, Diagnostics
   prop.mass = float(mp.mass);
   for (int a = 0; a < 3; ++a) prop.center_of_mass[size_t(a)] = float(mp.center[size_t(a)]);
   for (int a = 0; a < 9; ++a) prop.inertia[size_t(a)] = float(mp.inertia[size_t(a)]);
+  if (!options.prop) {
+    const std::array<double, 3> k = contact_defaults(mp.mass, diagonal(model.vertices));
+    prop.kp = float(k[0]);
+    prop.kv = float(k[1]);
+    prop.kb = float(k[2]);
+  }
 
   Scene out;
   ModeDefData& md = out.modedef.emplace();

@@ -98,7 +98,7 @@ size_t open_edge_count(std::span<const std::array<int32_t, 3>> triangles) {
 }
 
 Carton build_carton(std::span<const std::array<float, 3>> vertices, std::span<const std::array<int32_t, 3>> triangles,
-                    uint32_t resolution) {
+                    uint32_t resolution, bool quadratic) {
   if (triangles.empty()) fail("", "modes: the mesh has no triangles");
   if (resolution == 0) fail("", "modes: --resolution must be at least 1");
   for (const auto& t : triangles)
@@ -125,9 +125,10 @@ Carton build_carton(std::span<const std::array<float, 3>> vertices, std::span<co
     out.cell_size[size_t(a)] = extent / out.cells[size_t(a)];
   }
   const uint32_t nx = out.cells[0], ny = out.cells[1], nz = out.cells[2];
-  if (uint64_t(nx) * ny * nz > kMaxCells)
-    fail("", fmt::format("modes: --resolution {} makes a grid of {} x {} x {} cells (more than {}): lower it", resolution,
-                         nx, ny, nz, kMaxCells));
+  const uint64_t max_cells = quadratic ? kMaxCells / 8 : kMaxCells;
+  if (uint64_t(nx) * ny * nz > max_cells)
+    fail("", fmt::format("modes: --resolution {} makes a grid of {} x {} x {} cells (more than {}{}): lower it",
+                         resolution, nx, ny, nz, max_cells, quadratic ? " with quadratic elements" : ""));
   const double sx = out.cell_size[0], sy = out.cell_size[1], sz = out.cell_size[2];
   // Lines through the corners and through the cell centres, moved off the grid planes by a small
   // irrational fraction of a cell so that they do not run along faces or through edges of meshes
@@ -167,59 +168,91 @@ Carton build_carton(std::span<const std::array<float, 3>> vertices, std::span<co
           in = corner_in[(i + (c & 1)) + px * ((j + ((c >> 1) & 1)) + py * (k + ((c >> 2) & 1)))] != 0;
         keep[cell_index(i, j, k)] = in ? 1 : 0;
       }
-  // The cell of each render vertex (local coordinates kept for the embedding).
-  std::vector<size_t> vertex_cell(vertices.size());
-  std::vector<std::array<double, 3>> local(vertices.size());
-  for (size_t v = 0; v < vertices.size(); ++v) {
+  // Every cell holding a render vertex is kept.
+  auto vertex_cell_of = [&](size_t v, uint32_t sub, std::array<double, 3>* local) {
     uint32_t idx[3];
     for (int a = 0; a < 3; ++a) {
       const double x = vertices[v][size_t(a)];
       if (!std::isfinite(x)) fail("", fmt::format("modes: render vertex {} is not finite", v));
-      const double u = (x - lo[size_t(a)]) / out.cell_size[size_t(a)];
-      const double cell = std::clamp(std::floor(u), 0.0, double(out.cells[size_t(a)] - 1));
+      const double u = (x - lo[size_t(a)]) / out.cell_size[size_t(a)] * sub;
+      const double cell = std::clamp(std::floor(u), 0.0, double(out.cells[size_t(a)] * sub - 1));
       idx[a] = uint32_t(cell);
-      local[v][size_t(a)] = std::clamp(u - cell, 0.0, 1.0);
+      if (local) (*local)[size_t(a)] = std::clamp(u - cell, 0.0, 1.0);
     }
-    vertex_cell[v] = cell_index(idx[0], idx[1], idx[2]);
-    keep[vertex_cell[v]] = 1;
-  }
+    return size_t(idx[0]) + size_t(nx * sub) * (idx[1] + size_t(ny * sub) * idx[2]);
+  };
+  for (size_t v = 0; v < vertices.size(); ++v) keep[vertex_cell_of(v, 1, nullptr)] = 1;
   const size_t kept = size_t(std::count(keep.begin(), keep.end(), uint8_t(1)));
-  if (kept > kMaxKeptCells)
-    fail("", fmt::format("modes: --resolution {} keeps {} cells of the carton (more than {}; its factorisation would "
+  // A quadratic carton has the nodes of a linear one of half cells: the same bound on their count.
+  const size_t max_kept = quadratic ? kMaxKeptCells / 8 : kMaxKeptCells;
+  if (kept > max_kept)
+    fail("", fmt::format("modes: --resolution {} keeps {} cells of the carton (more than {}{}; its factorisation would "
                          "need too much memory): lower it",
-                         resolution, kept, kMaxKeptCells));
+                         resolution, kept, max_kept, quadratic ? " with quadratic elements" : ""));
+  out.kept_cells = kept;
 
-  // Nodes: the corners of kept cells, numbered in grid order; tetrahedra: 6 per kept cell.
-  std::vector<int32_t> node_of(px * py * pz, -1);
-  for (uint32_t k = 0; k < nz; ++k)
-    for (uint32_t j = 0; j < ny; ++j)
-      for (uint32_t i = 0; i < nx; ++i)
-        if (keep[cell_index(i, j, k)])
-          for (int c = 0; c < 8; ++c) node_of[(i + (c & 1)) + px * ((j + ((c >> 1) & 1)) + py * (k + ((c >> 2) & 1)))] = 0;
-  for (size_t k = 0; k < pz; ++k)
-    for (size_t j = 0; j < py; ++j)
-      for (size_t i = 0; i < px; ++i) {
-        int32_t& n = node_of[i + px * (j + py * k)];
+  // The grid the nodes and 4-node tetrahedra are made on: the cells, or their half cells (kept
+  // when their cell is).
+  const uint32_t sub = quadratic ? 2 : 1;
+  const uint32_t gx = nx * sub, gy = ny * sub, gz = nz * sub;
+  const double hx = sx / sub, hy = sy / sub, hz = sz / sub;
+  const size_t qx = gx + 1, qy = gy + 1, qz = gz + 1;
+  auto grid_cell = [&](uint32_t i, uint32_t j, uint32_t k) { return size_t(i) + size_t(gx) * (j + size_t(gy) * k); };
+  auto grid_kept = [&](uint32_t i, uint32_t j, uint32_t k) { return keep[cell_index(i / sub, j / sub, k / sub)] != 0; };
+  // Nodes: the corners of kept (half) cells, numbered in grid order; tetrahedra: 6 per kept (half) cell.
+  std::vector<int32_t> node_of(qx * qy * qz, -1);
+  for (uint32_t k = 0; k < gz; ++k)
+    for (uint32_t j = 0; j < gy; ++j)
+      for (uint32_t i = 0; i < gx; ++i)
+        if (grid_kept(i, j, k))
+          for (int c = 0; c < 8; ++c) node_of[(i + (c & 1)) + qx * ((j + ((c >> 1) & 1)) + qy * (k + ((c >> 2) & 1)))] = 0;
+  for (size_t k = 0; k < qz; ++k)
+    for (size_t j = 0; j < qy; ++j)
+      for (size_t i = 0; i < qx; ++i) {
+        int32_t& n = node_of[i + qx * (j + qy * k)];
         if (n < 0) continue;
         n = int32_t(out.mesh.nodes.size());
-        out.mesh.nodes.push_back({lo[0] + double(i) * sx, lo[1] + double(j) * sy, lo[2] + double(k) * sz});
+        out.mesh.nodes.push_back({lo[0] + double(i) * hx, lo[1] + double(j) * hy, lo[2] + double(k) * hz});
       }
-  std::vector<int32_t> first_tet(cells, -1);
-  for (uint32_t k = 0; k < nz; ++k)
-    for (uint32_t j = 0; j < ny; ++j)
-      for (uint32_t i = 0; i < nx; ++i) {
-        if (!keep[cell_index(i, j, k)]) continue;
-        first_tet[cell_index(i, j, k)] = int32_t(out.mesh.tets.size());
-        ++out.kept_cells;
+  auto node_at = [&](size_t i, size_t j, size_t k) { return node_of[i + qx * (j + qy * k)]; };
+  std::vector<int32_t> first_tet(size_t(gx) * gy * gz, -1);
+  for (uint32_t k = 0; k < gz; ++k)
+    for (uint32_t j = 0; j < gy; ++j)
+      for (uint32_t i = 0; i < gx; ++i) {
+        if (!grid_kept(i, j, k)) continue;
+        first_tet[grid_cell(i, j, k)] = int32_t(out.mesh.tets.size());
         for (int p = 0; p < 6; ++p) {
           const std::array<int, 4> c = tet_corners(p);
           std::array<int32_t, 4> t{};
           for (int q = 0; q < 4; ++q)
-            t[size_t(q)] = node_of[(i + (c[size_t(q)] & 1)) +
-                                   px * ((j + ((c[size_t(q)] >> 1) & 1)) + py * (k + ((c[size_t(q)] >> 2) & 1)))];
+            t[size_t(q)] = node_at(i + (c[size_t(q)] & 1), j + ((c[size_t(q)] >> 1) & 1), k + ((c[size_t(q)] >> 2) & 1));
           out.mesh.tets.push_back(t);
         }
       }
+  // The 10-node tetrahedra: the 6 of each kept cell, their edge midpoints on the half-cell grid.
+  // Kuhn's split of the half cells refines it: each is the union of 8 half-cell tetrahedra.
+  if (quadratic)
+    for (uint32_t k = 0; k < nz; ++k)
+      for (uint32_t j = 0; j < ny; ++j)
+        for (uint32_t i = 0; i < nx; ++i) {
+          if (!keep[cell_index(i, j, k)]) continue;
+          for (int p = 0; p < 6; ++p) {
+            const std::array<int, 4> c = tet_corners(p);
+            std::array<size_t, 3> g[4];
+            for (int q = 0; q < 4; ++q)
+              g[q] = {2 * (i + size_t(c[size_t(q)] & 1)), 2 * (j + size_t((c[size_t(q)] >> 1) & 1)),
+                      2 * (k + size_t((c[size_t(q)] >> 2) & 1))};
+            std::array<int32_t, 10> t{};
+            for (int q = 0; q < 4; ++q) t[size_t(q)] = node_at(g[q][0], g[q][1], g[q][2]);
+            constexpr int kEdges[6][2] = {{0, 1}, {1, 2}, {0, 2}, {0, 3}, {1, 3}, {2, 3}};
+            for (int e = 0; e < 6; ++e) {
+              const auto& a = g[kEdges[e][0]];
+              const auto& b = g[kEdges[e][1]];
+              t[size_t(4 + e)] = node_at((a[0] + b[0]) / 2, (a[1] + b[1]) / 2, (a[2] + b[2]) / 2);
+            }
+            out.mesh.quadratic.push_back(t);
+          }
+        }
   // Connected parts: union-find over the nodes of each tetrahedron.
   std::vector<int32_t> parent(out.mesh.nodes.size());
   for (size_t i = 0; i < parent.size(); ++i) parent[i] = int32_t(i);
@@ -234,14 +267,15 @@ Carton build_carton(std::span<const std::array<float, 3>> vertices, std::span<co
   // its barycentric coordinates are 1 - u_a, u_a - u_b, u_b - u_c, u_c (in tet_corners' order).
   out.embedding.resize(vertices.size());
   for (size_t v = 0; v < vertices.size(); ++v) {
-    const auto& u = local[v];
+    std::array<double, 3> u{};
+    const size_t cell = vertex_cell_of(v, sub, &u);
     int p = 0;
     for (; p < 6; ++p)
       if (u[size_t(kPerm[p][0])] >= u[size_t(kPerm[p][1])] && u[size_t(kPerm[p][1])] >= u[size_t(kPerm[p][2])]) break;
     const double ua = u[size_t(kPerm[p][0])], ub = u[size_t(kPerm[p][1])], uc = u[size_t(kPerm[p][2])];
     std::array<float, 4> b{float(1 - ua), float(ua - ub), float(ub - uc), float(uc)};
     if (kOdd[p]) std::swap(b[2], b[3]);
-    out.embedding[v].tet = first_tet[vertex_cell[v]] + p;
+    out.embedding[v].tet = first_tet[cell] + p;
     out.embedding[v].bary = b;
   }
   return out;

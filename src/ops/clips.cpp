@@ -202,18 +202,22 @@ std::vector<ClipInfo> list_clips(const Scene& scene) {
     ClipInfo c;
     c.name = a.name;
     c.frames = a.frame_count();
+    // A clip of morph weights only (no pose channels): its frames are the weight tracks' keys.
+    if (a.channels == 0)
+      for (const MorphWeightTrack& t : a.morph_weights) c.frames = std::max(c.frames, t.times.size());
     c.fps = a.framerate;
     c.loop = a.loop;
     c.morph_weight_tracks = a.morph_weights.size();
     for (size_t j = 0; j < a.channels; ++j)
-      for (size_t f = 1; f < c.frames; ++f)
+      for (size_t f = 1; f < a.frame_count(); ++f)
         if (!(a.poses[f * a.channels + j] == a.poses[j])) {
           ++c.joints_animated;
           break;
         }
     double d = 0;
     if (!a.times.empty()) d = double(a.times.back()) - double(a.times.front());
-    else if (c.frames > 1 && a.framerate > 0 && std::isfinite(a.framerate)) d = double(c.frames - 1) / a.framerate;
+    else if (a.frame_count() > 1 && a.framerate > 0 && std::isfinite(a.framerate))
+      d = double(a.frame_count() - 1) / a.framerate;
     for (const MorphWeightTrack& t : a.morph_weights)
       if (!t.times.empty()) d = std::max(d, double(t.times.back()) - double(t.times.front()));
     c.duration = float(d);

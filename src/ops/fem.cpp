@@ -43,12 +43,26 @@ void check_mesh(const TetMesh& m) {
     for (int32_t n : m.tets[e])
       if (n < 0 || size_t(n) >= m.nodes.size())
         fail("", fmt::format("modes: tetrahedron {} has node {} out of range ({} nodes)", e, n, m.nodes.size()));
+  for (size_t e = 0; e < m.quadratic.size(); ++e)
+    for (int32_t n : m.quadratic[e])
+      if (n < 0 || size_t(n) >= m.nodes.size())
+        fail("", fmt::format("modes: quadratic tetrahedron {} has node {} out of range ({} nodes)", e, n,
+                             m.nodes.size()));
 }
 
-// Splits `ids` at the median coordinate of their longest axis: nodes on that plane are the
-// separator. False when one side would be empty (nothing to split).
-bool split_nodes(const TetMesh& m, const std::vector<int32_t>& ids, std::vector<int32_t>& left,
-                 std::vector<int32_t>& right, std::vector<int32_t>& sep) {
+// Nodes that may lie on a separating plane: every node, or with 10-node tetrahedra their corners
+// only (a plane through edge midpoints would cut elements, coupling the halves).
+std::vector<uint8_t> corner_nodes(const TetMesh& m) {
+  std::vector<uint8_t> corner(m.nodes.size(), m.quadratic.empty() ? 1 : 0);
+  for (const auto& t : m.quadratic)
+    for (int q = 0; q < 4; ++q) corner[size_t(t[size_t(q)])] = 1;
+  return corner;
+}
+
+// Splits `ids` at the median coordinate (among the corner nodes) of their longest axis: nodes on
+// that plane are the separator. False when one side would be empty (nothing to split).
+bool split_nodes(const TetMesh& m, const std::vector<uint8_t>& corner, const std::vector<int32_t>& ids,
+                 std::vector<int32_t>& left, std::vector<int32_t>& right, std::vector<int32_t>& sep) {
   double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
   for (int32_t i : ids)
     for (int a = 0; a < 3; ++a) {
@@ -58,8 +72,11 @@ bool split_nodes(const TetMesh& m, const std::vector<int32_t>& ids, std::vector<
   int axis = 0;
   for (int a = 1; a < 3; ++a)
     if (hi[a] - lo[a] > hi[axis] - lo[axis]) axis = a;
-  std::vector<double> c(ids.size());
-  for (size_t k = 0; k < ids.size(); ++k) c[k] = m.nodes[size_t(ids[k])][size_t(axis)];
+  std::vector<double> c;
+  c.reserve(ids.size());
+  for (int32_t i : ids)
+    if (corner[size_t(i)]) c.push_back(m.nodes[size_t(i)][size_t(axis)]);
+  if (c.empty()) return false;
   std::nth_element(c.begin(), c.begin() + std::ptrdiff_t(c.size() / 2), c.end());
   const double mid = c[c.size() / 2], eps = 1e-9 * (hi[axis] - lo[axis]);
   for (int32_t i : ids) {
@@ -73,15 +90,16 @@ bool split_nodes(const TetMesh& m, const std::vector<int32_t>& ids, std::vector<
 // by split_nodes; the separator is ordered after both halves. On the carton's grid a plane of nodes
 // separates the halves exactly (no tetrahedron spans it); on any other mesh the order is still
 // valid, only less sparse.
-void dissect(const TetMesh& m, std::vector<int32_t>& ids, std::vector<int32_t>& order) {
+void dissect(const TetMesh& m, const std::vector<uint8_t>& corner, std::vector<int32_t>& ids,
+             std::vector<int32_t>& order) {
   std::vector<int32_t> left, right, sep;
-  if (ids.size() <= 48 || !split_nodes(m, ids, left, right, sep)) {
+  if (ids.size() <= 48 || !split_nodes(m, corner, ids, left, right, sep)) {
     order.insert(order.end(), ids.begin(), ids.end());
     return;
   }
   ids = {};
-  dissect(m, left, order);
-  dissect(m, right, order);
+  dissect(m, corner, left, order);
+  dissect(m, corner, right, order);
   order.insert(order.end(), sep.begin(), sep.end());
 }
 
@@ -97,13 +115,14 @@ NodeOrder dissection_order(const TetMesh& m) {
   std::vector<int32_t> ids(m.nodes.size()), left, right, sep;
   std::iota(ids.begin(), ids.end(), 0);
   o.order.reserve(ids.size());
-  if (ids.size() <= 48 || !split_nodes(m, ids, left, right, sep)) {
+  const std::vector<uint8_t> corner = corner_nodes(m);
+  if (ids.size() <= 48 || !split_nodes(m, corner, ids, left, right, sep)) {
     o.order = std::move(ids);
     return o;
   }
-  dissect(m, left, o.order);
+  dissect(m, corner, left, o.order);
   o.first = o.order.size();
-  dissect(m, right, o.order);
+  dissect(m, corner, right, o.order);
   o.second = o.order.size() - o.first;
   o.order.insert(o.order.end(), sep.begin(), sep.end());
   return o;
@@ -228,6 +247,152 @@ class ShiftInvertCholesky {
   bool split_ = false;
 };
 
+using Triplets = std::vector<Eigen::Triplet<double>>;
+
+// Gradients of the barycentric coordinates of the tetrahedron with corners c (rows of the inverse
+// of [p1-p0, p2-p0, p3-p0] as columns) and its volume; an error when it has none.
+double corner_gradients(const TetMesh& mesh, const std::array<int32_t, 4>& c, size_t index, double g[4][3]) {
+  const double vol = signed_volume(mesh, c);
+  if (!(std::fabs(vol) > 0)) fail("", fmt::format("modes: tetrahedron {} of the carton has no volume", index));
+  Eigen::Matrix3d j;
+  for (int k = 0; k < 3; ++k)
+    for (int a = 0; a < 3; ++a)
+      j(a, k) = mesh.nodes[size_t(c[size_t(k + 1)])][size_t(a)] - mesh.nodes[size_t(c[0])][size_t(a)];
+  const Eigen::Matrix3d inv = j.inverse();
+  for (int a = 0; a < 3; ++a) {
+    g[0][a] = 0;
+    for (int i = 1; i < 4; ++i) {
+      g[i][a] = inv(i - 1, a);
+      g[0][a] -= g[i][a];
+    }
+  }
+  return std::fabs(vol);
+}
+
+// Strain-displacement rows of node i with gradient (gx, gy, gz) in columns 3i..3i+2 of B.
+template <class B>
+void strain_rows(B& bm, int i, double gx, double gy, double gz) {
+  bm(0, 3 * i) = gx;
+  bm(1, 3 * i + 1) = gy;
+  bm(2, 3 * i + 2) = gz;
+  bm(3, 3 * i) = gy;
+  bm(3, 3 * i + 1) = gx;
+  bm(4, 3 * i + 1) = gz;
+  bm(4, 3 * i + 2) = gy;
+  bm(5, 3 * i) = gz;
+  bm(5, 3 * i + 2) = gx;
+}
+
+// Adds an element's stiffness ke (3 nn x 3 nn) and its mass (ref(i, j) rho V per component) to the
+// lower triangles.
+template <int N, class Ke>
+void scatter(const std::array<int32_t, size_t(N)>& nodes, const Ke& ke, const double* mass, Triplets& kt,
+             Triplets& mt) {
+  for (int i = 0; i < N; ++i)
+    for (int k = 0; k < N; ++k) {
+      const int ri = 3 * nodes[size_t(i)], ck = 3 * nodes[size_t(k)];
+      for (int a = 0; a < 3; ++a) {
+        for (int b = 0; b < 3; ++b)
+          if (ri + a >= ck + b) kt.emplace_back(ri + a, ck + b, ke(3 * i + a, 3 * k + b));
+        if (ri >= ck) mt.emplace_back(ri + a, ck + a, mass[i * N + k]);
+      }
+    }
+}
+
+// Constant-strain tetrahedra: K_e = V B^T D B; consistent mass M_ij = rho V / 20 (1 + delta_ij).
+void assemble_linear(const TetMesh& mesh, const Eigen::Matrix<double, 6, 6>& dm, double rho, Triplets& kt,
+                     Triplets& mt) {
+  kt.reserve(mesh.tets.size() * 144 / 2 + 16);
+  mt.reserve(mesh.tets.size() * 48 / 2 + 16);
+  for (size_t t = 0; t < mesh.tets.size(); ++t) {
+    double g[4][3];
+    const double vol = corner_gradients(mesh, mesh.tets[t], t, g);
+    Eigen::Matrix<double, 6, 12> bm = Eigen::Matrix<double, 6, 12>::Zero();
+    for (int i = 0; i < 4; ++i) strain_rows(bm, i, g[i][0], g[i][1], g[i][2]);
+    const Eigen::Matrix<double, 12, 12> ke = vol * bm.transpose() * dm * bm;
+    double mass[16];
+    for (int i = 0; i < 16; ++i) mass[i] = rho * vol / 20.0 * (i % 5 == 0 ? 2.0 : 1.0);
+    scatter<4>(mesh.tets[t], ke, mass, kt, mt);
+  }
+}
+
+constexpr int kEdges[6][2] = {{0, 1}, {1, 2}, {0, 2}, {0, 3}, {1, 3}, {2, 3}};
+
+// (1 / V) * integral of N_i N_j over a straight 10-node tetrahedron (N_i = L_i (2 L_i - 1) at the
+// corners, 4 L_a L_b at the edge midpoints), exact from
+// integral of L0^a L1^b L2^c L3^d dV = 6 V a! b! c! d! / (a + b + c + d + 3)!.
+const std::array<double, 100>& quadratic_mass() {
+  static const std::array<double, 100> ref = [] {
+    using Term = std::pair<std::array<int, 4>, double>;
+    std::vector<Term> n[10];
+    for (int i = 0; i < 4; ++i) {
+      std::array<int, 4> two{}, one{};
+      two[size_t(i)] = 2;
+      one[size_t(i)] = 1;
+      n[i] = {{two, 2.0}, {one, -1.0}};
+    }
+    for (int e = 0; e < 6; ++e) {
+      std::array<int, 4> x{};
+      x[size_t(kEdges[e][0])] = 1;
+      x[size_t(kEdges[e][1])] = 1;
+      n[4 + e] = {{x, 4.0}};
+    }
+    auto fact = [](int k) {
+      double f = 1;
+      for (int i = 2; i <= k; ++i) f *= i;
+      return f;
+    };
+    std::array<double, 100> r{};
+    for (int i = 0; i < 10; ++i)
+      for (int j = 0; j < 10; ++j)
+        for (const Term& a : n[i])
+          for (const Term& b : n[j]) {
+            double v = 6 * a.second * b.second;
+            int sum = 0;
+            for (int k = 0; k < 4; ++k) {
+              v *= fact(a.first[size_t(k)] + b.first[size_t(k)]);
+              sum += a.first[size_t(k)] + b.first[size_t(k)];
+            }
+            r[size_t(10 * i + j)] += v / fact(sum + 3);
+          }
+    return r;
+  }();
+  return ref;
+}
+
+// 10-node tetrahedra: K_e = integral of B^T D B, exact with the 4-point rule of degree 2 (B is
+// linear); consistent mass rho V quadratic_mass().
+void assemble_quadratic(const TetMesh& mesh, const Eigen::Matrix<double, 6, 6>& dm, double rho, Triplets& kt,
+                        Triplets& mt) {
+  kt.reserve(mesh.quadratic.size() * 900 / 2 + 16);
+  mt.reserve(mesh.quadratic.size() * 300 / 2 + 16);
+  const std::array<double, 100>& ref = quadratic_mass();
+  constexpr double qa = 0.5854101966249685, qb = 0.1381966011250105;
+  for (size_t t = 0; t < mesh.quadratic.size(); ++t) {
+    const auto& q10 = mesh.quadratic[t];
+    double g[4][3];
+    const double vol = corner_gradients(mesh, {q10[0], q10[1], q10[2], q10[3]}, t, g);
+    Eigen::Matrix<double, 30, 30> ke = Eigen::Matrix<double, 30, 30>::Zero();
+    for (int p = 0; p < 4; ++p) {
+      double l[4] = {qb, qb, qb, qb};
+      l[p] = qa;
+      Eigen::Matrix<double, 6, 30> bm = Eigen::Matrix<double, 6, 30>::Zero();
+      for (int i = 0; i < 4; ++i)
+        strain_rows(bm, i, (4 * l[i] - 1) * g[i][0], (4 * l[i] - 1) * g[i][1], (4 * l[i] - 1) * g[i][2]);
+      for (int e = 0; e < 6; ++e) {
+        const int a = kEdges[e][0], b = kEdges[e][1];
+        double gr[3];
+        for (int c = 0; c < 3; ++c) gr[c] = 4 * (l[a] * g[b][c] + l[b] * g[a][c]);
+        strain_rows(bm, 4 + e, gr[0], gr[1], gr[2]);
+      }
+      ke.noalias() += (vol / 4) * bm.transpose() * dm * bm;
+    }
+    double mass[100];
+    for (int i = 0; i < 100; ++i) mass[i] = rho * vol * ref[size_t(i)];
+    scatter<10>(q10, ke, mass, kt, mt);
+  }
+}
+
 }  // namespace
 
 MassProperties mass_properties(const TetMesh& mesh, double density) {
@@ -263,8 +428,10 @@ MassProperties mass_properties(const TetMesh& mesh, double density) {
   Vec3 c{first[0] / vol, first[1] / vol, first[2] / vol};
   // Second moments about the centre: S_c = S_o - V c c^T; inertia I = rho (tr(S_c) 1 - S_c).
   double sc[3][3];
+  // Computed for a <= b and mirrored, so the tensor is exactly symmetric (vol c_a c_b and vol c_b c_a
+  // can round differently, and near-zero products of inertia then differ by their whole size).
   for (int a = 0; a < 3; ++a)
-    for (int b = 0; b < 3; ++b) sc[a][b] = second[a][b] - vol * c[size_t(a)] * c[size_t(b)];
+    for (int b = a; b < 3; ++b) sc[a][b] = sc[b][a] = second[a][b] - vol * c[size_t(a)] * c[size_t(b)];
   const double tr = sc[0][0] + sc[1][1] + sc[2][2];
   for (int a = 0; a < 3; ++a)
     for (int b = 0; b < 3; ++b) p.inertia[size_t(3 * a + b)] = density * ((a == b ? tr : 0.0) - sc[a][b]);
@@ -298,58 +465,14 @@ Modes solve_modes(const TetMesh& mesh, const Material& mat, const ModesOptions& 
     d[3 + a][3 + a] = mu;
   }
 
+  Eigen::Matrix<double, 6, 6> dm;
+  for (int a = 0; a < 6; ++a)
+    for (int b = 0; b < 6; ++b) dm(a, b) = d[a][b];
   std::vector<Eigen::Triplet<double>> kt, mt;
-  kt.reserve(mesh.tets.size() * 144 / 2 + 16);
-  mt.reserve(mesh.tets.size() * 48 / 2 + 16);
-  for (size_t t = 0; t < mesh.tets.size(); ++t) {
-    const auto& tet = mesh.tets[t];
-    const double vol = signed_volume(mesh, tet);
-    if (!(std::fabs(vol) > 0))
-      fail("", fmt::format("modes: tetrahedron {} of the carton has no volume", t));
-    // Shape-function gradients: rows of the inverse of [p1-p0, p2-p0, p3-p0] (as columns).
-    Eigen::Matrix3d j;
-    for (int c = 0; c < 3; ++c)
-      for (int a = 0; a < 3; ++a)
-        j(a, c) = mesh.nodes[size_t(tet[size_t(c + 1)])][size_t(a)] - mesh.nodes[size_t(tet[0])][size_t(a)];
-    const Eigen::Matrix3d inv = j.inverse();
-    double g[4][3];
-    for (int a = 0; a < 3; ++a) {
-      g[0][a] = 0;
-      for (int i = 1; i < 4; ++i) {
-        g[i][a] = inv(i - 1, a);
-        g[0][a] -= g[i][a];
-      }
-    }
-    // B (6 x 12), K_e = V B^T D B.
-    Eigen::Matrix<double, 6, 12> bm = Eigen::Matrix<double, 6, 12>::Zero();
-    for (int i = 0; i < 4; ++i) {
-      const double gx = g[i][0], gy = g[i][1], gz = g[i][2];
-      bm(0, 3 * i) = gx;
-      bm(1, 3 * i + 1) = gy;
-      bm(2, 3 * i + 2) = gz;
-      bm(3, 3 * i) = gy;
-      bm(3, 3 * i + 1) = gx;
-      bm(4, 3 * i + 1) = gz;
-      bm(4, 3 * i + 2) = gy;
-      bm(5, 3 * i) = gz;
-      bm(5, 3 * i + 2) = gx;
-    }
-    Eigen::Matrix<double, 6, 6> dm;
-    for (int a = 0; a < 6; ++a)
-      for (int b = 0; b < 6; ++b) dm(a, b) = d[a][b];
-    const Eigen::Matrix<double, 12, 12> ke = std::fabs(vol) * bm.transpose() * dm * bm;
-    // Consistent mass: M_ij = rho V / 20 (1 + delta_ij) per component.
-    const double mm = mat.density * std::fabs(vol) / 20.0;
-    for (int i = 0; i < 4; ++i)
-      for (int k = 0; k < 4; ++k) {
-        const int ri = 3 * tet[size_t(i)], ck = 3 * tet[size_t(k)];
-        for (int a = 0; a < 3; ++a) {
-          for (int b = 0; b < 3; ++b)
-            if (ri + a >= ck + b) kt.emplace_back(ri + a, ck + b, ke(3 * i + a, 3 * k + b));
-          if (ri >= ck) mt.emplace_back(ri + a, ck + a, mm * (i == k ? 2.0 : 1.0));
-        }
-      }
-  }
+  if (mesh.quadratic.empty())
+    assemble_linear(mesh, dm, mat.density, kt, mt);
+  else
+    assemble_quadratic(mesh, dm, mat.density, kt, mt);
   // Lower triangles only (the solver and the products read the lower part).
   const Eigen::Index nd = Eigen::Index(dofs);
   Eigen::SparseMatrix<double> k(nd, nd), m(nd, nd);

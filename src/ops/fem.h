@@ -13,6 +13,10 @@ namespace meshport::fem {
 struct TetMesh {
   std::vector<std::array<double, 3>> nodes;
   std::vector<std::array<int32_t, 4>> tets;  // 0-based node indices
+  // When not empty, solve_modes uses these 10-node (quadratic) tetrahedra instead of `tets`: corners
+  // 0..3, then the midpoints of the edges 01, 12, 02, 03, 13, 23 (straight-sided). `tets` must then
+  // fill the same volume (mass_properties reads `tets`).
+  std::vector<std::array<int32_t, 10>> quadratic;
 };
 
 struct Material {
@@ -30,7 +34,8 @@ struct MassProperties {
 };
 MassProperties mass_properties(const TetMesh& mesh, double density);
 
-// The generalized eigenproblem K phi = lambda M phi (constant-strain tetrahedra, consistent mass)
+// The generalized eigenproblem K phi = lambda M phi (constant-strain tetrahedra, or 10-node
+// quadratic ones when mesh.quadratic is not empty; consistent mass)
 // for the `count` lowest non-rigid modes. Rigid modes (|lambda| <= rigid_tolerance * lambda_max,
 // lambda_max = max_i K_ii / M_ii, an upper bound of the spectrum's scale) are detected and dropped.
 // Eigenvectors are mass-normalised (phi^T M phi = 1); vectors[k * 3n + 3i + a].

@@ -82,10 +82,13 @@ bool invert_spd(const M3& a, M3& inv) {
   const double det = a[0] * (a[4] * a[8] - a[5] * a[7]) - a[1] * (a[3] * a[8] - a[5] * a[6]) +
                      a[2] * (a[3] * a[7] - a[4] * a[6]);
   if (!(m1 > 0 && m2 > 0 && det > 0) || !std::isfinite(det)) return false;
+  // Symmetric within 1e-4 of the matrix's scale (its largest entry): products of inertia that are
+  // zero up to rounding (1e-15 of the moments) may differ by their whole size.
+  double scale = 0;
+  for (double x : a) scale = std::max(scale, std::abs(x));
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j)
-      if (std::abs(a[i * 3 + j] - a[j * 3 + i]) > 1e-4 * (std::abs(a[i * 3 + j]) + std::abs(a[j * 3 + i])) + 1e-30)
-        return false;
+      if (std::abs(a[i * 3 + j] - a[j * 3 + i]) > 1e-4 * scale) return false;
   inv = {(a[4] * a[8] - a[5] * a[7]) / det, (a[2] * a[7] - a[1] * a[8]) / det, (a[1] * a[5] - a[2] * a[4]) / det,
          (a[5] * a[6] - a[3] * a[8]) / det, (a[0] * a[8] - a[2] * a[6]) / det, (a[2] * a[3] - a[0] * a[5]) / det,
          (a[3] * a[7] - a[4] * a[6]) / det, (a[1] * a[6] - a[0] * a[7]) / det, (a[0] * a[4] - a[1] * a[3]) / det};
@@ -412,14 +415,22 @@ SimulationResult simulate(const Scene& scene, const SimulateOptions& options, Di
   if (diags) {
     if (st.use_penalty == 0 && !w.plane_normals.empty())
       diags->add(warning("", "simulate: USEPENALTY is 0, but meshport has only the penalty method: contacts use it"));
-    for (size_t i = 0; i < n; ++i) {
-      const Object& o = w.objects[i];
-      if (!w.plane_normals.empty() && o.kp <= 0 && o.body.motion == Motion::Dynamic)
-        diags->add(warning("", fmt::format("simulate: object {} ('{}') has KP {}: no contact force, it passes through "
-                                           "the planes",
-                                           i, st.objects[i].name, o.kp)));
-    }
   }
+  // Objects without contact springs (KP <= 0) that move: a warning when one first reaches a plane.
+  std::vector<uint8_t> unwarned(n, 0);
+  for (size_t i = 0; i < n; ++i)
+    unwarned[i] = diags && !w.plane_normals.empty() && w.objects[i].kp <= 0 && w.objects[i].body.motion == Motion::Dynamic;
+  auto warn_passing = [&](double t) {
+    for (size_t i = 0; i < n; ++i) {
+      if (!unwarned[i] || !w.objects[i].active) continue;
+      const int32_t p = plane_reached(w, w.objects[i]);
+      if (p < 0) continue;
+      unwarned[i] = 0;
+      diags->add(warning("", fmt::format("simulate: object {} ('{}') reaches plane {} at {:.6g} s with KP {}: no contact "
+                                         "force, it passes through (give its .prop a KP > 0)",
+                                         i, st.objects[i].name, p, t, w.objects[i].kp)));
+    }
+  };
 
   Stepper stepper{w};
   res.states.reserve(res.frame_count * n);
@@ -427,6 +438,7 @@ SimulationResult simulate(const Scene& scene, const SimulateOptions& options, Di
   for (Object& o : w.objects) o.active = alive(o, 0);
   add_contact_forces(w, w.h);
   for (const Object& o : w.objects) res.states.push_back(record(w, o, 0));
+  warn_passing(0);
   for (size_t f = 1; f < res.frame_count; ++f) {
     for (Object& o : w.objects) o.frame_penetration = 0;
     const double t0 = double(f - 1) / res.fps;
@@ -436,6 +448,7 @@ SimulationResult simulate(const Scene& scene, const SimulateOptions& options, Di
       if (o.body.motion == Motion::Path) pose_from_path(o, t);  // exactly the path's value at the frame
       res.states.push_back(record(w, o, t));
     }
+    warn_passing(t);
   }
   res.rollbacks = stepper.rollbacks;
   res.max_penetration = stepper.deepest;

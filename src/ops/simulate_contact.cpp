@@ -169,4 +169,14 @@ double deepest_penetration(const World& w) {
   return deepest;
 }
 
+int32_t plane_reached(const World& w, const Object& o) {
+  std::vector<Contact> cs;
+  const M3 r = matrix_of(o.body.q);
+  for (size_t p = 0; p < w.plane_normals.size(); ++p) {
+    find_contacts(w, o, p, r, cs);
+    if (!cs.empty()) return int32_t(p);
+  }
+  return -1;
+}
+
 }  // namespace meshport::sim

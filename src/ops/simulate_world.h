@@ -139,6 +139,8 @@ double modal_energy(const Modal& m);
 double add_contact_forces(World& w, double h);
 // The deepest penetration of any alive object's point (no forces).
 double deepest_penetration(const World& w);
+// The first plane (index) a point of object o is below, whatever its KP; -1 for none.
+int32_t plane_reached(const World& w, const Object& o);
 
 // simulate_constraint.cpp
 void setup_constraints(World& w, const ModeDefState& state);

@@ -19,9 +19,10 @@ CLI::App* add_modes_command(CLI::App& app, ModesArgs& args) {
   auto* cmd = app.add_subcommand("modes", "Compute the vibration modes of a closed mesh as a ModeDef model and .prop");
   cmd->footer(
       "Embeds the mesh in a carton of tetrahedra (a grid of --resolution cells along the longest axis, each split\n"
-      "into 6), solves K phi = lambda M phi with linear elements and consistent mass, drops the 6 rigid modes and\n"
-      "keeps the lowest --count, mass-normalised. -o X.model writes X.model and X.prop (mass, centre of mass and\n"
-      "inertia of the tetrahedra) beside it; -o X.glb keeps both in the glTF (docs/modedef.md). Example:\n"
+      "into 6), solves K phi = lambda M phi with quadratic (10-node) elements (--elements linear: 4-node) and\n"
+      "consistent mass, drops the 6 rigid modes and keeps the lowest --count, mass-normalised. -o X.model writes\n"
+      "X.model and X.prop (mass, centre of mass and inertia of the tetrahedra, contact stiffness and damping from\n"
+      "the mass and size) beside it; -o X.glb keeps both in the glTF (docs/modedef.md). Example:\n"
       "  meshport modes bunny.obj --youngs 2e6 --poisson 0.4 --density 1100 --count 20 -o bunny.model");
   cmd->add_option("input", args.input, "A closed mesh in any format meshport reads")->required();
   cmd->add_option("-o,--output", args.output, "Output: X.model (with X.prop beside it), X.prop, or any format")
@@ -40,6 +41,10 @@ CLI::App* add_modes_command(CLI::App& app, ModesArgs& args) {
   cmd->add_option("--resolution", args.options.resolution,
                   "Carton cells along the mesh's longest axis (default 20)")
       ->check(CLI::Range(1, 512));
+  cmd->add_option("--elements", args.elements,
+                  "Finite elements: quadratic (10-node tetrahedra, accurate in bending) or linear (4-node, too stiff "
+                  "in bending until the carton is fine) (default quadratic)")
+      ->check(CLI::IsMember({"quadratic", "linear"}));
   cmd->add_option("--from", args.from, "Input format (default: by extension)");
   cmd->add_flag("-q,--quiet", args.quiet, "Print neither warnings nor the summary");
   return cmd;
@@ -55,6 +60,7 @@ int run_modes(const ModesArgs& args) {
   ModesOptions o = args.options;
   o.stem = out.stem().string();
   if (args.density) o.density = *args.density;
+  o.elements = args.elements == "linear" ? ModeElements::Linear : ModeElements::Quadratic;
   Diagnostics d;
   auto print_diags = [&]() {
     if (!args.quiet) print_diagnostics(d);
@@ -79,11 +85,14 @@ int run_modes(const ModesArgs& args) {
     write(s, target, WriteOptions{}, &d);
     if (!args.quiet) {
       const ModeDefModel& m = s.modedef->models[0].model;
-      fmt::print("{}: {} nodes, {} tetrahedra ({} of {} x {} x {} cells), {} rigid modes dropped, {} modes "
-                 "{:.6g} Hz .. {:.6g} Hz, mass {:.6g}, volume {:.6g}, density {:.6g}\n",
-                 args.output, r.nodes, r.tets, r.kept_cells, r.cells[0], r.cells[1], r.cells[2], r.rigid_modes,
+      fmt::print("{}: {} nodes, {} tetrahedra ({} of {} x {} x {} cells, {} elements), {} rigid modes dropped, {} modes "
+                 "{:.6g} Hz .. {:.6g} Hz, mass {:.6g}, volume {:.6g}, density {:.6g}, contact KP {:.6g} KV {:.6g} "
+                 "KB {:.6g}\n",
+                 args.output, r.nodes, r.tets, r.kept_cells, r.cells[0], r.cells[1], r.cells[2],
+                 o.elements == ModeElements::Linear ? "linear" : "quadratic", r.rigid_modes,
                  m.mode_count(), m.mode_count() ? mode_frequency(m.eigenvalues.front()) : 0.0f,
-                 m.mode_count() ? mode_frequency(m.eigenvalues.back()) : 0.0f, r.mass, r.volume, r.density);
+                 m.mode_count() ? mode_frequency(m.eigenvalues.back()) : 0.0f, r.mass, r.volume, r.density,
+                 s.modedef->props[0].prop.kp, s.modedef->props[0].prop.kv, s.modedef->props[0].prop.kb);
     }
   } catch (...) {
     print_diags();
