@@ -98,18 +98,7 @@ struct Runner {
     search.dirs = options.convert.write.texture_dirs;
     std::error_code ec;
     const fs::path base = fs::weakly_canonical(root.empty() ? "." : root, ec);
-    const std::vector<TextureLookup> lookups = find_textures(scene, search);
-    // A texture not found is not copied: warned once per material (docs/textures.md, "Missing
-    // textures"), as the glTF writer does for glTF outputs.
-    const bool names = material_names_are_textures(item.input);
-    std::vector<bool> used(scene.materials.size(), false);
-    for (const Mesh& mesh : scene.meshes)
-      if (mesh.material >= 0 && size_t(mesh.material) < used.size()) used[size_t(mesh.material)] = true;
-    for (size_t m = 0; m < scene.materials.size(); ++m)
-      if (std::string w = used[m] ? textures_not_found_message(scene, int32_t(m), lookups, names) : std::string();
-          !w.empty())
-        d.add(warning(item.input, std::move(w)));
-    for (const TextureLookup& t : lookups) {
+    for (const TextureLookup& t : find_textures(scene, search)) {
       if (t.file.empty()) continue;
       const fs::path rel = fs::weakly_canonical(t.file, ec).lexically_relative(base);
       if (ec || rel.empty() || *rel.begin() == "..") continue;  // outside the input tree: named where it is
