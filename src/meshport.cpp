@@ -1,5 +1,6 @@
 // Format registry and the read / write / convert entry points.
 #include <meshport/meshport.h>
+#include <meshport/textures.h>
 
 #include "formats/gltf.h"
 #include "text.h"
@@ -14,6 +15,7 @@
 #include "ops/image_files.h"
 #include "ops/texture_transform.h"
 #include "ops/instances.h"
+#include "ops/textures.h"
 #include "convert_lods.h"
 
 #include <fmt/format.h>
@@ -494,8 +496,10 @@ Scene convert(const std::vector<std::string>& inputs, const std::string& output,
   ReadOptions animation_inputs = options.read;  // --scene picks the first input's scene only
   animation_inputs.scene.reset();
   animation_inputs.scenes = nullptr;
+  check_texture_assignments(scene, options.write.texture_assignments, inputs[0]);
   for (size_t i = 1; i < inputs.size(); ++i) {
     Scene extra = read(inputs[i], animation_inputs, diags);
+    if (inputs[0] != "-") ops::name_animations_from_iqm_cfg(extra, inputs[0], inputs[i], diags);
     attach_animations(scene, extra, inputs[i], diags);
   }
   edit_clips(scene, options.clips, inputs[0], diags);
@@ -517,6 +521,7 @@ Scene convert(const std::vector<std::string>& inputs, const std::string& output,
   if (w.texture_model.empty() && inputs[0] != "-") w.texture_model = inputs[0];
   std::vector<std::string> written;  // the output and its side files (a .gltf's .bin, textures)
   write_listing_files(scene, output, w, diags, &written);
+  w.warn_textures_not_found = false;  // the output warned already; its levels use the same materials
   write_lod_files(levels, output, w, diags, written);
   return scene;
 }

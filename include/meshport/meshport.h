@@ -67,6 +67,13 @@ struct ReadOptions {
   ResampleOptions resample;
 };
 
+// A texture file the user assigns to a material's base colour (convert --texture MATERIAL=FILE),
+// where the game does it in code. `material` empty: every material.
+struct TextureAssignment {
+  std::string material;
+  std::string file;  // opened as given (relative to the current folder)
+};
+
 struct WriteOptions {
   std::optional<Format> format;  // by extension when unset
   // Folder the materials' relative texture paths are relative to (convert sets it to the first
@@ -79,6 +86,12 @@ struct WriteOptions {
   // folders searched after the model's own, in order (--textures DIR).
   std::string texture_model;
   std::vector<std::string> texture_dirs;
+  // Base colour textures assigned by material name (convert --texture MATERIAL=FILE, FILE for
+  // every material): they win over everything the texture finder would find (textures.h).
+  std::vector<TextureAssignment> texture_assignments;
+  // The glTF writer warns once per material whose textures are not found (docs/textures.md,
+  // "Missing textures"); the level-of-detail files convert writes beside the output turn it off.
+  bool warn_textures_not_found = true;
   // glTF (docs/textures.md "glTF output"): a .glb embeds its images unless this is set (convert
   // --external-textures); then they are written beside it, as a .gltf always does.
   bool external_textures = false;

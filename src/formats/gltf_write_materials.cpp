@@ -356,6 +356,9 @@ json emit_materials(Writer& w) {
     return info;
   };
   json materials = json::array();
+  // A material name tried as a file is a texture reference only where the input format names
+  // textures so (IQM, IQE, QMSH); elsewhere its absence is no news.
+  const bool names_are_textures = material_names_are_textures(w.options.texture_model);
   for (size_t i = 0; i < s.materials.size(); ++i) {
     const Material& m = s.materials[i];
     json pbr = {{"metallicFactor", num(clamp01(m.metallic, 0))}};
@@ -372,15 +375,14 @@ json emit_materials(Writer& w) {
     if (!m.specular_texture.empty()) extras["specular_texture"] = w.text(m.specular_texture);
     if (!m.team_colour_texture.empty()) extras["team_colour_texture"] = w.text(m.team_colour_texture);
 
+    if (used[i] && w.options.warn_textures_not_found) {
+      const std::string missing = textures_not_found_message(s, int32_t(i), w.textures, names_are_textures);
+      if (!missing.empty()) wwarn(w.diags, missing);
+    }
     for (const char* slot : {"base colour", "normal", "specular"}) {
       const TextureLookup* l = used[i] ? lookup(i, slot) : nullptr;
       if (!l) continue;
-      if (!l->found()) {
-        // A material name tried as a file is only a guess: its absence is no news.
-        if (l->source != "material name")
-          wwarn(w.diags, fmt::format("material '{}': {} texture '{}' not found: {}", m.name, slot, l->reference, l->reason));
-        continue;
-      }
+      if (!l->found()) continue;  // warned once for the material, above
       if (!lacking[i].empty()) {
         wwarn(w.diags, fmt::format("material '{}': {} texture '{}' not used: mesh '{}' has no texture coordinates",
                                    m.name, slot, l->reference, lacking[i]));

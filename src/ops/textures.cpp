@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -118,9 +120,9 @@ std::vector<SkinEntry> parse_iqm_cfg(std::string_view text, std::string_view mod
     if (w[0] == "iqmload" && w.size() >= 2) {
       applies = iequal(file_name_of(w[1]), model_file);
     } else if (applies && w[0] == "iqmskin" && w.size() >= 3) {
-      out.push_back({w[1], "base colour", strip_texture_commands(w[2]), c.line});
+      out.push_back({w[1], "base colour", strip_texture_commands(w[2]), c.line, ""});
     } else if (applies && w[0] == "iqmbumpmap" && w.size() >= 3) {
-      out.push_back({w[1], "normal", strip_texture_commands(w[2]), c.line});
+      out.push_back({w[1], "normal", strip_texture_commands(w[2]), c.line, ""});
     }
   }
   for (size_t i = out.size(); i-- > 0;)
@@ -146,7 +148,7 @@ std::vector<SkinEntry> parse_skin(std::string_view text) {
       if (path.size() >= 2 && path.front() == '"' && path.back() == '"') path = path.substr(1, path.size() - 2);
     }
     if (mesh.empty() || path.empty() || istarts(mesh, "tag_")) return;
-    out.push_back({mesh, "base colour", path, line});
+    out.push_back({mesh, "base colour", path, line, ""});
   });
   return out;
 }
@@ -267,6 +269,171 @@ bool image_extension(std::string_view name) {
                      [&](std::string_view e) { return e == ext; });
 }
 
+// ---- iqm.cfg with exec and iqmdir ------------------------------------------------------------
+
+bool inside_tree(std::string_view p) {
+  if (p.empty() || absolute_reference(p)) return false;
+  for (const std::string& part : split_path(p))
+    if (part == "..") return false;
+  return true;
+}
+
+// `rel` inside `dir`, each component the exact entry or else one that differs in case only.
+std::optional<fs::path> find_in(const fs::path& dir, std::string_view rel, bool want_dir) {
+  fs::path cur = dir;
+  const std::vector<std::string> parts = split_path(rel);
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (parts[i] == ".") continue;
+    std::error_code ec;
+    fs::path next = cur / parts[i];
+    if (!fs::exists(next, ec)) {
+      std::optional<fs::path> any;
+      size_t seen = 0;
+      for (fs::directory_iterator d(cur.empty() ? fs::path(".") : cur, ec); !ec && d != fs::directory_iterator() && seen < kMaxListing;
+           d.increment(ec), ++seen)
+        if (iequal(d->path().filename().string(), parts[i])) {
+          any = cur / d->path().filename();
+          break;
+        }
+      if (!any) return std::nullopt;
+      next = *any;
+    }
+    cur = next;
+  }
+  std::error_code ec;
+  if (parts.empty() || fs::is_directory(cur, ec) != want_dir) return std::nullopt;
+  return cur;
+}
+
+std::optional<std::string> read_sidecar(const fs::path& p) {
+  std::error_code ec;
+  uintmax_t size = fs::file_size(p, ec);
+  if (ec || size > kMaxSidecarBytes) return std::nullopt;
+  std::ifstream in(p, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::string text(size_t(size), '\0');
+  in.read(text.data(), std::streamsize(size));
+  text.resize(size_t(in.gcount()));
+  return text;
+}
+
+// Runs the commands of a model's iqm.cfg and the files it execs (ops::read_iqm_config).
+class CfgReader {
+ public:
+  explicit CfgReader(const std::string& model_path)
+      : model_dir_(fs::path(model_path).parent_path()), model_file_(fs::path(model_path).filename().string()) {
+    dir_ = model_dir_;
+  }
+
+  ops::IqmConfig read() {
+    if (auto cfg = find_in(model_dir_, "iqm.cfg", false))
+      if (auto text = read_sidecar(*cfg)) run(*text, "", 0);
+    return std::move(out_);
+  }
+
+ private:
+  fs::path model_dir_;
+  std::string model_file_;
+  fs::path dir_;  // the folder paths are relative to (the engine's model dir, set by iqmdir)
+  bool dir_moved_ = false;
+  bool applies_ = true;
+  int files_ = 1;
+  ops::IqmConfig out_;
+
+  fs::path base() const { return model_dir_.empty() ? fs::path(".") : model_dir_; }
+
+  std::string relative_to_model(const fs::path& p) const {
+    std::error_code ec;
+    const fs::path a = fs::absolute(p, ec).lexically_normal(), b = fs::absolute(base(), ec).lexically_normal();
+    const fs::path r = a.lexically_relative(b);
+    return generic(r.empty() ? p : r);
+  }
+
+  // `path` as the engine opens it (relative to the model dir), relative to the model's folder.
+  std::string in_dir(const std::string& path) const {
+    if (!dir_moved_) return path;
+    return relative_to_model(dir_ / fs::path(path).relative_path());
+  }
+
+  // `rel` inside the game's data tree: the nearest folder above the model's that holds it.
+  std::optional<fs::path> in_data_tree(std::string_view rel, bool want_dir) const {
+    fs::path up = base();
+    for (int level = 0; level < ops::kMaxDataRootLevels; ++level) {
+      up /= "..";
+      if (auto f = find_in(up, rel, want_dir)) return f;
+    }
+    return std::nullopt;
+  }
+
+  void note(const std::string& where, std::string what) { out_.notes.push_back(where + ": " + std::move(what)); }
+
+  void run(std::string_view text, const std::string& label, int depth) {
+    const std::string file = label.empty() ? "iqm.cfg" : label;
+    for (const ops::CfgCommand& c : ops::iqm_cfg_commands(text)) {
+      const std::vector<std::string>& w = c.words;
+      const std::string where = fmt::format("{}:{}", file, c.line);
+      if (w[0] == "iqmload" && w.size() >= 2) {
+        applies_ = iequal(file_name_of(w[1]), model_file_);
+        continue;
+      }
+      if (!applies_ || w.size() < 2) continue;
+      if ((w[0] == "iqmskin" || w[0] == "iqmbumpmap") && w.size() >= 3) {
+        std::string path = strip_texture_commands(w[2]);
+        if (!path.empty())
+          out_.skins.push_back({w[1], w[0] == "iqmskin" ? "base colour" : "normal", in_dir(path), c.line, label});
+      } else if (w[0] == "iqmanim" && w.size() >= 3) {
+        ops::IqmAnimEntry a;
+        for (std::string& n : split_names(w[1])) a.names.push_back(std::move(n));
+        a.file = in_dir(w[2]);
+        if (w.size() >= 4) {
+          char* end = nullptr;
+          const float fps = std::strtof(w[3].c_str(), &end);
+          if (end != w[3].c_str() && std::isfinite(fps) && fps > 0) a.fps = fps;
+        }
+        a.source = where;
+        if (!a.names.empty()) out_.anims.push_back(std::move(a));
+      } else if (w[0] == "iqmdir") {
+        if (!inside_tree(w[1])) {
+          note(where, fmt::format("iqmdir \"{}\" not followed: outside the game's data tree", w[1]));
+        } else if (auto d = in_data_tree(w[1], true)) {
+          dir_ = *d;
+          dir_moved_ = true;
+        } else {
+          note(where, fmt::format("iqmdir \"{}\" not found in a folder above the model's", w[1]));
+        }
+      } else if (w[0] == "exec") {
+        exec(w[1], where, depth);
+      }
+    }
+  }
+
+  void exec(const std::string& name, const std::string& where, int depth) {
+    if (!inside_tree(name)) return note(where, fmt::format("exec \"{}\" not followed: outside the game's data tree", name));
+    if (depth + 1 > ops::kMaxExecDepth)
+      return note(where, fmt::format("exec \"{}\" not followed: more than {} nested", name, ops::kMaxExecDepth));
+    if (files_ >= ops::kMaxExecFiles)
+      return note(where, fmt::format("exec \"{}\" not followed: more than {} files", name, ops::kMaxExecFiles));
+    const std::optional<fs::path> f = in_data_tree(name, false);
+    if (!f) return note(where, fmt::format("exec \"{}\" not found in a folder above the model's", name));
+    const std::optional<std::string> text = read_sidecar(*f);
+    if (!text) return note(where, fmt::format("exec \"{}\" cannot be read (or has more than 1 MiB)", name));
+    ++files_;
+    run(*text, relative_to_model(*f), depth + 1);
+  }
+
+  static std::vector<std::string> split_names(const std::string& s) {
+    std::vector<std::string> out;
+    size_t start = 0;
+    for (size_t i = 0; i <= s.size(); ++i)
+      if (i == s.size() || s[i] == '|') {
+        std::string n(trim(std::string_view(s).substr(start, i - start)));
+        if (!n.empty() && std::find(out.begin(), out.end(), n) == out.end()) out.push_back(std::move(n));
+        start = i + 1;
+      }
+    return out;
+  }
+};
+
 struct Folder {
   fs::path path;
   std::string label;
@@ -303,6 +470,11 @@ class Finder {
       for (const auto& [slot, ref] : slots) {
         std::vector<TextureLookup> candidates;
         std::string note;
+        const bool base_slot = std::string_view(slot) == "base colour";
+        if (const TextureAssignment* a = base_slot ? assignment_for(mat.name) : nullptr) {
+          out.push_back(assigned(int32_t(m), *a));
+          continue;
+        }
         if (auto side = sidecar_for(int32_t(m), slot, note)) candidates.push_back(*side);
         if (!ref->empty()) candidates.push_back(candidate(int32_t(m), slot, *ref, "material"));
         bool base = std::string_view(slot) == "base colour";
@@ -340,6 +512,29 @@ class Finder {
   Folders listing_;
   std::vector<SkinEntry> iqm_cfg_, skin_;
   std::string skin_name_;
+
+  // The last assignment for a material called `name` (or for every material).
+  const TextureAssignment* assignment_for(const std::string& name) const {
+    const TextureAssignment* found = nullptr;
+    for (const TextureAssignment& a : search_.assigned)
+      if (a.material.empty() || a.material == name) found = &a;
+    return found;
+  }
+
+  TextureLookup assigned(int32_t material, const TextureAssignment& a) {
+    TextureLookup l = candidate(material, "base colour", a.file, "--texture");
+    std::error_code ec;
+    if (fs::is_regular_file(a.file, ec)) {
+      l.file = generic(fs::path(a.file).lexically_normal());
+      l.relative = relative_to_model(fs::path(a.file));
+      l.rule = "--texture";
+    } else {
+      l.reason = "no such file";
+      l.searched_folders = {"."};
+      l.tried_names = {a.file};
+    }
+    return l;
+  }
 
   static TextureLookup candidate(int32_t material, const char* slot, std::string ref, std::string source) {
     TextureLookup l;
@@ -395,31 +590,16 @@ class Finder {
   }
 
   // ---- Sidecars ------------------------------------------------------------------------------
-  std::optional<std::string> read_small(const fs::path& p) {
-    std::error_code ec;
-    uintmax_t size = fs::file_size(p, ec);
-    if (ec || size > kMaxSidecarBytes) return std::nullopt;
-    std::ifstream in(p, std::ios::binary);
-    if (!in) return std::nullopt;
-    std::string text(size_t(size), '\0');
-    in.read(text.data(), std::streamsize(size));
-    text.resize(size_t(in.gcount()));
-    return text;
-  }
-
   void sidecars() {
     const fs::path model(search_.model_path);
     const std::string file = model.filename().string();
     const std::string stem = model.stem().string();
     bool differs = false;
-    if (iequal(model.extension().string(), ".iqm")) {
-      if (const Entry* e = listing_.find(model_dir_, "iqm.cfg", differs); e && !e->dir)
-        if (auto text = read_small(model_dir_ / e->name)) iqm_cfg_ = ops::parse_iqm_cfg(*text, file);
-    }
+    if (iequal(model.extension().string(), ".iqm")) iqm_cfg_ = CfgReader(search_.model_path).read().skins;
     for (const std::string& name : {stem + ".skin", stem + "_default.skin", file + "_0.skin"}) {
       const Entry* e = listing_.find(model_dir_, name, differs);
       if (!e || e->dir) continue;
-      if (auto text = read_small(model_dir_ / e->name)) {
+      if (auto text = read_sidecar(model_dir_ / e->name)) {
         skin_ = ops::parse_skin(*text);
         skin_name_ = e->name;
       }
@@ -457,7 +637,8 @@ class Finder {
           note += fmt::format("{} \"{}\" {}", i ? "," : "", per_mesh[i].first, per_mesh[i].second->path);
         note += "; the first is used";
       }
-      return candidate(material, slot, first->path, fmt::format("{}:{}", src.file, first->line));
+      return candidate(material, slot, first->path,
+                       fmt::format("{}:{}", first->file.empty() ? src.file : first->file, first->line));
     }
     return std::nullopt;
   }
@@ -533,6 +714,13 @@ class Finder {
       }
     std::string where;
     for (size_t i = 0; i < folders_.size(); ++i) where += (i ? ", " : "") + folders_[i].label;
+    for (const Folder& f : folders_) l.searched_folders.push_back(f.path.empty() ? "." : generic(f.path));
+    for (const auto& [parts, suffix] : tries) {
+      std::string name;
+      for (size_t i = 0; i < parts.size(); ++i) name += (i ? "/" : "") + parts[i];
+      if (std::find(l.tried_names.begin(), l.tried_names.end(), name) == l.tried_names.end())
+        l.tried_names.push_back(std::move(name));
+    }
     if (folders_.empty())
       l.reason = "no folder to search";
     else
@@ -543,16 +731,110 @@ class Finder {
 
 }  // namespace
 
+namespace ops {
+
+IqmConfig read_iqm_config(const std::string& model_path) { return CfgReader(model_path).read(); }
+
+std::vector<IqmAnimEntry> iqm_animations_for(const std::string& model_path, const std::string& animation_file) {
+  std::vector<IqmAnimEntry> out;
+  if (model_path.empty() || !iequal(fs::path(model_path).extension().string(), ".iqm")) return out;
+  const fs::path dir = fs::path(model_path).parent_path();
+  for (IqmAnimEntry& a : read_iqm_config(model_path).anims) {
+    std::error_code ec;
+    if (fs::equivalent(dir.empty() ? fs::path(a.file) : dir / a.file, animation_file, ec) && !ec)
+      out.push_back(std::move(a));
+  }
+  return out;
+}
+
+void name_animations_from_iqm_cfg(Scene& animations, const std::string& model_path, const std::string& animation_file,
+                                  Diagnostics* diags) {
+  if (animations.animations.empty()) return;
+  const std::vector<IqmAnimEntry> entries = iqm_animations_for(model_path, animation_file);
+  if (entries.empty()) return;
+  std::vector<std::string> names;
+  float fps = 0;
+  std::string fps_source;
+  for (const IqmAnimEntry& e : entries) {
+    for (const std::string& n : e.names)
+      if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+    if (fps == 0 && e.fps > 0) fps = e.fps, fps_source = e.source;
+  }
+  Animation& a = animations.animations.front();
+  std::string name;
+  for (size_t i = 0; i < names.size(); ++i) name += (i ? "|" : "") + names[i];
+  std::string what = fmt::format("clip '{}' named '{}'", a.name, name);
+  a.name = name;
+  if (fps > 0 && a.times.empty() && a.framerate != fps) {
+    what += fmt::format(", {} frames per second (was {})", fps, a.framerate);
+    a.framerate = fps;
+  } else if (fps > 0 && !a.times.empty()) {
+    what += fmt::format(" (its keys are timed: the {} frames per second of {} are not applied)", fps, fps_source);
+  }
+  if (diags) diags->add(note(animation_file, fmt::format("{} by {}", what, entries.front().source)));
+}
+
+}  // namespace ops
+
 std::vector<TextureLookup> find_textures(const Scene& scene, const TextureSearch& search) {
   return Finder(scene, search).run();
 }
 
 TextureSearch texture_search(const WriteOptions& options) {
   TextureSearch s;
+  s.assigned = options.texture_assignments;
   s.model_path = options.texture_model;
   if (s.model_path.empty() && !options.texture_dir.empty()) s.dirs.push_back(options.texture_dir);
   s.dirs.insert(s.dirs.end(), options.texture_dirs.begin(), options.texture_dirs.end());
   return s;
+}
+
+void check_texture_assignments(const Scene& scene, const std::vector<TextureAssignment>& assigned,
+                               const std::string& file) {
+  if (assigned.empty()) return;
+  if (scene.materials.empty()) fail(file, "--texture: the model has no material to give a texture");
+  for (const TextureAssignment& a : assigned) {
+    if (!a.material.empty() &&
+        std::none_of(scene.materials.begin(), scene.materials.end(), [&](const Material& m) { return m.name == a.material; })) {
+      std::string names;
+      for (size_t i = 0; i < scene.materials.size(); ++i) names += fmt::format("{}'{}'", i ? ", " : "", scene.materials[i].name);
+      fail(file, fmt::format("--texture {}={}: the model has no material '{}' (its materials: {})", a.material, a.file,
+                             a.material, names));
+    }
+    std::error_code ec;
+    if (!fs::is_regular_file(a.file, ec))
+      fail(file, fmt::format("--texture {}{}: no such file '{}'", a.material.empty() ? "" : a.material + "=", a.file, a.file));
+  }
+}
+
+std::string textures_not_found_message(const Scene& scene, int32_t material, const std::vector<TextureLookup>& lookups,
+                                       bool names_are_references) {
+  if (material < 0 || size_t(material) >= scene.materials.size()) return {};
+  std::string parts;
+  for (const TextureLookup& l : lookups) {
+    if (l.material != material || l.found()) continue;
+    if (l.source == "material name" && !names_are_references) continue;
+    const std::string from = l.source == "material" ? std::string() : fmt::format(" (from {})", l.source);
+    parts += fmt::format("{}{} texture '{}'{} not found: {}", parts.empty() ? "" : "; ", l.slot, l.reference, from,
+                         l.reason);
+    if (l.searched_folders.empty() || l.source == "--texture") continue;
+    std::string names, folders;
+    const size_t shown = std::min<size_t>(l.tried_names.size(), 12);
+    for (size_t i = 0; i < shown; ++i) names += (i ? ", " : "") + l.tried_names[i];
+    if (shown < l.tried_names.size()) names += fmt::format(" and {} more", l.tried_names.size() - shown);
+    for (size_t i = 0; i < l.searched_folders.size(); ++i) folders += (i ? ", " : "") + l.searched_folders[i];
+    parts += fmt::format(" (looked for as {} in {})", names, folders);
+  }
+  if (parts.empty()) return {};
+  const std::string& name = scene.materials[size_t(material)].name;
+  return fmt::format("material '{}': {}; the output has no texture there (--textures DIR adds a folder to search, "
+                     "--texture {}=FILE assigns a file)",
+                     name, parts, name);
+}
+
+bool material_names_are_textures(const std::string& model_path) {
+  const std::optional<Format> f = format_from_path(model_path);
+  return f && (*f == Format::Iqm || *f == Format::Iqe || *f == Format::Qmsh || *f == Format::QmshTmp);
 }
 
 }  // namespace meshport

@@ -98,6 +98,11 @@ void add_conversion_options(CLI::App* cmd, ConversionArgs& a, const std::string&
                       "docs/textures.md, Finding textures)")
       ->type_name("DIR")
       ->allow_extra_args(false);
+  cmd->add_option("--texture", a.texture_files,
+                  "Give material MATERIAL (without MATERIAL=: every material) the base colour texture FILE, over "
+                  "what the texture finder would find (repeatable; docs/textures.md, Assigning textures)")
+      ->type_name("[MATERIAL=]FILE")
+      ->allow_extra_args(false);
   cmd->add_flag("--external-textures", a.external_textures,
                     "glTF: write a .glb's images as files beside it instead of embedding them");
   cmd->add_flag("--compress", a.compress,
@@ -216,6 +221,15 @@ ConvertOptions conversion_options(const ConversionArgs& a) {
   o.write.bounds = !a.no_bounds;
   o.write.pie_version = a.pie_version;
   o.write.texture_dirs = a.textures;
+  for (const std::string& t : a.texture_files) {
+    const size_t eq = t.find('=');
+    TextureAssignment assignment;
+    if (eq != std::string::npos) assignment.material = t.substr(0, eq);
+    assignment.file = eq == std::string::npos ? t : t.substr(eq + 1);
+    if (assignment.file.empty())
+      throw CLI::ValidationError("--texture", fmt::format("expects [MATERIAL=]FILE, got '{}'", t));
+    o.write.texture_assignments.push_back(std::move(assignment));
+  }
   o.write.external_textures = a.external_textures;
   o.write.compress = a.compress;
   if (!a.team_colour.empty()) {

@@ -16,6 +16,7 @@ struct ConversionArgs {
   std::optional<uint32_t> scene;
   bool no_adjacency = false, no_bounds = false;
   std::vector<std::string> textures;
+  std::vector<std::string> texture_files;  // --texture [MATERIAL=]FILE
   bool external_textures = false, compress = false;
   std::vector<int> team_colour;
   int pie_version = 0;
