@@ -336,7 +336,7 @@ TEST(PieTeamColour, AMaskNotFoundIsAWarningAtConvert) {
   Diagnostics d;
   const Scene a = read((t.dir / "hub.pie").string(), {}, &d);
   write(a, (t.dir / "hub.glb").string(), model_options(t), &d);
-  EXPECT_TRUE(has_warning(d, "material 'page-14-droid-hubs': team colour mask 'page-14_tcmask.png' not found"))
+  EXPECT_TRUE(has_warning(d, "team colour texture 'page-14_tcmask.png' not found"))
       << all_messages(d);
   EXPECT_EQ(glb_json(file_bytes(t.dir / "hub.glb"))["images"].size(), 1u);
   fs::remove_all(t.dir);

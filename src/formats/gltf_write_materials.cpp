@@ -230,16 +230,12 @@ float clamp01(float v, float otherwise) { return std::isfinite(v) ? std::clamp(v
 
 // The team colour mask of material `i` as an image of the file, named by its index in the
 // material's extras ("team_colour_image"; glTF has no slot for it), unless the mask was baked
-// into the page (WriteOptions::team_colour). Warns when it cannot be embedded.
+// into the page (WriteOptions::team_colour). Warns when it is found but cannot be embedded.
 void embed_team_colour_mask(Writer& w, Images& im, size_t i, const TextureLookup* mask, const std::string& lacking,
                             json& extras) {
   const Material& m = w.scene.materials[i];
   if (!mask || m.team_colour_texture.empty() || w.options.team_colour) return;
-  if (!mask->found()) {
-    wwarn(w.diags, fmt::format("material '{}': team colour mask '{}' not found: {}; the file keeps only its name",
-                               m.name, mask->reference, mask->reason));
-    return;
-  }
+  if (!mask->found()) return;  // textures_not_found_message names it with the material's other slots
   if (!lacking.empty()) return;  // the base colour slot's warning says it: no texture coordinates
   std::string why;
   const int index = image_for(w, im, *mask, why);
