@@ -129,21 +129,58 @@ def info(exe, path):
         raise MeshportError(f"meshport info printed no JSON for {path}") from e
 
 
+MAX_WHOLE_RATE = 240  # the highest scene frame rate chosen to keep keys on whole frames
+
+
+def whole_multiple(r):
+    """The smallest whole multiple of the rate `r` up to MAX_WHOLE_RATE (2.5 -> 5), else None."""
+    for k in range(1, MAX_WHOLE_RATE + 1):
+        x = r * k
+        if x > MAX_WHOLE_RATE + 1e-4:
+            return None
+        if abs(x - round(x)) < 1e-4 * k:
+            return round(x)
+    return None
+
+
+def key_rate(times):
+    """The lowest whole frame rate up to MAX_WHOLE_RATE at which every key time (seconds) falls on
+    a whole frame (within 1e-3 of a frame): TFQMSH10's keys at 0, 0.2, 0.6, 0.8 s give 5. None
+    when there is none."""
+    times = [t for t in times if isinstance(t, (int, float)) and math.isfinite(t)]
+    for fps in range(1, MAX_WHOLE_RATE + 1):
+        if all(abs(t * fps - round(t * fps)) <= 1e-3 for t in times):
+            return fps
+    return None
+
+
+def animation_rates(animations):
+    """Per animation of `meshport info --json` the rate whose frames hold its keys: from its key
+    times when it has its own (the framerate of unevenly spaced keys is 0), else its framerate."""
+    rates = []
+    for a in animations:
+        times = a.get("times")
+        rate = key_rate(times) if times else None
+        rates.append(rate if rate else a.get("framerate"))
+    return rates
+
+
 def frame_rate(rates):
     """The scene frame rate (fps, fps_base) at which Blender keeps every key of animations at
-    `rates` frames per second: the least common multiple of whole rates up to 240 (else the
-    highest); a fractional rate r as round(r) / base. None without animations."""
+    `rates` frames per second: the least common multiple of the rates' smallest whole multiples
+    (2.5 -> 5) when it is at most 240 (else the highest of them); a rate without a whole multiple
+    up to 240 (29.97) as round(r) / base. None without animations."""
     rates = [r for r in rates if isinstance(r, (int, float)) and r > 0 and math.isfinite(r)]
     if not rates:
         return None
-    whole = [round(r) for r in rates if abs(r - round(r)) < 1e-4]
-    if len(whole) == len(rates):
+    whole = [whole_multiple(r) for r in rates]
+    if all(whole):
         fps = 1
         for r in whole:
             fps = fps * r // math.gcd(fps, r)
-        if fps > 240:
+        if fps > MAX_WHOLE_RATE:
             fps = max(whole)
         return max(1, min(fps, 32767)), 1.0
-    r = next(r for r in rates if abs(r - round(r)) >= 1e-4)
+    r = next(r for r, w in zip(rates, whole) if not w)
     fps = max(1, round(r))
     return fps, fps / r

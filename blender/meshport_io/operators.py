@@ -148,8 +148,7 @@ class ImportBase(Processing, ImportHelper):
                                  replacements=[(glb, os.path.basename(source) + " (as glTF)")])
             done = f"Imported {os.path.basename(source)}"
             if self.set_frame_rate:
-                rates = [a.get("framerate") for a in cli.info(exe, glb).get("animations", [])]
-                rate = cli.frame_rate(rates)
+                rate = cli.frame_rate(cli.animation_rates(cli.info(exe, glb).get("animations", [])))
                 render = context.scene.render
                 if rate and (render.fps, render.fps_base) != rate:
                     render.fps, render.fps_base = rate

@@ -124,7 +124,10 @@ void emit_animations(Writer& w) {
         add(j, "translation", std::move(v), 3);
       }
       if (!same_r) rotations(j);
-      if (!same_s) {
+      // A rest scale is written as a channel too: Blender's bones have no rest scale (its
+      // importer keeps it in the pose) and its exporter resets the pose between actions, so an
+      // action without the channel comes back unscaled (Swordsman.qmsh's root, 0.22222).
+      if (!same_s || rest.scale != std::array<float, 3>{1, 1, 1}) {
         std::vector<float> v;
         for (size_t f = 0; f < frames; ++f)
           for (int c = 0; c < 3; ++c) v.push_back(clean(pose(f, j).scale[c], rest.scale[c]));
