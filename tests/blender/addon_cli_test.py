@@ -53,6 +53,19 @@ class FrameRate(unittest.TestCase):
         self.assertEqual(fps, 30)
         self.assertAlmostEqual(fps / base, 29.97)
         self.assertIsNone(cli.frame_rate([0.0, -1.0, float("nan")]))
+        self.assertEqual(cli.frame_rate([2.5]), (5, 1.0))  # its smallest whole multiple (was 2 / 0.8)
+
+    def test_key_times(self):
+        # Swordsman.qmsh (issue 32): "Die" at 2.5 fps, "Attack" and "Walk" unevenly spaced (rate 0).
+        swordsman = [{"framerate": 2.5, "times": [0.0, 0.39999998]},
+                     {"framerate": 0.0, "times": [0.0, 0.39999998, 0.59999996]},
+                     {"framerate": 0.0, "times": [0.0, 0.19999999, 0.59999996, 0.79999995]}]
+        self.assertEqual(cli.animation_rates(swordsman), [5, 5, 5])
+        self.assertEqual(cli.frame_rate(cli.animation_rates(swordsman)), (5, 1.0))
+        self.assertEqual(cli.key_rate([0.0, 0.36, 1.0]), 25)
+        self.assertIsNone(cli.key_rate([0.0, 0.0037]))
+        self.assertEqual(cli.animation_rates([{"framerate": 30.0}, {"framerate": 12.0, "times": [0.0, 0.0037]}]),
+                         [30.0, 12.0])
 
 
 class Running(unittest.TestCase):
