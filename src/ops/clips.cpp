@@ -205,7 +205,10 @@ std::vector<ClipInfo> list_clips(const Scene& scene) {
     c.fps = a.framerate;
     c.loop = a.loop;
     c.morph_weight_tracks = a.morph_weights.size();
-    for (size_t j = 0; j < a.channels; ++j)
+    // Joints: channels past the skeleton (an animation with more channels than joints) are no
+    // joint's; an animation-only Scene (no joints) counts its channels.
+    const size_t joints = scene.joints.empty() ? a.channels : std::min<size_t>(a.channels, scene.joints.size());
+    for (size_t j = 0; j < joints; ++j)
       for (size_t f = 1; f < c.frames; ++f)
         if (!(a.poses[f * a.channels + j] == a.poses[j])) {
           ++c.joints_animated;

@@ -1,0 +1,53 @@
+// Issue 32, item 3: `meshport anims`' "joints animated" counts the skeleton's joints only. A clip
+// with more channels than the Scene has joints (twice as many: raylib's guy.iqm showed 14 of 7)
+// counted every channel that moves.
+#include <meshport/clips.h>
+#include <meshport/meshport.h>
+
+#include "test_util.h"
+
+#include <gtest/gtest.h>
+
+using namespace meshport;
+
+namespace {
+
+// `joints` joints, one clip of 3 frames and `channels` channels, each of `moving` moved in frame 2.
+Scene clip(size_t joints, uint32_t channels, std::vector<size_t> moving) {
+  Scene s;
+  for (size_t j = 0; j < joints; ++j) {
+    Joint jt;
+    jt.name = "j" + std::to_string(j);
+    jt.parent = j == 0 ? -1 : 0;
+    s.joints.push_back(jt);
+  }
+  Animation a;
+  a.name = "walk";
+  a.framerate = 10;
+  a.channels = channels;
+  a.poses.assign(3 * channels, Transform{});
+  for (size_t c : moving) a.poses[2 * channels + c].translation[1] = 1;
+  s.animations.push_back(a);
+  return s;
+}
+
+}  // namespace
+
+TEST(ClipsJointsAnimated, ChannelsPastTheSkeletonAreNotJoints) {
+  // 7 joints, 14 channels: joints 0 and 6 move, and channels 7..13 (no joint's).
+  const Scene s = clip(7, 14, {0, 6, 7, 8, 9, 10, 11, 12, 13});
+  const std::vector<ClipInfo> c = list_clips(s);
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0].joints_animated, 2u);
+  EXPECT_EQ(c[0].frames, 3u);
+}
+
+TEST(ClipsJointsAnimated, AnimationOnlySceneCountsChannels) {
+  const Scene s = clip(0, 4, {1, 3});
+  EXPECT_EQ(list_clips(s)[0].joints_animated, 2u);
+}
+
+TEST(ClipsJointsAnimated, EveryJointMovingCountsOnce) {
+  const Scene s = clip(4, 4, {0, 1, 2, 3});
+  EXPECT_EQ(list_clips(s)[0].joints_animated, 4u);
+}
