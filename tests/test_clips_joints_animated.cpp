@@ -1,6 +1,7 @@
-// Issue 32, item 3: `meshport anims`' "joints animated" counts the skeleton's joints only. A clip
-// with more channels than the Scene has joints (twice as many: raylib's guy.iqm showed 14 of 7)
-// counted every channel that moves.
+// Issue 32, item 3: `meshport anims`' "joints animated" counts joints that move by more than float
+// noise (raylib's guy.iqm: 14 and 7 counted bit for bit, 8 and 4 after `convert` to IQM, whose
+// quantisation removed noise of about 1e-6; 6 and 0 of its joints move), and the skeleton's joints
+// only (not channels past them).
 #include <meshport/clips.h>
 #include <meshport/meshport.h>
 
@@ -44,6 +45,21 @@ TEST(ClipsJointsAnimated, ChannelsPastTheSkeletonAreNotJoints) {
 
 TEST(ClipsJointsAnimated, AnimationOnlySceneCountsChannels) {
   const Scene s = clip(0, 4, {1, 3});
+  EXPECT_EQ(list_clips(s)[0].joints_animated, 2u);
+}
+
+// Float noise (IQM quantisation: about 1e-6) is not motion; 2e-5 is, and a quaternion turned to
+// -q is the same rotation.
+TEST(ClipsJointsAnimated, FloatNoiseIsNotMotion) {
+  Scene s = clip(5, 5, {});
+  Animation& a = s.animations[0];
+  a.poses[1 * 5 + 0].translation[0] = 1e-6f;           // noise
+  a.poses[2 * 5 + 1].rotation = {1e-6f, 0, 0, 1};       // noise
+  a.poses[1 * 5 + 2].rotation = {0, 0, 0, -1};          // -q: the same rotation
+  a.poses[2 * 5 + 3].scale = {1.000001f, 1, 1};         // noise
+  a.poses[2 * 5 + 4].translation[2] = 2e-5f;            // moves
+  EXPECT_EQ(list_clips(s)[0].joints_animated, 1u);
+  a.poses[1 * 5 + 1].rotation = {2e-5f, 0, 0, 1};       // moves
   EXPECT_EQ(list_clips(s)[0].joints_animated, 2u);
 }
 
