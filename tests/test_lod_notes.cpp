@@ -51,9 +51,9 @@ TEST(LodNotes, NameTheFileAndTheLevel) {
   ConvertOptions o;
   o.process.simplify.ratio = 0.5f;
   o.lods.ratios = {0.5f, 0.25f};
-  const std::string out = (dir / "out.glb").string();
+  const std::string out = (dir / "out.glb");
   Diagnostics d;
-  convert({(dir / "grid.iqm").string()}, out, o, &d);
+  convert({(dir / "grid.iqm")}, out, o, &d);
   const std::vector<const Diagnostic*> notes = simplified(d);
   ASSERT_EQ(notes.size(), 3u);
   std::set<std::string> seen;
@@ -62,9 +62,9 @@ TEST(LodNotes, NameTheFileAndTheLevel) {
     EXPECT_TRUE(seen.insert(x->to_string()).second) << "printed twice: " << x->to_string();
   }
   // Level order: LOD 1 and 2 first (made from the full mesh), then LOD 0 (the output).
-  EXPECT_EQ(notes[0]->file, (dir / "out_lod1.glb").string());
+  EXPECT_EQ(notes[0]->file, (dir / "out_lod1.glb"));
   EXPECT_TRUE(notes[0]->message.starts_with("LOD 1: mesh 'grid' simplified from 3200 to ")) << notes[0]->message;
-  EXPECT_EQ(notes[1]->file, (dir / "out_lod2.glb").string());
+  EXPECT_EQ(notes[1]->file, (dir / "out_lod2.glb"));
   EXPECT_TRUE(notes[1]->message.starts_with("LOD 2: mesh 'grid' simplified from 3200 to ")) << notes[1]->message;
   EXPECT_EQ(notes[2]->file, out);
   EXPECT_TRUE(notes[2]->message.starts_with("mesh 'grid' simplified from 3200 to ")) << notes[2]->message;
@@ -77,9 +77,9 @@ TEST(LodNotes, MsftLodNamesTheOutput) {
   ConvertOptions o;
   o.lods.ratios = {0.5f};
   o.lods.msft_lod = true;
-  const std::string out = (dir / "out.glb").string();
+  const std::string out = (dir / "out.glb");
   Diagnostics d;
-  convert({(dir / "grid.iqm").string()}, out, o, &d);
+  convert({(dir / "grid.iqm")}, out, o, &d);
   const std::vector<const Diagnostic*> notes = simplified(d);
   ASSERT_EQ(notes.size(), 1u);
   EXPECT_EQ(notes[0]->file, out);
@@ -92,9 +92,9 @@ TEST(LodNotes, SimplifyNamesTheOutput) {
   write(grid(40), dir / "grid.iqm");
   ConvertOptions o;
   o.process.simplify.ratio = 0.5f;
-  const std::string out = (dir / "out.obj").string();
+  const std::string out = (dir / "out.obj");
   Diagnostics d;
-  convert({(dir / "grid.iqm").string()}, out, o, &d);
+  convert({(dir / "grid.iqm")}, out, o, &d);
   const std::vector<const Diagnostic*> notes = simplified(d);
   ASSERT_EQ(notes.size(), 1u);
   EXPECT_EQ(notes[0]->file, out);

@@ -123,8 +123,8 @@ TEST(BlenderRoundTrip, PieAnimObjectAt100And24Fps) {
   write(s, dir / "in.glb");
   const std::string script = std::string(MESHPORT_TEST_DATA) + "/../blender/roundtrip.py";
   const std::string cmd = "blender -b --factory-startup --python-exit-code 1 --python '" + script + "' -- --fps 100 '" +
-                          (dir / "in.glb").string() + "' '" + (dir / "100.glb").string() + "' --fps 24 '" +
-                          (dir / "in.glb").string() + "' '" + (dir / "24.glb").string() + "' 2>&1";
+                          (dir / "in.glb") + "' '" + (dir / "100.glb") + "' --fps 24 '" +
+                          (dir / "in.glb") + "' '" + (dir / "24.glb") + "' 2>&1";
   std::string log;
   FILE* p = ::popen(cmd.c_str(), "r");
   ASSERT_NE(p, nullptr);
