@@ -200,7 +200,7 @@ bool parse_rate(std::string_view s, float& v) {
 // than 1e-5 of its size (at least 1e-5), a rotation by more than 1e-5 in a quaternion component
 // (about 0.001 degrees; q and -q are one rotation). An IQM's quantisation leaves noise of about
 // 1e-6 on joints that do not move (raylib's guy.iqm: 14 and 7 joints "moved" bit for bit, 8 and 4
-// after a rewrite that quantised the noise away; 6 and 0 move).
+// after a rewrite that quantised the noise away; 6 and 1 move).
 static bool moves(const Transform& p, const Transform& first) {
   auto off = [](float a, float b) { return !(std::fabs(a - b) <= 1e-5f * std::max({1.0f, std::fabs(a), std::fabs(b)})); };
   bool plus = false, minus = false;
