@@ -490,13 +490,13 @@ void rebase_joints(Reader& rd) {
       float size = 1;
       for (int k = 9; k < 12; ++k) size = std::max(size, std::fabs(base[j][k]));
       for (int k = 9; k < 12; ++k) {
-        if (std::fabs(c[k]) > 1e-4f * size) return false;
+        if (!(std::fabs(c[k]) <= 1e-4f * size)) return false;  // (NaN too: a singular rest)
         c[k] = 0;
       }
       for (int a = 0; a < 3; ++a)
         for (int b = 0; b < 3; ++b) {
           float d = c[a * 3] * c[b * 3] + c[a * 3 + 1] * c[b * 3 + 1] + c[a * 3 + 2] * c[b * 3 + 2];
-          if (std::fabs(d - (a == b ? 1.0f : 0.0f)) > 1e-4f) return false;
+          if (!(std::fabs(d - (a == b ? 1.0f : 0.0f)) <= 1e-4f)) return false;
         }
       if (det3(c) < 0) return false;
       for (int k = 0; k < 9; ++k)
