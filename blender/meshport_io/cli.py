@@ -156,12 +156,20 @@ def key_rate(times):
 
 def animation_rates(animations):
     """Per animation of `meshport info --json` the rate whose frames hold its keys: from its key
-    times when it has its own (the framerate of unevenly spaced keys is 0), else its framerate."""
-    rates = []
+    times when it has its own (the framerate of unevenly spaced keys is 0), else its framerate.
+    Keys on no whole rate up to 240 (DxSdkTiny's 0, 0.4, 0.405, 0.81 s) add none unless no other
+    animation gives a rate: then 240, the finest. An animation of one key (or all at 0) holds at
+    any rate: it adds none."""
+    rates, off_grid = [], False
     for a in animations:
         times = a.get("times")
+        if times and all(t == 0 for t in times):
+            continue
         rate = key_rate(times) if times else None
+        off_grid = off_grid or (bool(times) and rate is None)
         rates.append(rate if rate else a.get("framerate"))
+    if off_grid and not any(isinstance(r, (int, float)) and r > 0 for r in rates):
+        rates.append(MAX_WHOLE_RATE)
     return rates
 
 
@@ -184,3 +192,15 @@ def frame_rate(rates):
     r = next(r for r, w in zip(rates, whole) if not w)
     fps = max(1, round(r))
     return fps, fps / r
+
+
+def whole_frame_range(start, end):
+    """An imported action's frame range with ends within 1e-3 of a whole frame made whole, or None
+    when they are whole already (or not near one). TFQMSH10's last key at 0.79999995 s lies at
+    frame 3.9999998 at 5 fps: Blender's exporter samples whole frames up to the range's end, so
+    without this the last key is lost."""
+    snapped = []
+    for x in (start, end):
+        r = round(x)
+        snapped.append(r if abs(x - r) <= 1e-3 else x)
+    return tuple(snapped) if tuple(snapped) != (start, end) and all(isinstance(x, int) for x in snapped) else None
