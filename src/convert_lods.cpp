@@ -38,6 +38,13 @@ std::string lod_path(const std::string& output, Format format, size_t level) {
   return output.substr(0, ext) + fmt::format("_lod{}", level) + output.substr(ext);
 }
 
+// name_file: convert_lods.h.
+void name_file(Diagnostics* diags, size_t from, const std::string& file) {
+  if (!diags) return;
+  for (size_t i = from; i < diags->items.size(); ++i)
+    if (diags->items[i].file.empty()) diags->items[i].file = file;
+}
+
 std::vector<LodLevel> process_with_lods(Scene& scene, const ProcessOptions& p, const LodOptions& lods,
                                         const std::string& output, const WriteOptions& w, Diagnostics* diags) {
   const Format format = output == "-" && w.format ? *w.format : output_format(output, w);
@@ -54,8 +61,12 @@ std::vector<LodLevel> process_with_lods(Scene& scene, const ProcessOptions& p, c
   before.simplify = SimplifyOptions{};
   before.normals = before.tangents = Generate::Off;
   before.optimize = before.modes_animation = false;
+  const std::string shown = output == "-" ? "<stdout>" : output;
+  const size_t first = diags ? diags->items.size() : 0;
   process(scene, before, diags);
-  std::vector<LodLevel> levels = make_lods(scene, lods.ratios, p, diags);
+  std::vector<std::string> files;  // the file each level's diagnostics concern
+  for (size_t i = 0; i < lods.ratios.size(); ++i) files.push_back(lods.msft_lod ? shown : lod_path(output, format, i + 1));
+  std::vector<LodLevel> levels = make_lods(scene, lods.ratios, p, diags, files);
   ProcessOptions lod0 = p;
   lod0.expand_instances = lod0.flip_winding = lod0.flip_v = lod0.weld = false;
   lod0.transform = TransformOptions{};
@@ -66,6 +77,7 @@ std::vector<LodLevel> process_with_lods(Scene& scene, const ProcessOptions& p, c
   if (lod0.simplify.ratio < 1.0f || lod0.simplify.max_triangles > 0) simplify_meshes(scene, lod0.simplify, diags, &results);
   lod0.simplify = SimplifyOptions{};
   process(scene, lod0, diags);
+  name_file(diags, first, shown);  // the steps before and LOD 0's: the output's
   size_t tris = 0;
   float error = 0;
   for (const Mesh& m : scene.meshes)

@@ -16,6 +16,10 @@ namespace meshport {
 std::vector<LodLevel> process_with_lods(Scene& scene, const ProcessOptions& p, const LodOptions& lods,
                                         const std::string& output, const WriteOptions& w, Diagnostics* diags);
 
+// Diagnostics from item `from` on that name no file (processing steps' notes, "mesh 'x'
+// simplified ...") name `file`: the one they concern (issue 32: they printed ": note: ...").
+void name_file(Diagnostics* diags, size_t from, const std::string& file);
+
 // "dir/NAME.EXT" -> "dir/NAME_lodN.EXT" (EXT: the format's extension the path ends with, so
 // "a.qmsh.tmp" -> "a_lod1.qmsh.tmp"; else the last one).
 std::string lod_path(const std::string& output, Format format, size_t level);

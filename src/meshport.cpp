@@ -505,9 +505,11 @@ Scene convert(const std::vector<std::string>& inputs, const std::string& output,
   edit_clips(scene, options.clips, inputs[0], diags);
   const ProcessOptions p = effective_process(options.process, inputs, output, options);
   std::vector<LodLevel> levels;
-  if (options.lods.ratios.empty())
+  if (options.lods.ratios.empty()) {
+    const size_t first = diags ? diags->items.size() : 0;
     process(scene, p, diags);
-  else
+    name_file(diags, first, output == "-" ? "<stdout>" : output);
+  } else
     levels = process_with_lods(scene, p, options.lods, output, options.write, diags);
   if (!options.allow_empty && !has_content(scene))
     fail(output, fmt::format("nothing to write: {} holds no mesh and no animation{} (--allow-empty writes "

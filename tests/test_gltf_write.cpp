@@ -642,12 +642,15 @@ TEST(GltfWrite, AnimationSamplersTimesAndValues) {
   const json& an = g.j["animations"][0];
   EXPECT_EQ(an["name"], "wave");
   EXPECT_EQ(an["extras"]["meshport"], json::parse(R"({"framerate": 10, "keyframe_rate": 10, "loop": true, "channels": 3})"));
-  // Only what differs from the rest pose: joint 1 translation, joint 2 rotation.
-  ASSERT_EQ(an["channels"].size(), 2u);
+  // What differs from the rest pose: joint 1 translation, joint 2 rotation; and the scale of the
+  // joints with a rest scale (1 and 2; Blender drops it otherwise: issue 32).
+  ASSERT_EQ(an["channels"].size(), 4u);
   EXPECT_EQ(an["channels"][0]["target"], json::parse(R"({"node": 1, "path": "translation"})"));
-  EXPECT_EQ(an["channels"][1]["target"], json::parse(R"({"node": 2, "path": "rotation"})"));
+  EXPECT_EQ(an["channels"][1]["target"], json::parse(R"({"node": 1, "path": "scale"})"));
+  EXPECT_EQ(an["channels"][2]["target"], json::parse(R"({"node": 2, "path": "rotation"})"));
+  EXPECT_EQ(an["channels"][3]["target"], json::parse(R"({"node": 2, "path": "scale"})"));
   const json& s0 = an["samplers"][an["channels"][0]["sampler"].get<size_t>()];
-  const json& s1 = an["samplers"][an["channels"][1]["sampler"].get<size_t>()];
+  const json& s1 = an["samplers"][an["channels"][2]["sampler"].get<size_t>()];
   EXPECT_EQ(s0["interpolation"], "LINEAR");
   EXPECT_EQ(s0["input"], s1["input"]);  // one time accessor per animation
   const json& in = g.accessor(s0["input"]);
@@ -680,9 +683,11 @@ TEST(GltfWrite, AnimationWithoutFramerateAndRestOnlyAnimation) {
   EXPECT_EQ(an["extras"]["meshport"]["framerate"], 0);
   EXPECT_EQ(an["extras"]["meshport"]["keyframe_rate"], 30);
   EXPECT_EQ(an["extras"]["meshport"]["loop"], false);
-  // Every channel holds the rest pose: one (joint 0's rotation) is kept so the animation is valid.
-  ASSERT_EQ(an["channels"].size(), 1u);
-  EXPECT_EQ(an["channels"][0]["target"], json::parse(R"({"node": 0, "path": "rotation"})"));
+  // Every channel holds the rest pose: only the scales of the joints with a rest scale (1 and 2,
+  // issue 32) are written; they keep the animation valid.
+  ASSERT_EQ(an["channels"].size(), 2u);
+  EXPECT_EQ(an["channels"][0]["target"], json::parse(R"({"node": 1, "path": "scale"})"));
+  EXPECT_EQ(an["channels"][1]["target"], json::parse(R"({"node": 2, "path": "scale"})"));
   const json& sm = an["samplers"][0];
   EXPECT_EQ(g.values(sm["input"]), (std::vector<double>{0, double(float(1.0 / 30)), double(float(2.0 / 30)), double(float(3.0 / 30))}));
   EXPECT_EQ(g.accessor(sm["output"])["count"], 4);

@@ -722,18 +722,21 @@ TEST(QmshTmpScene, SceneToTmpKeepsTimingAndUniqueNames) {
   Animation second = s.animations[0];
   second.name = "slow";
   second.times.clear();
-  second.framerate = 5;  // the file's fps stays 10: frames 0, 2, 4
+  second.framerate = 5;  // 0, 0.2, 0.4 s
   s.animations.push_back(second);
   Diagnostics diags;
   QmshTmpData d = qmsh_tmp::scene_to_tmp(s, diags);
   EXPECT_TRUE(has_warning(diags, "written as bone \"hip.001\""));
   EXPECT_EQ(d.armature.bones[2].name, "hip.001");
   EXPECT_EQ(d.meshes[0].vertex_groups[2].name, "hip.001");
+  // The file's fps puts every key on a whole frame (issue 32; at the first framerate, 10, the
+  // key at 0.75 s fell on frame 7.5, between the reader's samples): 20.
+  EXPECT_EQ(d.fps, std::vector<int32_t>{20});
   const auto& p0 = d.actions[0].channels[0].curves[0].points;
-  EXPECT_EQ(p0[1][0], 5);
-  EXPECT_EQ(p0[2][0], 7.5f);
+  EXPECT_EQ(p0[1][0], 10);
+  EXPECT_EQ(p0[2][0], 15);
   const auto& p1 = d.actions[1].channels[0].curves[0].points;
-  EXPECT_EQ(p1[2][0], 4);
+  EXPECT_EQ(p1[2][0], 8);
 }
 
 TEST(QmshTmpScene, WriteUsesKeptData) {

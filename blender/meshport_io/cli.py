@@ -129,21 +129,78 @@ def info(exe, path):
         raise MeshportError(f"meshport info printed no JSON for {path}") from e
 
 
+MAX_WHOLE_RATE = 240  # the highest scene frame rate chosen to keep keys on whole frames
+
+
+def whole_multiple(r):
+    """The smallest whole multiple of the rate `r` up to MAX_WHOLE_RATE (2.5 -> 5), else None."""
+    for k in range(1, MAX_WHOLE_RATE + 1):
+        x = r * k
+        if x > MAX_WHOLE_RATE + 1e-4:
+            return None
+        if abs(x - round(x)) < 1e-4 * k:
+            return round(x)
+    return None
+
+
+def key_rate(times):
+    """The lowest whole frame rate up to MAX_WHOLE_RATE at which every key time (seconds) falls on
+    a whole frame (within 1e-3 of a frame): TFQMSH10's keys at 0, 0.2, 0.6, 0.8 s give 5. None
+    when there is none."""
+    times = [t for t in times if isinstance(t, (int, float)) and math.isfinite(t)]
+    for fps in range(1, MAX_WHOLE_RATE + 1):
+        if all(abs(t * fps - round(t * fps)) <= 1e-3 for t in times):
+            return fps
+    return None
+
+
+def animation_rates(animations):
+    """Per animation of `meshport info --json` the rate whose frames hold its keys: from its key
+    times when it has its own (the framerate of unevenly spaced keys is 0), else its framerate.
+    Keys on no whole rate up to 240 (DxSdkTiny's 0, 0.4, 0.405, 0.81 s) add none unless no other
+    animation gives a rate: then 240, the finest. An animation of one key (or all at 0) holds at
+    any rate: it adds none."""
+    rates, off_grid = [], False
+    for a in animations:
+        times = a.get("times")
+        if times and all(t == 0 for t in times):
+            continue
+        rate = key_rate(times) if times else None
+        off_grid = off_grid or (bool(times) and rate is None)
+        rates.append(rate if rate else a.get("framerate"))
+    if off_grid and not any(isinstance(r, (int, float)) and r > 0 for r in rates):
+        rates.append(MAX_WHOLE_RATE)
+    return rates
+
+
 def frame_rate(rates):
     """The scene frame rate (fps, fps_base) at which Blender keeps every key of animations at
-    `rates` frames per second: the least common multiple of whole rates up to 240 (else the
-    highest); a fractional rate r as round(r) / base. None without animations."""
+    `rates` frames per second: the least common multiple of the rates' smallest whole multiples
+    (2.5 -> 5) when it is at most 240 (else the highest of them); a rate without a whole multiple
+    up to 240 (29.97) as round(r) / base. None without animations."""
     rates = [r for r in rates if isinstance(r, (int, float)) and r > 0 and math.isfinite(r)]
     if not rates:
         return None
-    whole = [round(r) for r in rates if abs(r - round(r)) < 1e-4]
-    if len(whole) == len(rates):
+    whole = [whole_multiple(r) for r in rates]
+    if all(whole):
         fps = 1
         for r in whole:
             fps = fps * r // math.gcd(fps, r)
-        if fps > 240:
+        if fps > MAX_WHOLE_RATE:
             fps = max(whole)
         return max(1, min(fps, 32767)), 1.0
-    r = next(r for r in rates if abs(r - round(r)) >= 1e-4)
+    r = next(r for r, w in zip(rates, whole) if not w)
     fps = max(1, round(r))
     return fps, fps / r
+
+
+def whole_frame_range(start, end):
+    """An imported action's frame range with ends within 1e-3 of a whole frame made whole, or None
+    when they are whole already (or not near one). TFQMSH10's last key at 0.79999995 s lies at
+    frame 3.9999998 at 5 fps: Blender's exporter samples whole frames up to the range's end, so
+    without this the last key is lost."""
+    snapped = []
+    for x in (start, end):
+        r = round(x)
+        snapped.append(r if abs(x - r) <= 1e-3 else x)
+    return tuple(snapped) if tuple(snapped) != (start, end) and all(isinstance(x, int) for x in snapped) else None

@@ -148,19 +148,26 @@ class ImportBase(Processing, ImportHelper):
                                  replacements=[(glb, os.path.basename(source) + " (as glTF)")])
             done = f"Imported {os.path.basename(source)}"
             if self.set_frame_rate:
-                rates = [a.get("framerate") for a in cli.info(exe, glb).get("animations", [])]
-                rate = cli.frame_rate(rates)
+                rate = cli.frame_rate(cli.animation_rates(cli.info(exe, glb).get("animations", [])))
                 render = context.scene.render
                 if rate and (render.fps, render.fps_base) != rate:
                     render.fps, render.fps_base = rate
                     done += f"; scene frame rate set to {render.fps / render.fps_base:g} fps"
             numpy_compat()
+            actions = set(bpy.data.actions)
             try:
                 status = bpy.ops.import_scene.gltf(filepath=glb)
             except RuntimeError as e:
                 return self.fail(context, f"Blender's glTF importer failed: {e}")
             if status != {"FINISHED"}:
                 return self.fail(context, "Blender's glTF importer failed")
+            # Keys just before whole frames (TFQMSH10's): the actions end on that frame, so that
+            # the exporter samples it.
+            for action in set(bpy.data.actions) - actions:
+                snapped = cli.whole_frame_range(*action.frame_range)
+                if snapped:
+                    action.use_frame_range = True
+                    action.frame_start, action.frame_end = snapped
             # The importer reads images from the .glb: keep them in the .blend, the file goes.
             for image in bpy.data.images:
                 if image.filepath and os.path.abspath(bpy.path.abspath(image.filepath)).startswith(tmp) \

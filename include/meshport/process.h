@@ -184,8 +184,10 @@ struct LodLevel {
   size_t triangles = 0;  // of every Triangles mesh of the level
   float error = 0;
 };
+// Diagnostics of level n (simplification notes, the steps after) start with "LOD n: " and, when
+// `files` has an entry per level and they name no file, name that level's file.
 std::vector<LodLevel> make_lods(const Scene& scene, const std::vector<float>& ratios, const ProcessOptions& after,
-                                Diagnostics* diags = nullptr);
+                                Diagnostics* diags = nullptr, const std::vector<std::string>& files = {});
 // What `convert --lods R1,R2,... [--msft-lod]` makes (docs/processing.md).
 struct LodOptions {
   std::vector<float> ratios;  // one level each, in (0, 1]; empty: no levels

@@ -500,6 +500,7 @@ Scene run(Reader& rd) {
   resolve_polygon_materials(rd);
   read_attachments(rd);
   read_animations(rd);
+  restore_animation_order(rd);
   rebase_joints(rd);
   restore_extras(rd);
   restore_modedef(rd.scene, rd.doc, rd.mesh_scene, rd.name, rd.diags);  // scene and mesh extras, kept by Blender

@@ -417,12 +417,18 @@ void read_animation(Reader& rd, uint32_t a);
 // are skipped here; read_animation reports them.
 std::vector<bool> animated_nodes(const Reader& rd);
 
+// gltf_read_meshes.cpp: moves a skinned mesh's vertices (positions, normals, tangents, morph
+// deltas) by the blend of `rebind[j]` over its influences j (`joints`, when given: skip j whose
+// entry is negative). Vertices without influences stay.
+void rebind_vertices(Mesh& m, const std::vector<Mat3x4>& rebind, const std::vector<int32_t>* joints);
+
 // gltf_read_extras.cpp: the writer's extras.meshport (restore_*), joint rests
 void read_root_extras(Reader& rd);
 void map_extras_nodes(Reader& rd, const json& mp, uint64_t count);
 void map_extras_meshes(Reader& rd, const json& mp);
 const json* kept_animation_extras(Reader& rd, uint32_t ai, const std::string& name);
 void rebase_joints(Reader& rd);
+void restore_animation_order(Reader& rd);
 void restore_primitive(Reader& rd, Mesh& m, const std::vector<std::string>& keys, const json& mp,
                        const std::string& path);
 // `polygon_materials`: the mesh's primitives use PIE polygon materials (gltf_pie_polygons.h), which

@@ -426,6 +426,36 @@ void restore_pie(Reader& rd, const json& mp) {
   }
 }
 
+// A tool that wrote the animations in another order (Blender: by name) is undone: the Scene's
+// animations take the order of the extras' "animations" (by name, the k-th of a name its k-th
+// entry) when every one of them has an entry.
+void restore_animation_order(Reader& rd) {
+  if (!rd.mp.present || rd.scene.animations.size() < 2) return;
+  const json* list = field(*rd.mp.extras, "animations");
+  if (!list || !list->is_array()) return;
+  std::vector<std::string> kept;
+  for (const json& e : *list) {
+    const json* n = e.is_object() ? field(e, "name") : nullptr;
+    kept.push_back(n && n->is_string() ? n->get<std::string>() : std::string());
+  }
+  std::vector<size_t> place;  // per Scene animation its entry
+  std::vector<bool> used(kept.size());
+  for (const Animation& a : rd.scene.animations) {
+    size_t k = 0;
+    while (k < kept.size() && (used[k] || kept[k] != a.name)) ++k;
+    if (k == kept.size()) return;
+    used[k] = true;
+    place.push_back(k);
+  }
+  std::vector<size_t> order(place.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return place[x] < place[y]; });
+  std::vector<Animation> sorted;
+  sorted.reserve(order.size());
+  for (size_t i : order) sorted.push_back(std::move(rd.scene.animations[i]));
+  rd.scene.animations = std::move(sorted);
+}
+
 // A tool that re-oriented the bones (Blender's importer turns each bone's axes towards its child,
 // and its exporter writes those axes back) changed every joint's rest by a rotation C_j of its own
 // frame: world rest W'_j = W_j C_j. The extras' "joint_rests" give W_j back: rests, poses
@@ -464,37 +494,58 @@ void rebase_joints(Reader& rd) {
     for (size_t j = 0; j < nj; ++j) rd.scene.joints[j].rest = kept[j];
     return;
   }
-  std::vector<Transform> now(nj);
+  std::vector<Transform> now(nj), unscaled = kept;
   for (size_t j = 0; j < nj; ++j) now[j] = rd.scene.joints[j].rest;
-  std::vector<Mat3x4> w_now, w_kept;
+  for (Transform& t : unscaled) t.scale = {1, 1, 1};
+  std::vector<Mat3x4> w_now, w_kept, w_unscaled;
   world_of(now, w_now);
   world_of(kept, w_kept);
+  world_of(unscaled, w_unscaled);
   std::vector<Mat3x4> fix(nj), unfix(nj);  // C_j and C_j^-1
-  bool same = true;
-  for (size_t j = 0; j < nj; ++j) {
-    Mat3x4 c = mat_mul(mat_inverse(w_kept[j]), w_now[j]);
-    float size = 1;
-    for (int k = 9; k < 12; ++k) size = std::max(size, std::fabs(w_kept[j][k]));
-    for (int k = 9; k < 12; ++k) {
-      if (std::fabs(c[k]) > 1e-4f * size) return;
-      c[k] = 0;
-    }
-    for (int a = 0; a < 3; ++a)
-      for (int b = 0; b < 3; ++b) {
-        float d = c[a * 3] * c[b * 3] + c[a * 3 + 1] * c[b * 3 + 1] + c[a * 3 + 2] * c[b * 3 + 2];
-        if (std::fabs(d - (a == b ? 1.0f : 0.0f)) > 1e-4f) return;
+  // C_j = B_j^-1 W'_j for the frames B_j the tool started from: true when every C_j is a rotation.
+  auto turns = [&](const std::vector<Mat3x4>& base) {
+    for (size_t j = 0; j < nj; ++j) {
+      Mat3x4 c = mat_mul(mat_inverse(base[j]), w_now[j]);
+      float size = 1;
+      for (int k = 9; k < 12; ++k) size = std::max(size, std::fabs(base[j][k]));
+      for (int k = 9; k < 12; ++k) {
+        if (!(std::fabs(c[k]) <= 1e-4f * size)) return false;  // (NaN too: a singular rest)
+        c[k] = 0;
       }
-    if (det3(c) < 0) return;
-    for (int k = 0; k < 9; ++k)
-      for (float snap : {-1.0f, 0.0f, 1.0f})
-        if (std::fabs(c[k] - snap) <= 1e-5f) c[k] = snap;
-    same = same && c == mat_identity();
-    fix[j] = c;
-    unfix[j] = mat_inverse(c);
+      for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b) {
+          float d = c[a * 3] * c[b * 3] + c[a * 3 + 1] * c[b * 3 + 1] + c[a * 3 + 2] * c[b * 3 + 2];
+          if (!(std::fabs(d - (a == b ? 1.0f : 0.0f)) <= 1e-4f)) return false;
+        }
+      if (det3(c) < 0) return false;
+      for (int k = 0; k < 9; ++k)
+        for (float snap : {-1.0f, 0.0f, 1.0f})
+          if (std::fabs(c[k] - snap) <= 1e-5f) c[k] = snap;
+      fix[j] = c;
+      unfix[j] = mat_inverse(c);
+    }
+    return true;
+  };
+  // Blender's bones have no rest scale: its importer makes the rests of the joints' translations
+  // and rotations only (a child's offset not scaled by its parent's scale), binds the meshes to
+  // them (a root scale of 0.222 makes the mesh 4.5 times larger) and poses the bones with the
+  // scale. Against those rests the turns are rotations again: the meshes are bound back to the
+  // kept rests (W_j U_j^-1 over each vertex's influences, U the rests without scale).
+  bool scale_dropped = false;
+  if (!turns(w_kept)) {
+    if (unscaled == kept || !turns(w_unscaled)) return;
+    scale_dropped = true;
   }
+  bool same = !scale_dropped;
+  for (size_t j = 0; j < nj && same; ++j) same = fix[j] == mat_identity();
   if (same) {  // the same frames within float rounding: the rests as written
     for (size_t j = 0; j < nj; ++j) rd.scene.joints[j].rest = kept[j];
     return;
+  }
+  if (scale_dropped) {
+    std::vector<Mat3x4> rebind(nj);
+    for (size_t j = 0; j < nj; ++j) rebind[j] = mat_mul(w_kept[j], mat_inverse(w_unscaled[j]));
+    for (Mesh& m : rd.scene.meshes) rebind_vertices(m, rebind, nullptr);
   }
   // A scale within float rounding of a 6-digit decimal is that decimal (the tool's float noise:
   // 1.0000001 for 1).

@@ -346,6 +346,62 @@ Primitive read_primitive(Reader& rd, uint32_t m, uint32_t p, const json& mesh, c
   return out;
 }
 
+// rebind_vertices: gltf_read.h.
+void rebind_vertices(Mesh& m, const std::vector<Mat3x4>& rebind, const std::vector<int32_t>* joints) {
+  VertexStream* bi = m.find(Attribute::BlendIndices);
+  VertexStream* bw = m.find(Attribute::BlendWeights);
+  VertexStream* pos = m.find(Attribute::Position);
+  if (!bi || !bw || !pos) return;
+  VertexStream* nor = m.find(Attribute::Normal);
+  VertexStream* tan = m.find(Attribute::Tangent);
+  const size_t nv = m.vertex_count();
+  const uint32_t k = std::min(bi->components, bw->components);
+  for (size_t v = 0; v < nv; ++v) {
+    Mat3x4 b{};
+    float total = 0;
+    for (uint32_t c = 0; c < k; ++c) {
+      float w = bw->data[v * bw->components + c];
+      float j = bi->data[v * bi->components + c];
+      if (!(w != 0) || !(j >= 0 && j < float(rebind.size())) || (joints && (*joints)[size_t(j)] < 0)) continue;
+      const Mat3x4& r = rebind[size_t(j)];
+      for (int e = 0; e < 12; ++e) b[e] += w * r[e];
+      total += w;
+    }
+    if (total == 0) continue;
+    float* p = &pos->data[v * pos->components];
+    Vec3 q = mat_apply(b, {p[0], p[1], p[2]});
+    p[0] = q[0], p[1] = q[1], p[2] = q[2];
+    const Mat3x4 nm = normal_matrix(b);
+    const Mat3x4 dnm = delta_normal_matrix(nm);
+    if (nor) {
+      float* x = &nor->data[v * nor->components];
+      Vec3 r = normalize(mat_apply_linear(nm, {x[0], x[1], x[2]}));
+      x[0] = r[0], x[1] = r[1], x[2] = r[2];
+    }
+    if (tan) {
+      float* x = &tan->data[v * tan->components];
+      Vec3 r = normalize(mat_apply_linear(b, {x[0], x[1], x[2]}));
+      x[0] = r[0], x[1] = r[1], x[2] = r[2];
+      if (det3(b) < 0 && tan->components >= 4) x[3] = -x[3];
+    }
+    for (MorphTarget& t : m.morph_targets) {
+      float* d = &t.positions[v * 3];
+      Vec3 r = mat_apply_linear(b, {d[0], d[1], d[2]});
+      d[0] = r[0], d[1] = r[1], d[2] = r[2];
+      if (!t.normals.empty()) {
+        float* e = &t.normals[v * 3];
+        Vec3 s = mat_apply_linear(dnm, {e[0], e[1], e[2]});
+        e[0] = s[0], e[1] = s[1], e[2] = s[2];
+      }
+      if (!t.tangents.empty()) {
+        float* e = &t.tangents[v * 3];
+        Vec3 s = mat_apply_linear(b, {e[0], e[1], e[2]});
+        e[0] = s[0], e[1] = s[1], e[2] = s[2];
+      }
+    }
+  }
+}
+
 void read_meshes(Reader& rd) {
   const json& meshes = rd.top("meshes");
   // POSITION accessors used by more than one primitive: those primitives keep only their vertices.
@@ -422,57 +478,8 @@ void instance_meshes(Reader& rd) {
       if (skin) {
         VertexStream* bi = m.find(Attribute::BlendIndices);
         VertexStream* bw = m.find(Attribute::BlendWeights);
-        const size_t nv = m.vertex_count();
         const uint32_t k = bi->components;
-        if (!skin->rebind.empty()) {
-          VertexStream* pos = m.find(Attribute::Position);
-          VertexStream* nor = m.find(Attribute::Normal);
-          VertexStream* tan = m.find(Attribute::Tangent);
-          for (size_t v = 0; v < nv; ++v) {
-            Mat3x4 b{};
-            float total = 0;
-            for (uint32_t c = 0; c < k; ++c) {
-              float w = bw->data[v * k + c];
-              float j = bi->data[v * k + c];
-              if (!(w != 0) || !(j >= 0 && j < float(skin->rebind.size())) || skin->joints[size_t(j)] < 0) continue;
-              const Mat3x4& r = skin->rebind[size_t(j)];
-              for (int e = 0; e < 12; ++e) b[e] += w * r[e];
-              total += w;
-            }
-            if (total == 0) continue;
-            float* p = &pos->data[v * pos->components];
-            Vec3 q = mat_apply(b, {p[0], p[1], p[2]});
-            p[0] = q[0], p[1] = q[1], p[2] = q[2];
-            const Mat3x4 nm = normal_matrix(b);
-            const Mat3x4 dnm = delta_normal_matrix(nm);
-            if (nor) {
-              float* x = &nor->data[v * nor->components];
-              Vec3 r = normalize(mat_apply_linear(nm, {x[0], x[1], x[2]}));
-              x[0] = r[0], x[1] = r[1], x[2] = r[2];
-            }
-            if (tan) {
-              float* x = &tan->data[v * tan->components];
-              Vec3 r = normalize(mat_apply_linear(b, {x[0], x[1], x[2]}));
-              x[0] = r[0], x[1] = r[1], x[2] = r[2];
-              if (det3(b) < 0) x[3] = -x[3];
-            }
-            for (MorphTarget& t : m.morph_targets) {
-              float* d = &t.positions[v * 3];
-              Vec3 r = mat_apply_linear(b, {d[0], d[1], d[2]});
-              d[0] = r[0], d[1] = r[1], d[2] = r[2];
-              if (!t.normals.empty()) {
-                float* e = &t.normals[v * 3];
-                Vec3 s = mat_apply_linear(dnm, {e[0], e[1], e[2]});
-                e[0] = s[0], e[1] = s[1], e[2] = s[2];
-              }
-              if (!t.tangents.empty()) {
-                float* e = &t.tangents[v * 3];
-                Vec3 s = mat_apply_linear(b, {e[0], e[1], e[2]});
-                e[0] = s[0], e[1] = s[1], e[2] = s[2];
-              }
-            }
-          }
-        }
+        if (!skin->rebind.empty()) rebind_vertices(m, skin->rebind, &skin->joints);
         // Skin-local joint indices -> Scene joints.
         for (size_t i = 0; i < bi->data.size(); ++i) {
           float j = bi->data[i];

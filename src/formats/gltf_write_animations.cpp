@@ -124,7 +124,13 @@ void emit_animations(Writer& w) {
         add(j, "translation", std::move(v), 3);
       }
       if (!same_r) rotations(j);
-      if (!same_s) {
+      // A rest scale is written as a channel too: Blender's bones have no rest scale (its
+      // importer keeps it in the pose) and its exporter resets the pose between actions, so an
+      // action without the channel comes back unscaled (Swordsman.qmsh's root, 0.22222).
+      // (Scales within 1e-5 of 1, float noise such as Swordsman's other bones' 0.9999998, do not.)
+      const bool rest_scaled = std::any_of(rest.scale.begin(), rest.scale.end(),
+                                           [](float x) { return !(std::fabs(x - 1.0f) <= 1e-5f); });
+      if (!same_s || rest_scaled) {
         std::vector<float> v;
         for (size_t f = 0; f < frames; ++f)
           for (int c = 0; c < 3; ++c) v.push_back(clean(pose(f, j).scale[c], rest.scale[c]));

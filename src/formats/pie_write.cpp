@@ -163,11 +163,22 @@ const Transform& pose_at(const Animation& a, size_t frame, int32_t joint) {
 }
 
 // Equal poses; a rotation also equals its negation (glTF, for one, keeps w >= 0).
+// A Scene pose equal to what a kept ANIMOBJECT frame gives within the rounding of its
+// thousandths: translation within 0.0005 (half a thousandth of a unit), rotation within 1e-5 per
+// quaternion component (about a thousandth of a degree; q and -q are one rotation: glTF keeps
+// keys in one hemisphere), scale within 1e-5 of it (relative). What another tool's float
+// rounding changes (Blender's keys at the file's own frame rate) still matches.
 bool same_pose(const Transform& a, const Transform& b) {
-  if (a.translation != b.translation || a.scale != b.scale) return false;
-  if (a.rotation == b.rotation) return true;
-  const Quat& q = b.rotation;
-  return a.rotation == Quat{-q[0], -q[1], -q[2], -q[3]};
+  for (int c = 0; c < 3; ++c) {
+    if (!(std::fabs(a.translation[c] - b.translation[c]) <= 5e-4f)) return false;
+    if (!(std::fabs(a.scale[c] - b.scale[c]) <= 1e-5f * std::max(1.0f, std::fabs(b.scale[c])))) return false;
+  }
+  bool plus = true, minus = true;
+  for (int c = 0; c < 4; ++c) {
+    plus = plus && std::fabs(a.rotation[c] - b.rotation[c]) <= 1e-5f;
+    minus = minus && std::fabs(a.rotation[c] + b.rotation[c]) <= 1e-5f;
+  }
+  return plus || minus;
 }
 
 bool covers(const Animation& a, const std::vector<int32_t>& chain) {
@@ -847,17 +858,22 @@ class Writer {
   // ---- ANIMOBJECT ----------------------------------------------------------------------------
   // The kept frames when some animation still poses the level's joint exactly as they do, at
   // their time and cycles.
-  bool raw_still_matches(const PieLevel& pl, int32_t joint) const {
+  // `differing`: of the animations at the kept time, cycles and frame count, the fewest frames
+  // that differ (SIZE_MAX when none is).
+  bool raw_still_matches(const PieLevel& pl, int32_t joint, size_t& differing, const Animation** closest) const {
     const PieAnimObject& ao = pl.animobject;
+    differing = SIZE_MAX;
+    *closest = nullptr;
     if (joint < 0 || joint != pl.joint || size_t(joint) >= scene_.joints.size()) return false;
     const Joint& j = scene_.joints[size_t(joint)];
     if (j.parent != -1 || !(j.rest == Transform{})) return false;
     for (const Animation& a : scene_.animations) {
       if (a.channels <= size_t(joint) || a.frame_count() != ao.frames.size()) continue;
       if (frame_time(a.framerate) != ao.time || a.loop != (ao.cycles == 0)) continue;
-      bool same = true;
-      for (size_t f = 0; f < ao.frames.size() && same; ++f) same = same_pose(pose_at(a, f, joint), frame_to_scene(ao.frames[f]));
-      if (same) return true;
+      size_t off = 0;
+      for (size_t f = 0; f < ao.frames.size(); ++f) off += !same_pose(pose_at(a, f, joint), frame_to_scene(ao.frames[f]));
+      if (off < differing) differing = off, *closest = &a;
+      if (off == 0) return true;
     }
     return false;
   }
@@ -922,14 +938,51 @@ class Writer {
     return true;
   }
 
-  void animobject(size_t, const Level& l) {
+  // The kept frames where the animation (at their time, cycles and frame count; the joint a root
+  // with identity rest) still poses the joint as they do, the animation's pose elsewhere.
+  static PieAnimObject mixed(const PieAnimObject& kept, const Animation& a, int32_t joint) {
+    PieAnimObject out = kept;
+    for (size_t f = 0; f < kept.frames.size(); ++f) {
+      const Transform& p = pose_at(a, f, joint);
+      if (!same_pose(p, frame_to_scene(kept.frames[f]))) out.frames[f] = frame_of(p, kept.frames[f].frame);
+    }
+    return out;
+  }
+
+  // The kept ANIMOBJECT frames are not written (issue 32: never silently): the level, how many
+  // frames changed, and the frame rate at which Blender keeps them (its scene rate when importing:
+  // at another rate it samples the motion between the file's keys).
+  void warn_changed_animobject(size_t i, const PieAnimObject& kept, size_t differing, const PieAnimObject* now) {
+    const double fps = 1000.0 / double(std::max(kept.time, 1));
+    std::string what;
+    std::string written;
+    if (differing != SIZE_MAX) {
+      what = fmt::format("{} of its {} frames differ from the file's kept frames", differing, kept.frames.size());
+      written = fmt::format("those written from the animation, the other {} as kept", kept.frames.size() - differing);
+    } else {
+      what = fmt::format("no animation has the file's {} frames at {} ms", kept.frames.size(), kept.time);
+      written = now ? fmt::format("written from the animation ({} frames at {} ms)", now->frames.size(), now->time)
+                    : std::string("not written (no animation moves the level)");
+    }
+    diags_.add(warning("", fmt::format("level {}: ANIMOBJECT: {}: {}; edited, or re-sampled at another frame rate "
+                                       "(Blender samples at its scene frame rate: set the scene to {:g} fps before "
+                                       "importing to keep the file's keys)",
+                                       i + 1, what, written, fps)));
+  }
+
+  void animobject(size_t i, const Level& l) {
     const PieLevel* pl = l.pie;
     PieAnimObject derived;
     const PieAnimObject* ao = nullptr;
-    if (pl && pl->has_animobject && (l.mesh < 0 || raw_still_matches(*pl, l.joint)))
+    size_t differing = SIZE_MAX;
+    const Animation* closest = nullptr;
+    if (pl && pl->has_animobject && (l.mesh < 0 || raw_still_matches(*pl, l.joint, differing, &closest)))
       ao = &pl->animobject;
+    else if (closest)
+      ao = &(derived = mixed(pl->animobject, *closest, l.joint));
     else if (l.joint >= 0 && derive(l.joint, derived))
       ao = &derived;
+    if (pl && pl->has_animobject && ao != &pl->animobject) warn_changed_animobject(i, pl->animobject, differing, ao);
     if (!ao) return;
     out_ += fmt::format("ANIMOBJECT {} {} {}\n", ao->time, ao->cycles, ao->frames.size());
     for (const PieAnimFrame& f : ao->frames) {

@@ -33,6 +33,7 @@ namespace meshport::qmsh_tmp {
 namespace {
 
 constexpr int32_t kDefaultFps = 25;
+constexpr int32_t kMaxGridFps = 240;  // the highest `fps =` the writer picks to put keys on whole frames
 // Decision: frames x joints sampled over all actions together (40 bytes per pose), so that a small
 // file cannot make a huge Scene; meshes and actions are bounded by meshport's limits (kMaxMeshes).
 constexpr double kMaxPoses = double(1u << 20);
@@ -821,6 +822,34 @@ double frame_of(const Animation& a, size_t f, int32_t fps) {
   return double(f);
 }
 
+// Keys of `scene`'s animations not within 1e-3 of a whole frame at `fps` (stops at `enough`).
+size_t keys_off_grid(const Scene& scene, int32_t fps, size_t enough) {
+  size_t off = 0;
+  for (const Animation& a : scene.animations)
+    for (size_t f = 0; f < a.frame_count() && off < enough; ++f) {
+      const double x = frame_of(a, f, fps);
+      if (!(std::fabs(x - std::round(x)) <= 1e-3)) ++off;
+    }
+  return off;
+}
+
+// The file's `fps =`: the first animation's framerate rounded (25 without one) when every key
+// lands on a whole frame at it (the reader samples the curves at whole frames), else the lowest
+// rate up to 240 at which they all do (Swordsman.qmsh's keys 0, 0.2, 0.6, 0.8 s and its "Die" at
+// 2.5 fps: 5); else the first, with a warning counting the keys moved.
+int32_t file_fps(const Scene& scene, const Ctx& ctx) {
+  int32_t first = kDefaultFps;
+  if (!scene.animations.empty() && scene.animations[0].framerate > 0 && std::isfinite(scene.animations[0].framerate))
+    first = int32_t(std::clamp(std::lround(scene.animations[0].framerate), 1L, 32767L));
+  if (keys_off_grid(scene, first, 1) == 0) return first;
+  for (int32_t fps = 1; fps <= kMaxGridFps; ++fps)
+    if (keys_off_grid(scene, fps, 1) == 0) return fps;
+  ctx.warn(fmt::format("{} animation keys fall between whole frames at {} fps (and at every rate up to {}): the "
+                       "reader samples the curves at whole frames",
+                       keys_off_grid(scene, first, SIZE_MAX), first, kMaxGridFps));
+  return first;
+}
+
 QmshTmpAction action_from(const Scene& scene, const Animation& a, const std::vector<std::string>& names, int32_t fps) {
   QmshTmpAction act;
   act.name = a.name;
@@ -916,9 +945,7 @@ QmshTmpData scene_to_tmp(const Scene& scene, Diagnostics& diags) {
     }
     d.meshes.push_back(object_from(scene, m, names, ctx));
   }
-  int32_t fps = kDefaultFps;
-  if (!scene.animations.empty() && scene.animations[0].framerate > 0)
-    fps = std::max(1, int32_t(std::lround(scene.animations[0].framerate)));
+  const int32_t fps = file_fps(scene, ctx);
   d.fps.push_back(fps);
   for (const Animation& a : scene.animations) {
     if (scene.joints.empty() || a.channels != scene.joints.size() || a.poses.size() != a.frame_count() * a.channels) {

@@ -196,6 +196,23 @@ bool parse_rate(std::string_view s, float& v) {
 
 // ---- Listing -------------------------------------------------------------------------------
 
+// A pose away from `first` by more than float noise: a translation or scale component by more
+// than 1e-5 of its size (at least 1e-5), a rotation by more than 1e-5 in a quaternion component
+// (about 0.001 degrees; q and -q are one rotation). An IQM's quantisation leaves noise of about
+// 1e-6 on joints that do not move (raylib's guy.iqm: 14 and 7 joints "moved" bit for bit, 8 and 4
+// after a rewrite that quantised the noise away; 6 and 1 move).
+static bool moves(const Transform& p, const Transform& first) {
+  auto off = [](float a, float b) { return !(std::fabs(a - b) <= 1e-5f * std::max({1.0f, std::fabs(a), std::fabs(b)})); };
+  bool plus = false, minus = false;
+  for (int k = 0; k < 3; ++k)
+    if (off(p.translation[k], first.translation[k]) || off(p.scale[k], first.scale[k])) return true;
+  for (int k = 0; k < 4; ++k) {
+    plus = plus || !(std::fabs(p.rotation[k] - first.rotation[k]) <= 1e-5f);
+    minus = minus || !(std::fabs(p.rotation[k] + first.rotation[k]) <= 1e-5f);
+  }
+  return plus && minus;
+}
+
 std::vector<ClipInfo> list_clips(const Scene& scene) {
   std::vector<ClipInfo> out;
   for (const Animation& a : scene.animations) {
@@ -208,9 +225,12 @@ std::vector<ClipInfo> list_clips(const Scene& scene) {
     c.fps = a.framerate;
     c.loop = a.loop;
     c.morph_weight_tracks = a.morph_weights.size();
-    for (size_t j = 0; j < a.channels; ++j)
+    // Joints: channels past the skeleton (an animation with more channels than joints) are no
+    // joint's; an animation-only Scene (no joints) counts its channels.
+    const size_t joints = scene.joints.empty() ? a.channels : std::min<size_t>(a.channels, scene.joints.size());
+    for (size_t j = 0; j < joints; ++j)
       for (size_t f = 1; f < a.frame_count(); ++f)
-        if (!(a.poses[f * a.channels + j] == a.poses[j])) {
+        if (moves(a.poses[f * a.channels + j], a.poses[j])) {
           ++c.joints_animated;
           break;
         }

@@ -51,7 +51,7 @@ void run_tasks(size_t count, size_t workers, Task task) {
 }  // namespace
 
 std::vector<LodLevel> make_lods(const Scene& scene, const std::vector<float>& ratios, const ProcessOptions& after,
-                                Diagnostics* diags) {
+                                Diagnostics* diags, const std::vector<std::string>& files) {
   for (float r : ratios)
     if (!(r > 0.0f && r <= 1.0f)) fail("", fmt::format("--lods {}: every ratio must be in (0, 1]", r));
   for (const Mesh& m : scene.meshes) ops::check_mesh(m);
@@ -103,8 +103,13 @@ std::vector<LodLevel> make_lods(const Scene& scene, const std::vector<float>& ra
     });
   });
   for (size_t i = 0; i < local.size(); ++i) {
+    const size_t l = i / (nm + 1);
     if (diags)
-      for (Diagnostic& item : local[i].items) diags->add(std::move(item));
+      for (Diagnostic& item : local[i].items) {
+        item.message = fmt::format("LOD {}: {}", l + 1, item.message);
+        if (item.file.empty() && files.size() == nl) item.file = files[l];
+        diags->add(std::move(item));
+      }
     if (errors[i]) std::rethrow_exception(errors[i]);
   }
   return levels;

@@ -53,6 +53,29 @@ class FrameRate(unittest.TestCase):
         self.assertEqual(fps, 30)
         self.assertAlmostEqual(fps / base, 29.97)
         self.assertIsNone(cli.frame_rate([0.0, -1.0, float("nan")]))
+        self.assertEqual(cli.frame_rate([2.5]), (5, 1.0))  # its smallest whole multiple (was 2 / 0.8)
+
+    def test_whole_frame_range(self):
+        # Swordsman's "Walk" at 5 fps: its last key (0.79999995 s) at frame 3.9999998.
+        self.assertEqual(cli.whole_frame_range(0.0, 3.999999761581421), (0, 4))
+        self.assertIsNone(cli.whole_frame_range(0.0, 4.0))
+        self.assertIsNone(cli.whole_frame_range(0.0, 3.5))
+
+    def test_key_times(self):
+        # Swordsman.qmsh (issue 32): "Die" at 2.5 fps, "Attack" and "Walk" unevenly spaced (rate 0).
+        swordsman = [{"framerate": 2.5, "times": [0.0, 0.39999998]},
+                     {"framerate": 0.0, "times": [0.0, 0.39999998, 0.59999996]},
+                     {"framerate": 0.0, "times": [0.0, 0.19999999, 0.59999996, 0.79999995]}]
+        self.assertEqual(cli.animation_rates(swordsman), [5, 5, 5])
+        self.assertEqual(cli.frame_rate(cli.animation_rates(swordsman)), (5, 1.0))
+        self.assertEqual(cli.key_rate([0.0, 0.36, 1.0]), 25)
+        self.assertIsNone(cli.key_rate([0.0, 0.0037]))
+        # DxSdkTiny: "Run" on no whole rate up to 240 (the finest, 240), "Stand" one key (none).
+        tiny = [{"framerate": 0.0, "times": [0.0, 0.39999998, 0.40519482, 0.81038964]},
+                {"framerate": 0.0, "times": [0.0]}]
+        self.assertEqual(cli.frame_rate(cli.animation_rates(tiny)), (240, 1.0))
+        self.assertEqual(cli.animation_rates([{"framerate": 30.0}, {"framerate": 12.0, "times": [0.0, 0.0037]}]),
+                         [30.0, 12.0])
 
 
 class Running(unittest.TestCase):
