@@ -53,10 +53,11 @@ build-asan: deps $(ASAN_BUILD)/CMakeCache.txt
 
 # ThreadSanitizer (Clang) over the tests of the code that runs threads: the batch (library and
 # command line), the parallel IQE reader, tangents and frame bounds on threads, the IQM writer's
-# thread counts. Compiled at -O1 with line tables only, with precompiled headers, to keep CI
-# short. The normal (GCC) build compiles every library source without them, so a source missing
-# an #include is still found.
-TSAN_TESTS = test_batch.cpp;test_batch_cli.cpp;test_iqe_parallel.cpp;test_ops_tangents.cpp;test_ops_bounds.cpp;test_iqm.cpp;test_modes.cpp
+# thread counts, the modes solve split over two threads (linear and quadratic elements).
+# Compiled at -O1 with line tables only, with precompiled headers, to keep CI short. The normal
+# (GCC) build compiles every library source without them, so a source missing an #include is
+# still found.
+TSAN_TESTS = test_batch.cpp;test_batch_cli.cpp;test_iqe_parallel.cpp;test_ops_tangents.cpp;test_ops_bounds.cpp;test_iqm.cpp;test_modes.cpp;test_modedef_defaults.cpp
 $(TSAN_BUILD)/CMakeCache.txt: | web-deps
 	CC=clang-14 CXX=clang++-14 cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DMESHPORT_TSAN=ON \
@@ -68,7 +69,7 @@ build-tsan: deps $(TSAN_BUILD)/CMakeCache.txt
 
 test-tsan: build-tsan
 	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-	  ctest --output-on-failure -j $(JOBS) -R '^(Batch|BatchCli|IqeParallel|OpsTangents|OpsBounds)\.|ThreadCounts|^Modes\.TwoThread'
+	  ctest --output-on-failure -j $(JOBS) -R '^(Batch|BatchCli|IqeParallel|OpsTangents|OpsBounds)\.|ThreadCounts|^Modes\.TwoThread|^ModeDefDefaults\.QuadraticSolvesSplitOverTwoThreads'
 
 # Every test, twice: a normal build (GCC) and an AddressSanitizer + UBSan build (Clang), which
 # also runs every fuzz target over its seeds; then ThreadSanitizer over the threaded code.
