@@ -6,6 +6,7 @@
 #include <meshport/diff.h>
 #include <meshport/meshport.h>
 
+#include "blender_run.h"
 #include "test_util.h"
 
 #include <gtest/gtest.h>
@@ -25,28 +26,22 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::string kData = MESHPORT_TEST_DATA;
-const std::string kBlenderDir = std::string(MESHPORT_TEST_DATA) + "/../blender/";
 
 struct Job {
   std::string in, out;
   std::string fps = "24";  // Blender's frame rate: N or N/D
 };
 
-// Every job through one headless Blender running `script` (roundtrip.py takes --fps N before a
-// pair; edit_roundtrip.py none). False, with Blender's output in `log`, on failure.
+// Every job through one headless Blender running `script` (roundtrip.py takes --fps N[/D] before
+// a pair; edit_roundtrip.py none). False, with Blender's output in `log`, on failure.
 bool through_blender(const std::string& script, const std::vector<Job>& jobs, bool fps, std::string& log) {
-  std::string cmd = "blender -b --factory-startup --python-exit-code 1 --python '" + kBlenderDir + script + "' --";
-  for (const Job& j : jobs) cmd += (fps ? " --fps " + j.fps : std::string()) + " '" + j.in + "' '" + j.out + "'";
-  cmd += " 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return false;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) log.append(buf, n);
-  const bool ok = ::pclose(p) == 0;
-  for (const Job& j : jobs)
-    if (!fs::exists(j.out)) return false;
-  return ok;
+  std::string args;
+  std::vector<std::string> outputs;
+  for (const Job& j : jobs) {
+    args += (fps ? " --fps " + j.fps : std::string()) + " '" + j.in + "' '" + j.out + "'";
+    outputs.push_back(j.out);
+  }
+  return testutil::run_blender(script, args, outputs, log);
 }
 
 std::string all(const Diagnostics& d) {

@@ -7,6 +7,7 @@
 #include <meshport/diff.h>
 #include <meshport/meshport.h>
 
+#include "blender_run.h"
 #include "test_util.h"
 
 #include <gtest/gtest.h>
@@ -28,28 +29,22 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::string kData = MESHPORT_TEST_DATA;
-const std::string kScript = std::string(MESHPORT_TEST_DATA) + "/../blender/roundtrip.py";
 
 struct Job {
   std::string in, out;
   int fps = 24;  // Blender's scene frame rate while importing (24: its default)
 };
 
-// Every job through one headless Blender. False (with Blender's output in `log`) on failure,
-// Blender missing included.
+// Every job through one headless Blender (roundtrip.py). False (with Blender's output in `log`)
+// on failure, Blender missing included.
 bool through_blender(const std::vector<Job>& jobs, std::string& log) {
-  std::string cmd = "blender -b --factory-startup --python-exit-code 1 --python '" + kScript + "' --";
-  for (const Job& j : jobs) cmd += " --fps " + std::to_string(j.fps) + " '" + j.in + "' '" + j.out + "'";
-  cmd += " 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return false;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) log.append(buf, n);
-  const bool ok = ::pclose(p) == 0;
-  for (const Job& j : jobs)
-    if (!fs::exists(j.out)) return false;
-  return ok;
+  std::string args;
+  std::vector<std::string> outputs;
+  for (const Job& j : jobs) {
+    args += " --fps " + std::to_string(j.fps) + " '" + j.in + "' '" + j.out + "'";
+    outputs.push_back(j.out);
+  }
+  return testutil::run_blender("roundtrip.py", args, outputs, log);
 }
 
 // meshport::diff's differences but those Blender always makes: it writes normals for every mesh

@@ -4,6 +4,7 @@
 // written back beside the PIE.
 #include <meshport/diff.h>
 
+#include "glb_json.h"
 #include "test_util.h"
 
 #include "image/image.h"
@@ -34,11 +35,6 @@ std::string quad(const std::string& type, const std::string& page = "page-7-barb
          "POLYGONS 2\n\t200 3 0 1 2 0 1 1 1 1 0\n\t200 3 0 2 3 0 1 1 0 0 0\n";
 }
 
-json glb_json(const std::vector<uint8_t>& g) {
-  uint32_t len = 0;
-  std::memcpy(&len, g.data() + 12, 4);
-  return json::parse(g.begin() + 20, g.begin() + 20 + len);
-}
 
 std::string type_line(const std::vector<uint8_t>& pie) {
   const std::string s(pie.begin(), pie.end());
@@ -58,23 +54,6 @@ std::string all_messages(const Diagnostics& d) {
   return r;
 }
 
-// The .glb `g` with its JSON chunk replaced by `doc` (the binary chunk kept).
-std::vector<uint8_t> with_json(const std::vector<uint8_t>& g, const json& doc) {
-  uint32_t len = 0;
-  std::memcpy(&len, g.data() + 12, 4);
-  std::string text = doc.dump();
-  while (text.size() % 4) text += ' ';
-  std::vector<uint8_t> out(g.begin(), g.begin() + 12);
-  auto u32 = [&](uint32_t v) {
-    for (int k = 0; k < 4; ++k) out.push_back(uint8_t(v >> (8 * k)));
-  };
-  u32(uint32_t(text.size())), u32(0x4E4F534A);
-  out.insert(out.end(), text.begin(), text.end());
-  out.insert(out.end(), g.begin() + 20 + len, g.end());
-  const uint32_t total = uint32_t(out.size());
-  std::memcpy(out.data() + 8, &total, 4);
-  return out;
-}
 
 fs::path fresh_dir(const std::string& name) {
   fs::path dir = fs::temp_directory_path() / ("meshport_pie_alpha_" + name + "_" + std::to_string(::getpid()));
@@ -142,7 +121,7 @@ TEST(PieAlpha, GlbSaysMaskOrBlendAndPieComesBackWithItsType) {
     Diagnostics d;
     const Scene a = read_pie(quad(type), &d);
     const std::vector<uint8_t> glb = write_memory(a, Format::Glb, {}, &d);
-    const json doc = glb_json(glb);
+    const json doc = testutil::glb_json(glb);
     const json& m = doc["materials"][0];
     const uint32_t t = uint32_t(std::stoul(type, nullptr, 16));
     if (t & 6) {
@@ -186,7 +165,7 @@ TEST(PieAlpha, GltfAlphaIsReadAndWrittenForEveryFormatsMaterials) {
   for (size_t i = 0; i < 3; ++i) s.meshes[i].material = int32_t(i);
   Diagnostics d;
   const std::vector<uint8_t> glb = write_memory(s, Format::Glb, {}, &d);
-  const json doc = glb_json(glb);
+  const json doc = testutil::glb_json(glb);
   EXPECT_EQ(doc["materials"][0]["alphaMode"], "MASK");
   EXPECT_EQ(doc["materials"][0]["alphaCutoff"], 0.25);
   EXPECT_EQ(doc["materials"][1]["alphaMode"], "BLEND");
@@ -273,7 +252,7 @@ TEST(PieTeamColour, MaskIsEmbeddedInTheGlbAndWrittenBackBesideThePie) {
   EXPECT_FALSE(has_warning(d, "team colour")) << all_messages(d);
 
   const std::vector<uint8_t> glb = file_bytes(t.dir / "hub.glb");
-  const json doc = glb_json(glb);
+  const json doc = testutil::glb_json(glb);
   ASSERT_EQ(doc["images"].size(), 2u);
   const json& extras = doc["materials"][0]["extras"]["meshport"];
   ASSERT_TRUE(extras.contains("team_colour_image"));
@@ -310,10 +289,10 @@ TEST(PieTeamColour, AMaskIndexAToolRenumberedIsFoundByName) {
   const Scene a = read((t.dir / "hub.pie").string(), {}, &d);
   std::vector<uint8_t> glb = write_memory(a, Format::Glb, model_options(t), &d);
   // Swap the two images (and the textures' sources), as a tool keeping only some might.
-  json doc = glb_json(glb);
+  json doc = testutil::glb_json(glb);
   std::swap(doc["images"][0], doc["images"][1]);
   for (json& tex : doc["textures"]) tex["source"] = 1 - tex["source"].get<int>();
-  Scene b = read_memory(with_json(glb, doc), Format::Glb, "hub.glb", &d);
+  Scene b = read_memory(testutil::with_glb_json(glb, doc), Format::Glb, "hub.glb", &d);
   auto mask = std::find_if(b.images.begin(), b.images.end(),
                            [&](const Image& i) { return i.path == b.materials[0].team_colour_texture; });
   ASSERT_NE(mask, b.images.end());
@@ -323,7 +302,7 @@ TEST(PieTeamColour, AMaskIndexAToolRenumberedIsFoundByName) {
   doc["images"][1]["name"] = "something-else";
   doc["images"][0]["name"] = "something";
   Diagnostics d2;
-  Scene c = read_memory(with_json(glb, doc), Format::Glb, "hub.glb", &d2);
+  Scene c = read_memory(testutil::with_glb_json(glb, doc), Format::Glb, "hub.glb", &d2);
   EXPECT_EQ(c.materials[0].team_colour_texture, "page-14_tcmask.png");
   EXPECT_TRUE(has_warning(d2, "team_colour_image: 1 is not an image named 'page-14_tcmask.png'"))
       << all_messages(d2);
@@ -338,6 +317,6 @@ TEST(PieTeamColour, AMaskNotFoundIsAWarningAtConvert) {
   write(a, (t.dir / "hub.glb").string(), model_options(t), &d);
   EXPECT_TRUE(has_warning(d, "team colour texture 'page-14_tcmask.png' not found"))
       << all_messages(d);
-  EXPECT_EQ(glb_json(file_bytes(t.dir / "hub.glb"))["images"].size(), 1u);
+  EXPECT_EQ(testutil::glb_json(file_bytes(t.dir / "hub.glb"))["images"].size(), 1u);
   fs::remove_all(t.dir);
 }

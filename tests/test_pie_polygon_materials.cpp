@@ -1,6 +1,7 @@
 // PIE polygons as glTF materials (docs/pie.md "Through Blender: polygon materials"), without
 // Blender: what the writer makes of a level with several polygon kinds, that meshport's own
 // reader joins it back exactly, and what it does with the mesh extras a tool left stale.
+#include "glb_json.h"
 #include "test_util.h"
 
 #include <nlohmann/json.hpp>
@@ -14,29 +15,7 @@ namespace {
 
 const std::string kData = MESHPORT_TEST_DATA;
 
-json glb_json(const std::vector<uint8_t>& g) {
-  uint32_t len = 0;
-  std::memcpy(&len, g.data() + 12, 4);
-  return json::parse(g.begin() + 20, g.begin() + 20 + len);
-}
 
-// The .glb `g` with its JSON chunk replaced by `doc` (the binary chunk kept).
-std::vector<uint8_t> with_json(const std::vector<uint8_t>& g, const json& doc) {
-  uint32_t len = 0;
-  std::memcpy(&len, g.data() + 12, 4);
-  std::string text = doc.dump();
-  while (text.size() % 4) text += ' ';
-  std::vector<uint8_t> out(g.begin(), g.begin() + 12);
-  auto u32 = [&](uint32_t v) {
-    for (int k = 0; k < 4; ++k) out.push_back(uint8_t(v >> (8 * k)));
-  };
-  u32(uint32_t(text.size())), u32(0x4E4F534A);
-  out.insert(out.end(), text.begin(), text.end());
-  out.insert(out.end(), g.begin() + 20 + len, g.end());
-  const uint32_t total = uint32_t(out.size());
-  std::memcpy(out.data() + 8, &total, 4);
-  return out;
-}
 
 std::string all(const Diagnostics& d) {
   std::string r;
@@ -54,7 +33,7 @@ TEST(PiePolygonMaterials, ALevelOfTwoPolygonKindsIsTwoPrimitivesOfOneMesh) {
   Diagnostics d;
   const Scene a = read(kData + "/pie/feat-pie2.pie", {}, &d);
   const std::vector<uint8_t> glb = write_memory(a, Format::Glb, {}, &d);
-  const json doc = glb_json(glb);
+  const json doc = testutil::glb_json(glb);
   ASSERT_EQ(doc["meshes"].size(), 1u);
   const json& prims = doc["meshes"][0]["primitives"];
   ASSERT_EQ(prims.size(), 2u);
@@ -90,12 +69,12 @@ TEST(PiePolygonMaterials, AStalePointStreamLeavesTheChannelsAndIsNoWarning) {
   Diagnostics d;
   const Scene a = read(kData + "/pie/feat-pie2.pie", {}, &d);
   const std::vector<uint8_t> glb = write_memory(a, Format::Glb, {}, &d);
-  json doc = glb_json(glb);
+  json doc = testutil::glb_json(glb);
   json& streams = doc["meshes"][0]["extras"]["meshport"]["format_streams"];
   ASSERT_EQ(streams.size(), 1u);
   streams[0]["data"].push_back(0);  // one vertex more than the primitive has
   Diagnostics d2;
-  const Scene b = read_memory(with_json(glb, doc), Format::Glb, "split.glb", &d2);
+  const Scene b = read_memory(testutil::with_glb_json(glb, doc), Format::Glb, "split.glb", &d2);
   EXPECT_EQ(all(d2), "");
   EXPECT_EQ(b.meshes[0].face_channels, a.meshes[0].face_channels);
   EXPECT_EQ(b.meshes[0].streams.size(), a.meshes[0].streams.size() - 1);  // no pie.point
@@ -105,11 +84,11 @@ TEST(PiePolygonMaterials, AStalePointStreamLeavesTheChannelsAndIsNoWarning) {
 
   // A mesh without polygon materials (a file of the older writer): its stale face channels are
   // still an error of the extras, named with true counts.
-  json old = glb_json(glb);
+  json old = testutil::glb_json(glb);
   for (json& m : old["materials"]) m["extras"]["meshport"].erase("pie_polygon");
   old["meshes"][0]["primitives"].erase(1);
   Diagnostics d4;
-  read_memory(with_json(glb, old), Format::Glb, "old.glb", &d4);
+  read_memory(testutil::with_glb_json(glb, old), Format::Glb, "old.glb", &d4);
   EXPECT_NE(all(d4).find("has 2 values, 2 triangles of 1, but the primitive has 1 triangles"), std::string::npos)
       << all(d4);
 }
@@ -120,7 +99,7 @@ TEST(PiePolygonMaterials, ALevelOfOneAnimatedKindUsesItsCopy) {
   Diagnostics d;
   const Scene a = read(kData + "/cli/turret.pie", {}, &d);
   const std::vector<uint8_t> glb = write_memory(a, Format::Glb, {}, &d);
-  const json doc = glb_json(glb);
+  const json doc = testutil::glb_json(glb);
   ASSERT_EQ(doc["meshes"].size(), 2u);
   EXPECT_EQ(doc["meshes"][1]["primitives"].size(), 1u);
   const json& m = doc["materials"][doc["meshes"][1]["primitives"][0]["material"].get<size_t>()];

@@ -5,18 +5,15 @@
 // server) and gives the picture `convert --team-colour` bakes.
 // Usage: node alpha_test.mjs MESHPORT WEB_DIR WORK_DIR. Fails (never skips) when Chromium or
 // playwright-core is missing.
-import { spawn, execFileSync } from 'node:child_process';
-import { createRequire } from 'node:module';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
+import { browserKit, difference, open, pixels, view as viewModel } from './common.mjs';
 
 const [meshport, webDir, work] = process.argv.slice(2);
 if (!work) throw new Error('usage: alpha_test.mjs MESHPORT WEB_DIR WORK_DIR');
-const chromiumPath = process.env.MESHPORT_CHROMIUM || '/usr/bin/chromium';
-if (!fs.existsSync(chromiumPath)) throw new Error(`${chromiumPath} is missing: install Debian's chromium (scripts/install-deps.sh)`);
-const require = createRequire(path.join(webDir, 'package.json'));
-const { chromium } = require('playwright-core');
+const { chromium, chromiumPath } = browserKit(webDir);
 
 fs.rmSync(work, { recursive: true, force: true });
 fs.mkdirSync(work, { recursive: true });
@@ -75,39 +72,8 @@ fs.writeFileSync(path.join(work, 'page-14_tcmask.png'), png(64, 64, (x, y) => [2
 fs.writeFileSync(path.join(work, 'hub.pie'), quad('10200', 'page-14-droid-hubs.png'));
 
 // ---- helpers ---------------------------------------------------------------------------------------
-function view(files, extra = []) {
-  const proc = spawn(meshport, ['view', '-q', ...files, '--timeout', '120', ...extra], { cwd: work });
-  let stderr = '';
-  proc.stderr.on('data', (d) => { stderr += d; });
-  const url = new Promise((resolve, reject) => {
-    let out = '';
-    proc.stdout.on('data', (d) => {
-      out += d;
-      const m = /^(http:\/\/127\.0\.0\.1:\d+\/)\n/m.exec(out);
-      if (m) resolve(m[1]);
-    });
-    proc.on('exit', (code) => reject(new Error(`meshport view ${files.join(' ')} exited (${code}): ${stderr}`)));
-  });
-  return { proc, url };
-}
-async function open(page, url) {
-  await page.goto(url);
-  await page.waitForFunction(() => window.meshport && (window.meshport.ready || window.meshport.error), null,
-                             { timeout: 60000 });
-  const error = await page.evaluate(() => window.meshport.error);
-  if (error) throw new Error(`${url}: ${error}`);
-}
-const pixels = (page) => page.evaluate(() => window.meshport.pixels());
-function difference(a, b, threshold = 40) {
-  if (a.width !== b.width || a.height !== b.height) return 1;
-  const x = Buffer.from(a.rgba, 'base64'), y = Buffer.from(b.rgba, 'base64');
-  let differ = 0;
-  for (let i = 0; i < x.length; i += 4) {
-    const d = Math.max(Math.abs(x[i] - y[i]), Math.abs(x[i + 1] - y[i + 1]), Math.abs(x[i + 2] - y[i + 2]));
-    if (d > threshold) differ++;
-  }
-  return differ / (x.length / 4);
-}
+const view = (files) => viewModel(meshport, work, files);
+
 // Pixels by colour: clearly red (the transparent half), clearly green (the opaque half).
 function tally(p) {
   const x = Buffer.from(p.rgba, 'base64');

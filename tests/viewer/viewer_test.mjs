@@ -5,17 +5,14 @@
 // that the server stops after the page is closed, and that `meshport thumbnail` draws something.
 // Usage: node viewer_test.mjs MESHPORT WEB_DIR SOURCE_DIR WORK_DIR. Fails (never skips) when
 // Chromium or playwright-core is missing.
-import { spawn, execFileSync } from 'node:child_process';
-import { createRequire } from 'node:module';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { browserKit, difference, open, pixels, view as viewModel } from './common.mjs';
 
 const [meshport, webDir, sourceDir, work] = process.argv.slice(2);
 if (!work) throw new Error('usage: viewer_test.mjs MESHPORT WEB_DIR SOURCE_DIR WORK_DIR');
-const chromiumPath = process.env.MESHPORT_CHROMIUM || '/usr/bin/chromium';
-if (!fs.existsSync(chromiumPath)) throw new Error(`${chromiumPath} is missing: install Debian's chromium (scripts/install-deps.sh)`);
-const require = createRequire(path.join(webDir, 'package.json'));
-const { chromium } = require('playwright-core');  // `make web-deps` installs it
+const { chromium, chromiumPath } = browserKit(webDir);  // `make web-deps` installs playwright-core
 
 fs.rmSync(work, { recursive: true, force: true });
 fs.mkdirSync(work, { recursive: true });
@@ -41,45 +38,8 @@ run('convert', '-q', turret, '-o', 'turret.glb');
 run('convert', '-q', bar, '-o', 'bar.glb');
 models.push(turret, path.join(work, 'turret.glb'), bar, path.join(work, 'bar.glb'));
 
-// `meshport view FILE...`: the process and its address.
-function view(files, extra = []) {
-  const proc = spawn(meshport, ['view', '-q', ...files, '--timeout', '120', ...extra], { cwd: work });
-  let stderr = '';
-  proc.stderr.on('data', (d) => { stderr += d; });
-  const url = new Promise((resolve, reject) => {
-    let out = '';
-    proc.stdout.on('data', (d) => {
-      out += d;
-      const m = /^(http:\/\/127\.0\.0\.1:\d+\/)\n/m.exec(out);
-      if (m) resolve(m[1]);
-    });
-    proc.on('exit', (code) => reject(new Error(`meshport view ${files.join(' ')} exited (${code}): ${stderr}`)));
-  });
-  const exited = new Promise((resolve) => proc.on('exit', (code) => resolve({ code, stderr })));
-  return { proc, url, exited };
-}
+const view = (files, extra = []) => viewModel(meshport, work, files, extra);
 
-async function open(page, url) {
-  await page.goto(url);
-  await page.waitForFunction(() => window.meshport && (window.meshport.ready || window.meshport.error), null,
-                             { timeout: 60000 });
-  const error = await page.evaluate(() => window.meshport.error);
-  if (error) throw new Error(`${url}: ${error}`);
-  return page.evaluate(() => window.meshport.counts);
-}
-
-const pixels = (page) => page.evaluate(() => window.meshport.pixels());
-// Fraction of pixels whose largest channel difference exceeds `threshold`.
-function difference(a, b, threshold = 40) {
-  if (a.width !== b.width || a.height !== b.height) return 1;
-  const x = Buffer.from(a.rgba, 'base64'), y = Buffer.from(b.rgba, 'base64');
-  let differ = 0;
-  for (let i = 0; i < x.length; i += 4) {
-    const d = Math.max(Math.abs(x[i] - y[i]), Math.abs(x[i + 1] - y[i + 1]), Math.abs(x[i + 2] - y[i + 2]));
-    if (d > threshold) differ++;
-  }
-  return differ / (x.length / 4);
-}
 // Fraction of pixels that differ from the corner pixel (the background).
 function coverage(a) {
   const x = Buffer.from(a.rgba, 'base64');
