@@ -7,7 +7,9 @@
 
 #include <fmt/format.h>
 
+#include <bit>
 #include <cmath>
+#include <map>
 
 namespace meshport::gltf {
 
@@ -26,18 +28,22 @@ uint32_t read_word(const json& v, const std::string& path) {
 
 bool is_plain(const PiePolygon& p) { return p == PiePolygon{}; }
 
+std::array<uint32_t, 5> polygon_key(const PiePolygon& p) {
+  return {p.flags, p.anim_frames, p.anim_rate, std::bit_cast<uint32_t>(p.anim_width), std::bit_cast<uint32_t>(p.anim_height)};
+}
+
 std::optional<PolygonGroups> polygon_groups(const Mesh& m) {
   const std::vector<PiePolygon> polygons = pie::mesh_polygons(m);
   if (polygons.empty()) return std::nullopt;
   PolygonGroups g;
+  std::map<std::array<uint32_t, 5>, size_t> group;  // by polygon_key
   for (size_t t = 0; t < polygons.size(); ++t) {
-    size_t k = 0;
-    while (k < g.polygons.size() && !(g.polygons[k] == polygons[t])) ++k;
-    if (k == g.polygons.size()) {
+    auto [it, fresh] = group.emplace(polygon_key(polygons[t]), g.polygons.size());
+    if (fresh) {
       g.polygons.push_back(polygons[t]);
       g.triangles.emplace_back();
     }
-    g.triangles[k].push_back(uint32_t(t));
+    g.triangles[it->second].push_back(uint32_t(t));
   }
   return g;
 }

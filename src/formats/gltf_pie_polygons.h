@@ -24,6 +24,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -42,6 +43,8 @@ struct PolygonGroups {
 std::optional<PolygonGroups> polygon_groups(const Mesh& m);
 
 bool is_plain(const PiePolygon& p);
+// Its values as words (the floats' bit patterns), for ordering and lookups.
+std::array<uint32_t, 5> polygon_key(const PiePolygon& p);
 
 // The extras.meshport entries of a polygon material (added to `extras`) and its name.
 void add_polygon_extras(nlohmann::json& extras, const std::string& base, const PiePolygon& p);

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <unordered_map>
 
 namespace meshport::gltf::read_impl {
 
@@ -91,25 +92,32 @@ std::string stem(std::string_view name) {
 // the mask's `reference`). A tool may have renumbered the images (Blender keeps only those a
 // material uses): the index counts only when that image has the mask's name, else the image so
 // named is taken; none, or an index that is not an image: the reference alone, with a warning.
-Slot team_colour_slot(Reader& rd, const json& mp, const std::string& xp, const std::string& reference) {
+// The stem of each image's name (else URI), first index per stem: built once per file, so that
+// finding masks by name costs one pass however many materials ask.
+using ImageStems = std::optional<std::unordered_map<std::string, uint32_t>>;
+std::string image_stem(const json& img) {
+  const json* n = img.is_object() ? field(img, "name") : nullptr;
+  const json* u = img.is_object() ? field(img, "uri") : nullptr;
+  return stem(n && n->is_string() ? n->get<std::string>() : u && u->is_string() ? percent_decode(u->get<std::string>()) : "");
+}
+
+Slot team_colour_slot(Reader& rd, const json& mp, const std::string& xp, const std::string& reference,
+                      ImageStems& stems) {
   Slot s;
   const json* v = field(mp, "team_colour_image");
   if (!v) return s;
   const json& imgs = rd.top("images");
-  std::optional<uint64_t> index = as_uint(*v);
-  auto named = [&](size_t i) {
-    const json& img = imgs[i];
-    const json* n = img.is_object() ? field(img, "name") : nullptr;
-    const json* u = img.is_object() ? field(img, "uri") : nullptr;
-    const std::string name = n && n->is_string() ? n->get<std::string>()
-                             : u && u->is_string() ? percent_decode(u->get<std::string>())
-                                                   : std::string();
-    return !name.empty() && stem(name) == stem(reference);
-  };
+  const std::optional<uint64_t> index = as_uint(*v);
+  const std::string want = stem(reference);
   std::optional<uint32_t> found;
-  if (index && *index < imgs.size() && named(size_t(*index))) found = uint32_t(*index);
-  for (size_t i = 0; !found && i < imgs.size(); ++i)
-    if (named(i)) found = uint32_t(i);
+  if (index && *index < imgs.size() && !want.empty() && image_stem(imgs[size_t(*index)]) == want) found = uint32_t(*index);
+  if (!found && !want.empty()) {
+    if (!stems) {
+      stems.emplace();
+      for (size_t i = 0; i < imgs.size(); ++i) stems->emplace(image_stem(imgs[i]), uint32_t(i));
+    }
+    if (auto it = stems->find(want); it != stems->end()) found = it->second;
+  }
   if (!found) {
     rd.warn(fmt::format("{}.team_colour_image: {} is not an image named '{}' (the mask): the material keeps only its "
                         "name",
@@ -311,6 +319,7 @@ std::string texture_name(Reader& rd, uint32_t t) {
 
 void read_materials(Reader& rd) {
   const json& mats = rd.top("materials");
+  ImageStems stems;
   for (size_t i = 0; i < mats.size(); ++i) {
     const std::string path = fmt::format("materials[{}]", i);
     const json& m = rd.object_at(mats, i, path);
@@ -349,7 +358,7 @@ void read_materials(Reader& rd) {
         r_normal = rd.get_string(*mp, "normal_texture", xp);
         r_specular = rd.get_string(*mp, "specular_texture", xp);
         r_team = rd.get_string(*mp, "team_colour_texture", xp);
-        if (!r_team.empty()) team = team_colour_slot(rd, *mp, xp, r_team);
+        if (!r_team.empty()) team = team_colour_slot(rd, *mp, xp, r_team, stems);
         mat.name = std::move(name);
       } catch (const Error& e) {
         rd.warn(fmt::format("{}; ignored", e.diagnostic().message));

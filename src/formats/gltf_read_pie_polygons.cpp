@@ -9,6 +9,9 @@
 #include <meshport/source/pie_mesh.h>
 
 #include <algorithm>
+#include <array>
+#include <map>
+#include <unordered_map>
 
 namespace meshport::gltf::read_impl {
 
@@ -43,13 +46,22 @@ bool all_are(const Mesh& m, const PiePolygon& p) {
 std::vector<uint32_t> first_order(const std::vector<PiePolygon>& kept, const std::vector<PiePolygon>& polygon,
                                   const std::vector<uint32_t>& first) {
   if (kept.size() != first.back()) return {};
+  // The primitives of each polygon, in order, and the one being taken from.
+  struct Source {
+    std::vector<size_t> prims;
+    size_t at = 0;
+  };
+  std::map<std::array<uint32_t, 5>, Source> of;
+  for (size_t k = 0; k < polygon.size(); ++k) of[polygon_key(polygon[k])].prims.push_back(k);
   std::vector<uint32_t> next(first.begin(), first.end() - 1), order;
   order.reserve(kept.size());
   for (const PiePolygon& p : kept) {
-    size_t k = 0;
-    while (k < polygon.size() && !(polygon[k] == p && next[k] < first[k + 1])) ++k;
-    if (k == polygon.size()) return {};
-    order.push_back(next[k]++);
+    auto it = of.find(polygon_key(p));
+    if (it == of.end()) return {};
+    Source& src = it->second;
+    while (src.at < src.prims.size() && next[src.prims[src.at]] == first[src.prims[src.at] + 1]) ++src.at;
+    if (src.at == src.prims.size()) return {};
+    order.push_back(next[src.prims[src.at]]++);
   }
   return order;
 }
@@ -153,23 +165,20 @@ void join_polygon_primitives(Reader& rd, uint32_t m, const json& mesh) {
 void resolve_polygon_materials(Reader& rd) {
   std::vector<Material>& mats = rd.scene.materials;
   if (rd.polygon_materials.size() != mats.size()) return;
-  // Each polygon material's level material: the material named after its base that is not another
-  // polygon's copy, else the first copy becomes it.
+  // Each polygon material's level material: the first material named after its base that is not
+  // another polygon's copy, else the first copy of that base, which becomes it (renamed).
+  std::unordered_map<std::string, int32_t> by_name;
+  for (size_t j = 0; j < mats.size(); ++j) {
+    const std::optional<PolygonMaterial>& q = rd.polygon_materials[j];
+    if (!q || is_plain(q->polygon)) by_name.emplace(mats[j].name, int32_t(j));
+  }
   std::vector<int32_t> level(mats.size(), -1);
   for (size_t i = 0; i < mats.size(); ++i) {
     const std::optional<PolygonMaterial>& p = rd.polygon_materials[i];
     if (!p) continue;
-    for (size_t j = 0; j < mats.size() && level[i] < 0; ++j) {
-      const std::optional<PolygonMaterial>& q = rd.polygon_materials[j];
-      if (mats[j].name == p->base && (!q || is_plain(q->polygon))) level[i] = int32_t(j);
-    }
-    if (level[i] < 0)
-      for (size_t j = 0; j < i && level[i] < 0; ++j)
-        if (level[j] == int32_t(j) && mats[j].name == p->base) level[i] = int32_t(j);
-    if (level[i] < 0) {
-      mats[i].name = p->base;
-      level[i] = int32_t(i);
-    }
+    auto [it, fresh] = by_name.emplace(p->base, int32_t(i));
+    if (fresh) mats[i].name = p->base;
+    level[i] = it->second;
   }
   // The meshes use the level materials; the copies no mesh uses any more go.
   std::vector<bool> keep(mats.size(), true);

@@ -16,6 +16,7 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -114,6 +115,7 @@ struct Writer {
   // (the Scene material and the polygon), written after the Scene's materials.
   std::vector<bool> polygon_base;
   std::vector<std::pair<int32_t, PiePolygon>> polygon_materials;
+  std::map<std::pair<int32_t, std::array<uint32_t, 5>>, size_t> polygon_material_index;  // into polygon_materials
 
   Buffer buf;
   json root;

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <set>
 
 namespace meshport::gltf::write_impl {
@@ -94,11 +95,9 @@ int32_t polygon_material(Writer& w, int32_t base, const PiePolygon& p) {
     w.polygon_base[size_t(base)] = true;
     return base;
   }
-  for (size_t k = 0; k < w.polygon_materials.size(); ++k)
-    if (w.polygon_materials[k].first == base && w.polygon_materials[k].second == p)
-      return int32_t(w.scene.materials.size() + k);
-  w.polygon_materials.emplace_back(base, p);
-  return int32_t(w.scene.materials.size() + w.polygon_materials.size() - 1);
+  auto [it, fresh] = w.polygon_material_index.emplace(std::make_pair(base, polygon_key(p)), w.polygon_materials.size());
+  if (fresh) w.polygon_materials.emplace_back(base, p);
+  return int32_t(w.scene.materials.size() + it->second);
 }
 
 // The mesh's primitives: `prim`, or for a PIE level (a "pie.flags" channel on a mesh with a
@@ -118,13 +117,17 @@ json primitives_of(Writer& w, const Mesh& m, json prim) {
   const bool wide = m.vertex_count() > 65535;
   for (size_t k = 0; k < g->polygons.size(); ++k) {
     json p = prim;
-    Mesh part;
-    part.triangles = m.triangles;
-    part.smoothing = m.smoothing;
-    ops::select_triangles(part, g->triangles[k]);
-    p["indices"] = w.buf.integers(part.triangles, 1, wide ? kUInt : kUShort, kElementArrayBuffer);
+    std::vector<uint32_t> indices;
+    indices.reserve(g->triangles[k].size() * 3);
+    for (uint32_t t : g->triangles[k]) indices.insert(indices.end(), &m.triangles[size_t(t) * 3], &m.triangles[size_t(t) * 3 + 3]);
+    p["indices"] = w.buf.integers(indices, 1, wide ? kUInt : kUShort, kElementArrayBuffer);
     p["material"] = polygon_material(w, m.material, g->polygons[k]);
-    if (!m.smoothing.empty()) p["extras"]["meshport"]["smoothing"] = smoothing_json(part.smoothing);
+    if (!m.smoothing.empty()) {
+      // The per-vertex keys once, with the first primitive (the reader joins onto its vertices).
+      SmoothingRules r = ops::pick_smoothing(m.smoothing, m.triangles.size() / 3, g->triangles[k]);
+      if (k == 0) r.vertex_key = m.smoothing.vertex_key;
+      p["extras"]["meshport"]["smoothing"] = smoothing_json(r);
+    }
     out.push_back(std::move(p));
   }
   return out;
@@ -149,11 +152,10 @@ std::optional<Scene> with_repeated_faces_apart(const Scene& s) {
 void add_polygon_materials(Writer& w, json& materials) {
   for (size_t i = 0; i < w.polygon_base.size() && i < materials.size(); ++i)
     if (w.polygon_base[i]) add_polygon_extras(materials[i]["extras"]["meshport"], w.scene.materials[i].name, PiePolygon{});
+  std::map<std::pair<int32_t, uint32_t>, size_t> named;  // copies so far per level material and flags
   for (size_t k = 0; k < w.polygon_materials.size(); ++k) {
     const auto& [base, polygon] = w.polygon_materials[k];
-    size_t before = 0;
-    for (size_t j = 0; j < k; ++j)
-      before += w.polygon_materials[j].first == base && w.polygon_materials[j].second.flags == polygon.flags;
+    const size_t before = named[{base, polygon.flags}]++;
     json mat = materials[size_t(base)];
     const std::string& name = w.scene.materials[size_t(base)].name;
     mat["name"] = w.text(polygon_material_name(name, polygon, before));

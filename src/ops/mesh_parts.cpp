@@ -12,19 +12,15 @@ namespace meshport::ops {
 
 namespace {
 
-// values[new] = values[source[new]], `per` values per triangle; an array that fits no triangle
-// count is dropped (as select_face_channels drops a malformed channel).
+// values[source[0]], values[source[1]], ..., `per` values per triangle; an array that fits no
+// triangle count gives none (as select_face_channels drops a malformed channel).
 template <class T>
-void pick(std::vector<T>& values, std::span<const uint32_t> source, size_t triangles, size_t per) {
-  if (values.empty()) return;
-  if (values.size() != triangles * per) {
-    values.clear();
-    return;
-  }
+std::vector<T> picked(const std::vector<T>& values, std::span<const uint32_t> source, size_t triangles, size_t per) {
   std::vector<T> out;
+  if (values.size() != triangles * per) return out;
   out.reserve(source.size() * per);
   for (uint32_t t : source) out.insert(out.end(), values.begin() + ptrdiff_t(t * per), values.begin() + ptrdiff_t((t + 1) * per));
-  values = std::move(out);
+  return out;
 }
 
 // a's values then b's, either side given `fill` when it has none (both none: stays empty); an
@@ -45,17 +41,24 @@ void join(std::vector<T>& a, const std::vector<T>& b, size_t a_count, size_t b_c
 
 }  // namespace
 
+SmoothingRules pick_smoothing(const SmoothingRules& r, size_t triangles, std::span<const uint32_t> source) {
+  SmoothingRules out;
+  out.face_group = picked(r.face_group, source, triangles, 1);
+  out.face_angle = picked(r.face_angle, source, triangles, 1);
+  out.face_uv = picked(r.face_uv, source, triangles, 1);
+  out.corner_edge = picked(r.corner_edge, source, triangles, 3);
+  return out;
+}
+
 void select_triangles(Mesh& m, std::span<const uint32_t> source) {
   const size_t count = m.triangles.size() / 3;
   std::vector<uint32_t> tris;
   tris.reserve(source.size() * 3);
   for (uint32_t t : source) tris.insert(tris.end(), m.triangles.begin() + ptrdiff_t(t) * 3, m.triangles.begin() + ptrdiff_t(t) * 3 + 3);
   m.triangles = std::move(tris);
-  SmoothingRules& s = m.smoothing;
-  pick(s.face_group, source, count, 1);
-  pick(s.face_angle, source, count, 1);
-  pick(s.face_uv, source, count, 1);
-  pick(s.corner_edge, source, count, 3);
+  std::vector<int32_t> keys = std::move(m.smoothing.vertex_key);
+  m.smoothing = pick_smoothing(m.smoothing, count, source);
+  m.smoothing.vertex_key = std::move(keys);
   select_face_channels(m, source);
   m.polygon_sizes.clear();
 }

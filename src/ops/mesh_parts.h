@@ -18,6 +18,10 @@ namespace meshport::ops {
 // describe are gone). Vertices are not touched.
 void select_triangles(Mesh& m, std::span<const uint32_t> source);
 
+// The per-face and per-corner smoothing rules of triangles source[0], source[1], ... of a mesh of
+// `triangles` triangles, in time proportional to the list (vertex_key, per vertex, is left empty).
+SmoothingRules pick_smoothing(const SmoothingRules& r, size_t triangles, std::span<const uint32_t> source);
+
 // True when `b` can be appended to `a`: the same topology, the same streams in the same order
 // (attribute, name, custom slot, components) and the same morph targets (names, and which of
 // normals and tangents they displace).
