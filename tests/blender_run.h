@@ -3,6 +3,8 @@
 // tests that use this fail.
 #pragma once
 
+#include <meshport/diff.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -25,6 +27,21 @@ inline bool run_blender(const std::string& script, const std::string& args, cons
   for (const std::string& o : outputs)
     if (!std::filesystem::exists(o)) return false;
   return ok;
+}
+
+// meshport::diff's differences as text, but for those Blender always makes: it writes normals for
+// every mesh (`meshes[x].normals: missing vs present`) and drops materials no mesh uses
+// (`materials[x]: present vs missing`; PIE keeps its texture pages in its own data).
+inline std::string blender_differences(const meshport::Scene& a, const meshport::Scene& b, float tolerance) {
+  meshport::DiffOptions o;
+  o.tolerance = tolerance;
+  std::string r;
+  for (const meshport::Difference& d : meshport::diff(a, b, o)) {
+    if (d.path.ends_with(".normals") && d.a == "missing" && d.b == "present") continue;
+    if (d.path.starts_with("materials[") && d.path.ends_with("]") && d.a == "present" && d.b == "missing") continue;
+    r += meshport::to_string(d) + "\n";
+  }
+  return r;
 }
 
 }  // namespace testutil

@@ -87,21 +87,12 @@ std::vector<std::map<std::string, int>> polygons_of(const std::string& pie) {
   return levels;
 }
 
-// meshport::diff's differences but those Blender always makes (normals written for every mesh,
-// unused materials dropped), with the PIE data's level -> mesh indices of `a` (Blender orders
-// meshes its own way).
-// Blender gives normals back within a few thousandths (docs/gltf-obj.md), hence 5e-3.
+// testutil::blender_differences with the PIE data's level -> mesh indices of `a` (Blender orders
+// meshes its own way); Blender gives normals back within a few thousandths (docs/gltf-obj.md),
+// hence 5e-3.
 std::string differences(const Scene& a, Scene b) {
   b.pie = a.pie;
-  DiffOptions o;
-  o.tolerance = 5e-3f;
-  std::string r;
-  for (const Difference& d : diff(a, b, o)) {
-    if (d.path.ends_with(".normals") && d.a == "missing" && d.b == "present") continue;
-    if (d.path.starts_with("materials[") && d.path.ends_with("]") && d.a == "present" && d.b == "missing") continue;
-    r += to_string(d) + "\n";
-  }
-  return r;
+  return testutil::blender_differences(a, b, 5e-3f);
 }
 
 std::string text_of(const std::vector<uint8_t>& b) { return {b.begin(), b.end()}; }

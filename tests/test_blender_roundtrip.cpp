@@ -47,19 +47,8 @@ bool through_blender(const std::vector<Job>& jobs, std::string& log) {
   return testutil::run_blender("roundtrip.py", args, outputs, log);
 }
 
-// meshport::diff's differences but those Blender always makes: it writes normals for every mesh
-// (`meshes[x].normals: missing vs present`) and drops materials no mesh uses (`materials[x]:
-// present vs missing`; PIE keeps its texture pages in its own data).
 std::string differences(const Scene& a, const Scene& b, float tolerance) {
-  DiffOptions o;
-  o.tolerance = tolerance;
-  std::string r;
-  for (const Difference& d : diff(a, b, o)) {
-    if (d.path.ends_with(".normals") && d.a == "missing" && d.b == "present") continue;
-    if (d.path.starts_with("materials[") && d.path.ends_with("]") && d.a == "present" && d.b == "missing") continue;
-    r += to_string(d) + "\n";
-  }
-  return r;
+  return testutil::blender_differences(a, b, tolerance);
 }
 
 std::string text_of(const std::vector<uint8_t>& b) { return {b.begin(), b.end()}; }
