@@ -336,3 +336,134 @@ TEST(GltfMorph, ReaderTakesStepWeightsAsLinearWithAWarning) {
   EXPECT_EQ(p.animations[0].framerate, 2.0f);
   EXPECT_EQ(p.animations[0].channels, 0u);
 }
+
+// ---- Weights outside [0, 1] (gltf_morph_ranges.h) ---------------------------------------------
+
+namespace {
+
+// fold_scene with a third target and weights of each kind: target 0 stays in [0, 1], target 1
+// reaches -20.4 and 15 (a "+" and a "-" target scaled by 32), target 2 reaches 2.5 (one target
+// scaled by 4).
+Scene ranged_scene() {
+  Scene s = fold_scene(true);
+  MorphTarget t = s.meshes[0].morph_targets[0];
+  t.name = "shape 2";
+  for (float& x : t.positions) x *= -0.75f;
+  s.meshes[0].morph_targets.push_back(t);
+  s.meshes[0].morph_weights = {0.25f, -3, 0.5f};
+  Animation a;
+  a.name = "modes";
+  a.framerate = 30;
+  a.morph_weights.push_back(track(0, {0, 1 / 30.0f, 2 / 30.0f}, {0, -20.4f, 0.5f, 1, 0, 2.5f, 0.5f, 15, 0}));
+  s.animations.push_back(a);
+  return s;
+}
+
+Scene read_text(const std::string& text, Diagnostics* d = nullptr) {
+  return read_memory({reinterpret_cast<const uint8_t*>(text.data()), text.size()}, Format::Gltf, "m.gltf", d);
+}
+
+// The displacement of vertex v, axis c, at weights w (one per target).
+double displaced(const Mesh& m, const std::vector<float>& w, size_t v, size_t c) {
+  double x = 0;
+  for (size_t k = 0; k < m.morph_targets.size(); ++k) x += double(w[k]) * m.morph_targets[k].positions[v * 3 + c];
+  return x;
+}
+
+}  // namespace
+
+// Blender clamps shape-key weights to [0, 1] (unless the first key lies outside): a target whose
+// weights leave that range is written as a "+" and a "-" target of displacements scaled by a power
+// of two, every weight in [0, 1], and meshport reads the original back bit for bit.
+TEST(GltfMorph, WeightsOutsideZeroToOneAreWrittenInRange) {
+  const Scene s = ranged_scene();
+  Diagnostics wd;
+  std::vector<uint8_t> bytes = write_memory(s, Format::Gltf, {}, &wd);
+  EXPECT_TRUE(wd.items.empty()) << wd.items[0].to_string();
+  json j = json::parse(bytes.begin(), bytes.end());
+  const json& mesh = j["meshes"][0];
+  EXPECT_EQ(mesh["extras"]["meshport"]["morph_ranges"],
+            json({{"source", {0, 1, 1, 2}}, {"scale", {1.0, 32.0, -32.0, 4.0}}}));
+  EXPECT_EQ(mesh["extras"]["targetNames"], json({"shape 0", "shape 1", "shape 1-neg", "shape 2"}));
+
+  // What any other player sees: the file without meshport's extras.
+  j["meshes"][0]["extras"].erase("meshport");
+  Diagnostics pd;
+  const Scene p = read_text(j.dump(), &pd);
+  ASSERT_EQ(p.meshes[0].morph_targets.size(), 4u);
+  const Mesh& src = s.meshes[0];
+  const Mesh& got = p.meshes[0];
+  for (size_t i = 0; i < src.morph_targets[1].positions.size(); ++i) {
+    EXPECT_EQ(got.morph_targets[1].positions[i], 32 * src.morph_targets[1].positions[i]);
+    EXPECT_EQ(got.morph_targets[2].positions[i], -32 * src.morph_targets[1].positions[i]);
+    EXPECT_EQ(got.morph_targets[3].positions[i], 4 * src.morph_targets[2].positions[i]);
+    EXPECT_EQ(got.morph_targets[0].positions[i], src.morph_targets[0].positions[i]);
+  }
+  EXPECT_EQ(got.morph_weights, (std::vector<float>{0.25f, 0, 3 / 32.0f, 0.125f}));
+  ASSERT_EQ(p.animations.size(), 1u);
+  const std::vector<float>& w = p.animations[0].morph_weights.at(0).weights;
+  EXPECT_EQ(w, (std::vector<float>{0, 0, 20.4f / 32, 0.125f, 1, 0, 0, 2.5f / 4, 0.5f, 15.0f / 32, 0, 0}));
+  for (float x : w) EXPECT_TRUE(x >= 0 && x <= 1) << x;
+  // ... and the shape it plays at every key is the source's.
+  const std::vector<float>& sw = s.animations[0].morph_weights[0].weights;
+  for (size_t key = 0; key < 3; ++key)
+    for (size_t v = 0; v < 6; ++v)
+      for (size_t c = 0; c < 3; ++c)
+        EXPECT_NEAR(displaced(got, {w.begin() + long(key) * 4, w.begin() + long(key) * 4 + 4}, v, c),
+                    displaced(src, {sw.begin() + long(key) * 3, sw.begin() + long(key) * 3 + 3}, v, c), 1e-5)
+            << key << " " << v << " " << c;
+
+  // meshport merges the pairs back: the Scene as written, bit for bit.
+  Diagnostics rd;
+  const Scene r = read_memory(bytes, Format::Gltf, "m.gltf", &rd);
+  EXPECT_TRUE(rd.items.empty()) << rd.items[0].to_string();
+  EXPECT_EQ(r.meshes[0].morph_targets, src.morph_targets);
+  EXPECT_EQ(r.meshes[0].morph_weights, src.morph_weights);
+  ASSERT_EQ(r.animations.size(), 1u);
+  EXPECT_EQ(r.animations[0].morph_weights, s.animations[0].morph_weights);
+  // Weights all in [0, 1]: written as they are, without the extras.
+  const json plain = gltf_json(fold_scene(true));
+  EXPECT_FALSE(plain["meshes"][0]["extras"].contains("meshport")) << plain["meshes"][0]["extras"].dump();
+}
+
+// Malformed morph_ranges extras (a tool's edit, a hostile file): the targets are read as they are,
+// with a warning naming the mesh and what is wrong.
+TEST(GltfMorph, MalformedMorphRangesAreIgnoredWithAWarning) {
+  const json good = gltf_json(ranged_scene());
+  const json cases[] = {
+      json::array(),
+      {{"source", {0, 1, 1}}, {"scale", {1, 32, -32}}},
+      {{"source", {0, 1, 1, 7}}, {"scale", {1, 32, -32, 4}}},
+      {{"source", {0, 1, 1, 3}}, {"scale", {1, 32, -32, 4}}},
+      {{"source", {0, 1, 1, 2}}, {"scale", {1, 32, 0, 4}}},
+      {{"source", {0, 1, 1, 2}}, {"scale", {1, 32, "x", 4}}},
+      {{"source", {0, 1, 1, -1}}, {"scale", {1, 32, -32, 4}}},
+      {{"source", {0, 1.5, 1, 2}}, {"scale", {1, 32, -32, 4}}},
+      {{"source", {0, 1, 1, 2}}, {"scale", {1, 32, -32, 1e39}}},
+  };
+  for (const json& c : cases) {
+    SCOPED_TRACE(c.dump());
+    json j = good;
+    j["meshes"][0]["extras"]["meshport"]["morph_ranges"] = c;
+    Diagnostics d;
+    const Scene r = read_text(j.dump(), &d);
+    EXPECT_TRUE(has_warning(d, "meshes[0].extras.meshport.morph_ranges: ")) << (d.items.empty() ? "" : d.items[0].to_string());
+    EXPECT_TRUE(has_warning(d, "its 4 morph targets are read as they are"));
+    ASSERT_EQ(r.meshes[0].morph_targets.size(), 4u);
+    EXPECT_EQ(r.animations.at(0).morph_weights.at(0).weights.size(), 12u);
+  }
+}
+
+// Blender cannot import a shape key named "": without any name no targetNames are written; mixed,
+// the unnamed ones are named after their index, with a warning.
+TEST(GltfMorph, UnnamedTargetsGetNamesBlenderCanImport) {
+  Scene s = fold_scene(true);
+  for (MorphTarget& t : s.meshes[0].morph_targets) t.name.clear();
+  EXPECT_FALSE(gltf_json(s)["meshes"][0].contains("extras"));
+  s.meshes[0].morph_targets[1].name = "smile";
+  Diagnostics d;
+  const std::vector<uint8_t> b = write_memory(s, Format::Gltf, {}, &d);
+  const json j = json::parse(b.begin(), b.end());
+  EXPECT_EQ(j["meshes"][0]["extras"]["targetNames"], json({"target0", "smile"}));
+  EXPECT_TRUE(has_warning(d, "mesh 0 ('fold'): 1 of its 2 morph targets have no name; written as 'target<index>'"));
+}

@@ -500,6 +500,7 @@ Scene run(Reader& rd) {
   resolve_polygon_materials(rd);
   read_attachments(rd);
   read_animations(rd);
+  restore_morph_ranges(rd);
   restore_animation_order(rd);
   rebase_joints(rd);
   restore_extras(rd);

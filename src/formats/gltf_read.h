@@ -437,4 +437,8 @@ void restore_format_data(Reader& rd, Mesh& m, const json& mp, const std::string&
 void restore_extras(Reader& rd);
 void restore_pie(Reader& rd, const json& mp);
 
+// gltf_read_morph_ranges.cpp: mesh extras.meshport.morph_ranges (gltf_morph_ranges.h): the "+"
+// and "-" targets of out-of-range weights merged back into the Scene's targets and tracks.
+void restore_morph_ranges(Reader& rd);
+
 }  // namespace meshport::gltf::read_impl

@@ -115,6 +115,10 @@
 //   "format_streams": [{"name": string, "components": uint, "data": [float]}]
 //                                     the format streams (is_format_stream, scene.h: "pie.point"),
 //                                     one tuple per vertex, not written as glTF attributes
+//   "morph_ranges": {"source": [int], "scale": [float]}
+//                                     targets whose weights leave [0, 1] written as a "+" and
+//                                     a "-" target of scaled displacements, weights in [0, 1]
+//                                     (gltf_morph_ranges.h: Blender clamps shape keys to [0, 1])
 // Mesh primitive extras.meshport:
 //   "streams": one entry per VertexStream written, in the Scene's stream order:
 //     {"attribute": "position" | "texcoord" | "normal" | "tangent" | "blendindexes" |
@@ -373,8 +377,14 @@ std::vector<OutputFile> write(const Scene& input, const WriteOptions& options, b
   std::vector<TextureLookup> textures = material_textures(input, options);
   const std::optional<Scene> tangents = with_normal_map_tangents(input, textures, diags);
   const std::optional<Scene> apart = with_repeated_faces_apart(tangents ? *tangents : input);
-  const Scene& scene = apart ? *apart : tangents ? *tangents : input;
+  std::vector<std::optional<MorphRanges>> morph_ranges;
+  std::vector<std::string> range_warnings;
+  const std::optional<Scene> ranged =
+      with_morph_ranges(apart ? *apart : tangents ? *tangents : input, morph_ranges, range_warnings);
+  for (std::string& m : range_warnings) wwarn(diags, std::move(m));
+  const Scene& scene = ranged ? *ranged : apart ? *apart : tangents ? *tangents : input;
   Writer w(scene, options, output_dir, diags);
+  w.morph_ranges = std::move(morph_ranges);
   w.binary = binary;
   w.buf.compress = options.compress;
   w.textures = std::move(textures);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "formats/gltf.h"
+#include "formats/gltf_morph_ranges.h"
 #include "ops/dmath.h"
 #include "ops/math.h"
 
@@ -134,6 +135,7 @@ struct Writer {
   std::vector<int32_t> gltf_mesh;  // per Scene mesh: its glTF mesh, -1: not written
   std::vector<int32_t> mesh_node;  // per Scene mesh: its node, -1: not written
   std::vector<json> modedef_mesh;  // per Scene mesh: its ModeDef source's extras (gltf_modedef.h), or null
+  std::vector<std::optional<MorphRanges>> morph_ranges;  // per Scene mesh: out-of-range weights encoded
   std::vector<std::string> mesh_names;  // per glTF mesh: its name as written
   json animation_extras = json::array();  // per glTF animation: its extras.meshport, with its name
 

@@ -409,10 +409,23 @@ void emit_mesh(Writer& w, size_t mi, const Influences* inf_in) {
                                    m.morph_targets.size(), m.morph_targets.size()));
       mesh["weights"] = std::move(weights);
     }
-    mesh["extras"] = {{"targetNames", std::move(names)}};
+    // Blender's importer cannot import a shape key named "" (it looks the key up by the name
+    // Blender gave it): no names when none has one, else the unnamed ones get "target<k>".
+    size_t unnamed = 0;
+    for (json& n : names) unnamed += n.get_ref<const std::string&>().empty();
+    if (unnamed && unnamed < names.size()) {
+      for (size_t k = 0; k < names.size(); ++k)
+        if (names[k].get_ref<const std::string&>().empty()) names[k] = fmt::format("target{}", k);
+      wwarn(w.diags, fmt::format("{}: {} of its {} morph targets have no name; written as 'target<index>' (Blender "
+                                 "cannot import a shape key without a name)",
+                                 label, unnamed, names.size()));
+    }
+    if (unnamed < names.size()) mesh["extras"] = {{"targetNames", std::move(names)}};
   }
   if (json fd = format_data_json(m); !fd.is_null()) mesh["extras"]["meshport"] = std::move(fd);
   if (non_finite) wwarn(w.diags, fmt::format("{}: {} values that are not finite written as 0", label, non_finite));
+  if (mi < w.morph_ranges.size() && w.morph_ranges[mi])
+    mesh["extras"]["meshport"]["morph_ranges"] = morph_ranges_json(*w.morph_ranges[mi]);
   if (mi < w.modedef_mesh.size() && !w.modedef_mesh[mi].is_null())
     mesh["extras"]["meshport"]["modedef"] = std::move(w.modedef_mesh[mi]);
   json extras = {{"streams", std::move(streams)}};
