@@ -75,7 +75,21 @@ std::optional<Format> format_from_path(std::string_view path) {
 static Format resolve(const std::optional<Format>& given, const std::string& path) {
   if (given) return *given;
   if (auto f = format_from_path(path)) return *f;
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) fail(path, "is a directory, not a model file (batch converts folders)");
   fail(path, "unknown format: cannot tell it from the file name; give it with --from/--to");
+}
+
+// The output's format: --to, unless the file's extension names another format (writing IQM bytes
+// into a .glb would only mislead), which is an error unless forced.
+static Format resolve_output(const WriteOptions& options, const std::string& path) {
+  const Format f = resolve(options.format, path);
+  const std::optional<Format> named = format_from_path(path);
+  if (named && *named != f && !options.force_format)
+    fail(path, fmt::format("the file name says {} but the format asked for is {}: name the file {} or give "
+                           "--force-format",
+                           format_info(*named).name, format_info(f).name, format_info(f).extensions.front()));
+  return f;
 }
 
 namespace {
@@ -430,7 +444,7 @@ void write_listing_files(const Scene& scene, const std::string& path, const Writ
     io::write_stdout(files.front().bytes);
     return;
   }
-  Format f = resolve(options.format, path);
+  Format f = resolve_output(options, path);
   if (!format_info(f).can_write) fail(path, std::string(format_info(f).name) + " cannot be written");
   Diagnostics local;
   Diagnostics& d = diags ? *diags : local;

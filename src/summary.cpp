@@ -287,14 +287,23 @@ std::string format_names(bool writable) {
 }
 
 std::string formats_text() {
-  std::string out;
-  put(out, "{:<8} {:<6} {:<6} {:<12} {}\n", "format", "read", "write", "extensions", "description");
-  for (const auto& f : formats()) {
+  // Columns as wide as their longest entry, so every row aligns.
+  auto extensions = [](const FormatInfo& f) {
     std::string exts;
     for (auto e : f.extensions) exts += (exts.empty() ? "" : " ") + std::string(e);
-    put(out, "{:<8} {:<6} {:<6} {:<12} {}\n", f.name, f.can_read ? "yes" : "no", f.can_write ? "yes" : "no", exts,
-        f.description);
+    return exts;
+  };
+  size_t name_width = 6, ext_width = 10;
+  for (const auto& f : formats()) {
+    name_width = std::max(name_width, f.name.size());
+    ext_width = std::max(ext_width, extensions(f).size());
   }
+  std::string out;
+  put(out, "{:<{}} {:<5} {:<5} {:<{}} {}\n", "format", name_width, "read", "write", "extensions", ext_width,
+      "description");
+  for (const auto& f : formats())
+    put(out, "{:<{}} {:<5} {:<5} {:<{}} {}\n", f.name, name_width, f.can_read ? "yes" : "no",
+        f.can_write ? "yes" : "no", extensions(f), ext_width, f.description);
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <csignal>
 #include <filesystem>
@@ -62,10 +63,10 @@ void make_tree(const fs::path& root, int n, const std::string& model = {}) {
 // Runs the CLI with argv on a pseudo-terminal (its stdout and stderr); `on_output` sees the
 // output so far and may send a signal. Returns the exit status (128 + signal if killed).
 int run_on_pty(const std::vector<std::string>& args, std::string& output,
-               const std::function<void(pid_t, const std::string&)>& on_output = {}) {
+               const std::function<void(pid_t, const std::string&)>& on_output = {}, unsigned short columns = 100) {
   int master = -1;
   winsize ws{};
-  ws.ws_col = 100;
+  ws.ws_col = columns;
   ws.ws_row = 30;
   const pid_t pid = forkpty(&master, nullptr, nullptr, &ws);
   if (pid < 0) return -1;
@@ -161,6 +162,32 @@ TEST(BatchCli, TerminalGetsABarRedrawnInPlace) {
     const size_t end = out.find_first_of("\r\n", pos);
     EXPECT_LT((end == std::string::npos ? out.size() : end) - pos, 100u);
   }
+}
+
+// On an 80-column terminal the current file stays readable: the bar narrows and the path is
+// shortened from the left, keeping the file name (it was cut to about 7 characters of the path).
+TEST(BatchCli, NarrowTerminalKeepsTheFileName) {
+  TempDir t;
+  make_tree(t.path / "in", 30);
+  std::string out;
+  run_on_pty({"batch", (t.path / "in").string(), "-o", (t.path / "out").string(), "--to", "glb", "-j", "1"}, out, {},
+             80);
+  size_t pos = 0, named = 0;
+  while ((pos = out.find("\r\033[K", pos)) != std::string::npos) {
+    pos += 4;
+    const size_t end = out.find_first_of("\r\n", pos);
+    const std::string line = out.substr(pos, (end == std::string::npos ? out.size() : end) - pos);
+    // Bar lines only ("[###...] 12/31 38% ..." or, without the bar, "12/31 38% ..."): not the
+    // diagnostics and the summary printed after clearing it.
+    if (line.empty() || !(line[0] == '[' || std::isdigit(static_cast<unsigned char>(line[0]))) ||
+        line.find('%') == std::string::npos)
+      continue;
+    EXPECT_LT(line.size(), 80u) << line;
+    const size_t m = line.find("/m");
+    if (line.find("ETA") != std::string::npos && m != std::string::npos && line.find(".pie", m) != std::string::npos)
+      ++named;
+  }
+  EXPECT_GT(named, 0u) << out;
 }
 
 TEST(BatchCli, InterruptLeavesNoPartialFiles) {

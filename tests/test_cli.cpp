@@ -39,8 +39,8 @@ TEST(Cli, NoCommandIsAnError) { EXPECT_NE(run("").status, 0); }
 TEST(Cli, FormatsListsReadAndWrite) {
   CliRun r = run("formats");
   EXPECT_EQ(r.status, 0);
-  EXPECT_NE(r.out.find("iqe      yes    yes    .iqe "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("iqm      yes    yes    .iqm "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("iqe           yes   yes   .iqe "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("iqm           yes   yes   .iqm "), std::string::npos) << r.out;
 }
 
 TEST(Cli, ConvertIqeToIqmAndInfoJson) {
@@ -104,6 +104,60 @@ TEST(Cli, ConvertUnknownExtensionNeedsTo) {
   c = run("convert " + data("skinned.iqe") + " --to bogus -o " + (t / "out.xyz"));
   EXPECT_NE(c.status, 0);
   EXPECT_NE(c.out.find("unknown format 'bogus'"), std::string::npos) << c.out;
+}
+
+// The conventions (issue 34): exit 0 success, 1 failure, 2 usage error; an unknown command says so;
+// usage lines name "meshport", not the binary's path.
+TEST(Cli, ExitStatusIsZeroOneOrTwo) {
+  CliRun u = run("frobnicate x");
+  EXPECT_EQ(u.status, 2);
+  EXPECT_NE(u.out.find("meshport: unknown command 'frobnicate'; see meshport --help"), std::string::npos) << u.out;
+  EXPECT_EQ(run("").status, 2);
+  EXPECT_EQ(run("convert").status, 2);
+  EXPECT_EQ(run("info --no-such-option x.iqm").status, 2);
+  EXPECT_EQ(run("diff a.iqm").status, 2);
+  EXPECT_EQ(run("convert " + data("skinned.iqe") + " --to bogus -o x.iqm").status, 2);
+  EXPECT_EQ(run("--version").status, 0);
+  EXPECT_EQ(run("info --help").status, 0);
+  EXPECT_EQ(run("info /nonexistent/model.iqm").status, 1);
+  const CliRun h = run("convert --help");
+  EXPECT_NE(h.out.find("Usage: meshport convert"), std::string::npos) << h.out;
+  EXPECT_EQ(h.out.find(MESHPORT_CLI), std::string::npos) << h.out;
+}
+
+// An output whose extension names another format than --to is an error (IQM bytes in a .glb would
+// mislead every tool), unless --force-format; a folder given as a model says it is a folder.
+TEST(Cli, OutputExtensionMustAgreeWithTo) {
+  TempDir t;
+  CliRun c = run("convert " + data("skinned.iqe") + " -o " + (t / "a.glb") + " --to iqm");
+  EXPECT_EQ(c.status, 1);
+  EXPECT_NE(c.out.find("a.glb: error: the file name says glb but the format asked for is iqm: name the file .iqm or "
+                       "give --force-format"),
+            std::string::npos)
+      << c.out;
+  EXPECT_FALSE(fs::exists(t / "a.glb"));
+  c = run("convert " + data("skinned.iqe") + " -o " + (t / "a.glb") + " --to iqm --force-format");
+  EXPECT_EQ(c.status, 0) << c.out;
+  EXPECT_EQ(slurp(t / "a.glb").substr(0, 15), "INTERQUAKEMODEL");
+  c = run("convert " + data("skinned.iqe") + " -o " + (t / "b.glb") + " --to glb");
+  EXPECT_EQ(c.status, 0) << c.out;
+  c = run("info " + t.path.string());
+  EXPECT_EQ(c.status, 1);
+  EXPECT_NE(c.out.find(t.path.string() + ": error: is a directory, not a model file"), std::string::npos) << c.out;
+}
+
+// `formats` aligns every row (the ModeDef names are longer than the others).
+TEST(Cli, FormatsTableAligns) {
+  std::istringstream in(run("formats").out);
+  std::string line;
+  size_t read_column = std::string::npos, rows = 0;
+  while (std::getline(in, line)) {
+    const size_t at = line.find(rows == 0 ? " read " : line.find(" yes ") != std::string::npos ? " yes " : " no ");
+    ASSERT_NE(at, std::string::npos) << line;
+    if (rows++ == 0) read_column = at;
+    EXPECT_EQ(at, read_column) << line;
+  }
+  EXPECT_GE(rows, 13u);
 }
 
 TEST(Cli, ConvertMissingInput) {

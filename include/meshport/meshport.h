@@ -76,6 +76,8 @@ struct TextureAssignment {
 
 struct WriteOptions {
   std::optional<Format> format;  // by extension when unset
+  // Write `format` even where the output's extension names another format (else an error).
+  bool force_format = false;
   // Folder the materials' relative texture paths are relative to (convert sets it to the first
   // input's folder); a search folder when texture_model is empty. OBJ makes the path relative to
   // the output when found there, else keeps it as stored.

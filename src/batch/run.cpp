@@ -165,6 +165,12 @@ struct Runner {
     } catch (const std::exception& e) {
       d.add(Diagnostic{Severity::Error, item.input, 0, 0, -1, e.what()});
     }
+    // What writing the output found is about the input the user gave: name it, and the output.
+    for (Diagnostic& x : d.items)
+      if (x.file == item.output) {
+        x.file = item.input;
+        x.message += fmt::format(" (writing {})", item.output);
+      }
     item.milliseconds = seconds_since(t0) * 1000.0;
     const bool errors = d.has_errors(), warnings = d.warning_count() > 0 || d.dropped > 0;
     item.diagnostics = std::move(d.items);

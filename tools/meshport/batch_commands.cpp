@@ -82,7 +82,9 @@ CLI::App* add_batch_command(CLI::App& app, BatchArgs& a, const std::string& from
       ->group("Batch");
   add_common(cmd, a);
   add_conversion_options(cmd, a.conversion, from_help, to_help);
-  cmd->get_option("--to")->required();
+  std::string batch_to = to_help;
+  if (const size_t at = batch_to.find(" (default: by extension)"); at != std::string::npos) batch_to.resize(at);
+  cmd->get_option("--to")->required()->description(batch_to + " (required: every output gets its extension)");
   return cmd;
 }
 

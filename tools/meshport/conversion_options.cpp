@@ -91,6 +91,8 @@ void add_conversion_options(CLI::App* cmd, ConversionArgs& a, const std::string&
                       "glTF: read scene N of the (first) input (default: the file's default scene; info lists them)")
       ->type_name("N");
   cmd->add_option("--to", a.to, to_help);
+  cmd->add_flag("--force-format", a.force_format,
+                "Write --to's format even where the output's extension names another (else an error)");
   cmd->add_flag("--no-adjacency", a.no_adjacency, "IQM: do not write triangle adjacency");
   cmd->add_flag("--no-bounds", a.no_bounds, "IQM: do not write per-frame bounds");
   cmd->add_option("--textures", a.textures,
@@ -191,6 +193,7 @@ ConvertOptions conversion_options(const ConversionArgs& a) {
   o.read.format = parse_format(a.from, "--from");
   o.read.scene = a.scene;
   o.write.format = parse_format(a.to, "--to");
+  o.write.force_format = a.force_format;
   o.process = a.process;
   o.clips = clip_options(a);
   o.allow_empty = a.allow_empty;

@@ -29,6 +29,7 @@ struct ConversionArgs {
   // Animation clips (docs/animations.md)
   std::vector<std::string> anims, rename_anims, clips, fps, loop, no_loop;
   bool allow_empty = false;
+  bool force_format = false;  // --force-format
 };
 
 // Adds --from, --to, --scene and every processing and writing option to `cmd`.

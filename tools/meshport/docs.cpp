@@ -161,6 +161,9 @@ std::string man_page(const CLI::App& app, std::string_view version) {
     man_footer(out, *c);
     man_options(out, *c);
   }
+  out += ".SH EXIT STATUS\n0 success; 1 failure (a file could not be read or written, a batch file failed, "
+         "validate found errors, diff found differences); 2 usage error (an unknown command or option, a missing "
+         "argument; diff: a file that cannot be read).\n";
   out += ".SH SEE ALSO\nThe README and the docs/ folder of meshport's sources describe each format and command.\n";
   return out;
 }

@@ -76,7 +76,8 @@ int main(int argc, char** argv) {
   // (which grow the threshold otherwise): 388 -> 259 MB peak converting a 1M-vertex IQE.
   mallopt(M_MMAP_THRESHOLD, 1 << 20);
 #endif
-  CLI::App app{"meshport: read, write, validate and convert 3D game model formats"};
+  // Named, so usage lines say "meshport", not the path the binary was started by.
+  CLI::App app{"meshport: read, write, validate and convert 3D game model formats", "meshport"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "meshport " MESHPORT_VERSION);
   // Format names from the library's one table (meshport::formats()).
@@ -190,7 +191,24 @@ int main(int argc, char** argv) {
   cli::DocsArgs docs_args;
   auto* docs_cmd = cli::add_docs_command(app, docs_args);
 
-  CLI11_PARSE(app, argc, argv);
+  // Exit status everywhere: 0 success, 1 failure, 2 usage error (CLI11's own codes are 100+).
+  auto usage_exit = [&app](const CLI::Error& e) {
+    const int code = app.exit(e);  // prints the message (help and version to stdout)
+    return code == 0 ? 0 : 2;
+  };
+  if (argc > 1 && argv[1][0] != '-') {
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands({})) known = known || sub->check_name(argv[1]);
+    if (!known) {
+      fmt::print(stderr, "meshport: unknown command '{}'; see meshport --help\n", argv[1]);
+      return 2;
+    }
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return usage_exit(e);
+  }
 
   try {
     if (*convert) {
@@ -279,7 +297,7 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "{}\n", e.what());
     return 1;
   } catch (const CLI::Error& e) {
-    return app.exit(e);
+    return usage_exit(e);
   } catch (const std::bad_alloc&) {
     fmt::print(stderr, "error: out of memory\n");
     return 1;

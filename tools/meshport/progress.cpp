@@ -48,12 +48,23 @@ void ProgressPrinter::clear_bar() {
   bar_shown_ = false;
 }
 
+// `path` in at most `room` columns: shortened from the left ("...d7/m73.pie"), so the file name,
+// which is what changes, stays readable.
+static std::string fit_left(const std::string& path, size_t room) {
+  if (path.size() <= room) return path;
+  if (room <= 3) return path.substr(path.size() - room);
+  return "..." + path.substr(path.size() - (room - 3));
+}
+
 void ProgressPrinter::draw_bar(const BatchProgress& p) {
   const size_t width = terminal_width(out_);
-  constexpr size_t kBar = 24;
-  const size_t filled = p.total ? kBar * p.finished / p.total : kBar;
-  std::string line = fmt::format("[{}{}] {}", std::string(filled, '#'), std::string(kBar - filled, '.'), counts(p));
-  if (!p.current.empty()) line += "  " + p.current;
+  // The bar narrows (or goes) on narrow terminals so that the current file keeps ~24 columns.
+  const std::string c = counts(p);
+  const size_t wanted = c.size() + 2 + 24 + 1;
+  const size_t bar = width >= wanted + 26 ? 24 : width >= wanted + 12 ? 10 : 0;
+  const size_t filled = p.total ? bar * p.finished / p.total : bar;
+  std::string line = bar ? fmt::format("[{}{}] {}", std::string(filled, '#'), std::string(bar - filled, '.'), c) : c;
+  if (!p.current.empty() && line.size() + 2 < width - 1) line += "  " + fit_left(p.current, width - 1 - line.size() - 2);
   if (line.size() > width - 1) line = line.substr(0, width - 1);
   fmt::print(out_, "\r\033[K{}", line);
   std::fflush(out_);
