@@ -230,6 +230,7 @@ CurveFit fit_curves(const std::vector<Channel>& used, double fps, double max_tim
   }
   const double eps = 1e-4 / fps;
   uint32_t m = 1;
+  int tries = 0;
   for (;;) {
     const std::vector<double> times = curve_frame_times(fps, max_time, keys, m);
     fit.multiple = m, fit.frames = times.size(), fit.err = {}, fit.worst_over = -1;
@@ -246,8 +247,10 @@ CurveFit fit_curves(const std::vector<Channel>& used, double fps, double max_tim
       fit.reached = false;
       break;
     }
+    // After a few tries (an error that does not fall as 1 / m^2: a jump between keys sharing a
+    // time) m at least doubles, so the search ends within about 20 measurements.
     const double guess = std::ceil(m * std::sqrt(fit.worst_over / kAim));
-    m = uint32_t(std::min(most, std::max(double(m) + 1, guess)));
+    m = uint32_t(std::min(most, std::max(double(m) * (++tries > 4 ? 2 : 1) + 1, guess)));
   }
   fit.reached = fit.reached && fit.worst_over <= 1;
   return fit;
