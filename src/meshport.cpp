@@ -211,6 +211,14 @@ Scene with_even_frames(const Scene& scene, Format format, float fps, Diagnostics
     }
     if (a.times.empty()) continue;
     float rate = a.framerate > 0 ? a.framerate : 30.0f;
+    if (a.interpolation == Interpolation::Step && a.channels > 0 && a.times.front() > 0 &&
+        a.poses.size() >= a.channels) {
+      // STEP keys read from glTF keep their times; a player shows the first key from time 0, so
+      // the frames do too (frame f at f / rate holds the last key at or before it).
+      a.times.insert(a.times.begin(), 0.0f);
+      const std::vector<Transform> first(a.poses.begin(), a.poses.begin() + ptrdiff_t(a.channels));
+      a.poses.insert(a.poses.begin(), first.begin(), first.end());
+    }
     const Animation source = a;
     a = resample_animation(a, rate);
     d.add(warning("", fmt::format("animation '{}' has unevenly spaced keys; {} frames are evenly spaced: "
@@ -314,6 +322,13 @@ std::vector<OutputFile> write_format(const Scene& input, Format format, const Wr
   // glTF keeps both (ops/instances.h).
   const bool gltf = format == Format::Gltf || format == Format::Glb;
   const Scene& timed = even_frames ? resampled : input;
+  if (format == Format::Iqe || format == Format::Iqm)
+    for (const Animation& a : timed.animations)
+      if (a.interpolation == Interpolation::Step && a.frame_count() > 1)
+        d.add(warning("", fmt::format("animation '{}': {} has no step interpolation: its {} frames hold the STEP "
+                                      "poses exactly, but players blend between them instead of holding each until "
+                                      "the next",
+                                      a.name, format_info(format).name, a.frame_count())));
   const bool bake = !gltf && ops::has_texture_transforms(timed);
   const bool prepare = !gltf && std::any_of(timed.meshes.begin(), timed.meshes.end(), [](const Mesh& m) {
     return !m.instances.empty() || m.topology != Topology::Triangles || m.lod != 0;

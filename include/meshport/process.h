@@ -123,9 +123,16 @@ Animation resample_animation(const Animation& a, float framerate);
 // times; other sources' frames or keys by resample_animation); off never resamples (a glTF's
 // uneven keys are kept as Animation::times, and writing a format of evenly spaced frames is an
 // error naming the animation). Neither: as before (uneven keys at their framerate, else 30 fps).
+// Without fps, glTF CUBICSPLINE curves are sampled at a multiple of the keys' rate (or, with off,
+// their key intervals cut into equal parts) chosen so that blending between the frames stays
+// within `tolerance` of the model's size (the diagonal of its rest-pose box) in translation,
+// `tolerance` in scale and `degrees` in rotation (convert --curve-tolerance; docs/animations.md
+// "Curves within a bound").
 struct ResampleOptions {
   float fps = 0;
   bool off = false;
+  double tolerance = 1e-4;
+  double degrees = 0.01;
 };
 // The largest difference resampling introduced, per kind of channel: translation in the
 // channel's units (distance), rotation in degrees (angle between the quaternions), scale as the

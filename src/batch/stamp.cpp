@@ -59,6 +59,7 @@ std::string fingerprint(const BatchOptions& o) {
   s += fmt::format("lods {}\nmsft-lod {}\n", fmt::join(o.convert.lods.ratios, ","), o.convert.lods.msft_lod);
   const ResampleOptions& rr = o.convert.read.resample;
   s += fmt::format("resample read {} {} write {} {}\n", rr.fps, rr.off, w.resample.fps, w.resample.off);
+  s += fmt::format("curve tolerance {} {}\n", rr.tolerance, rr.degrees);
   return s;
 }
 

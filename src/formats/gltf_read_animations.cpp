@@ -5,6 +5,8 @@
 #include "ops/components.h"
 #include "ops/rotation_error.h"
 
+#include <meshport/meshport.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -19,6 +21,8 @@ enum class Interp { Step, Linear, Cubic };
 // One animated property of one joint.
 struct Channel {
   uint32_t joint = 0;  // Scene joint
+  uint32_t node = 0;   // glTF node
+  uint32_t index = 0;  // in the animation's channels
   int path = 0;        // 0 translation, 1 rotation, 2 scale
   Interp interp = Interp::Linear;
   std::shared_ptr<const std::vector<float>> times;
@@ -70,6 +74,31 @@ void evaluate(const Channel& c, double t, double eps, float* v) {
 // How far the channel sampled at `fps` (frames 0 .. frames-1, blended between frames, or held
 // when `held`) is from the channel itself, at its keys and midway between frames; `err` keeps the
 // largest (translation distance, rotation degrees, scale component).
+// The channel's values a (at u = 0) and b (at u = 1) as a player blends them: slerp for rotations.
+void blend_values(const Channel& c, const float* a, const float* b, float u, float* got) {
+  if (u == 0) {
+    std::copy_n(a, c.comps, got);
+  } else if (c.path == 1) {
+    const Quat q = quat_slerp({a[0], a[1], a[2], a[3]}, {b[0], b[1], b[2], b[3]}, u);
+    std::copy_n(q.data(), 4, got);
+  } else {
+    for (uint32_t i = 0; i < c.comps; ++i) got[i] = a[i] + (b[i] - a[i]) * u;
+  }
+}
+
+// Keeps in `err` the larger of its value and the difference between `want` and `got`.
+void add_error(const Channel& c, const float* want, const float* got, ResampleError& err) {
+  if (c.path == 1) {
+    err.degrees = std::max(err.degrees, ops::rotation_degrees(want, got));
+  } else if (c.path == 0) {
+    double d2 = 0;
+    for (int i = 0; i < 3; ++i) d2 += (double(want[i]) - got[i]) * (double(want[i]) - got[i]);
+    err.translation = std::max(err.translation, std::sqrt(d2));
+  } else {
+    for (int i = 0; i < 3; ++i) err.scale = std::max(err.scale, std::fabs(double(want[i]) - got[i]));
+  }
+}
+
 void channel_error(const Channel& c, double fps, size_t frames, bool held, double eps, ResampleError& err) {
   if (frames == 0) return;
   std::vector<double> at(c.times->begin(), c.times->end());
@@ -82,24 +111,207 @@ void channel_error(const Channel& c, double fps, size_t frames, bool held, doubl
     evaluate(c, double(f0) / fps, eps, a);
     evaluate(c, double(f1) / fps, eps, b);
     evaluate(c, t, eps, want);
-    if (held || u == 0) {
-      std::copy_n(a, c.comps, got);
-    } else if (c.path == 1) {
-      const Quat q = quat_slerp({a[0], a[1], a[2], a[3]}, {b[0], b[1], b[2], b[3]}, u);
-      std::copy_n(q.data(), 4, got);
-    } else {
-      for (uint32_t i = 0; i < c.comps; ++i) got[i] = a[i] + (b[i] - a[i]) * u;
-    }
-    if (c.path == 1) {
-      err.degrees = std::max(err.degrees, ops::rotation_degrees(want, got));
-    } else if (c.path == 0) {
-      double d2 = 0;
-      for (int i = 0; i < 3; ++i) d2 += (double(want[i]) - got[i]) * (double(want[i]) - got[i]);
-      err.translation = std::max(err.translation, std::sqrt(d2));
-    } else {
-      for (int i = 0; i < 3; ++i) err.scale = std::max(err.scale, std::fabs(double(want[i]) - got[i]));
+    blend_values(c, a, b, held ? 0.0f : u, got);
+    add_error(c, want, got, err);
+  }
+}
+
+// ---- CUBICSPLINE curves within a bound (docs/animations.md "Curves within a bound") ----------
+
+// Points inside every frame interval where the error of a sampled curve is measured: u = k / 8,
+// k = 1..7. Between two frames inside one cubic segment the error is a cubic in u that is 0 at
+// both frames, whose largest value these points miss by at most about 2%; the search aims at
+// kAim of the bound so that the curve's true largest error stays under it.
+constexpr int kProbes = 8;
+constexpr double kAim = 0.98;
+// Frames the search may give one animation: at most kMaxCurveFrames, kMaxCurvePoses poses of all
+// its joints, and kMaxCurveProbes frames times CUBICSPLINE channels (the work of one measurement).
+constexpr size_t kMaxCurveFrames = size_t(1) << 16;
+constexpr size_t kMaxCurvePoses = size_t(1) << 21;
+constexpr size_t kMaxCurveProbes = size_t(1) << 22;
+
+struct CurveBound {
+  double size = 1;          // the model's size: the diagonal of its rest-pose box
+  double translation = 0;   // tolerance * size
+  double degrees = 0;
+  double scale = 0;         // tolerance (scale factors are relative already)
+};
+
+// How far over its bound an error is: the largest of error / bound over the three kinds.
+double over(const ResampleError& e, const CurveBound& b) {
+  return std::max({e.translation / b.translation, e.degrees / b.degrees, e.scale / b.scale});
+}
+
+// The model's size: the diagonal of the meshes' rest-pose box; without vertices, of the box of
+// the joints' rest translations and the translation keys; 1 when that is empty too.
+double model_size(const Scene& scene, const std::vector<Channel>& used) {
+  const Bounds b = scene_bounds(scene);
+  auto diagonal = [](const std::array<double, 3>& lo, const std::array<double, 3>& hi) {
+    return std::hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]);
+  };
+  if (!b.empty) {
+    const double d = diagonal({b.min[0], b.min[1], b.min[2]}, {b.max[0], b.max[1], b.max[2]});
+    if (d > 0 && std::isfinite(d)) return d;
+  }
+  std::array<double, 3> lo{HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi{-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+  auto add = [&](const float* v) {
+    for (int i = 0; i < 3; ++i) lo[i] = std::min(lo[i], double(v[i])), hi[i] = std::max(hi[i], double(v[i]));
+  };
+  for (const Joint& j : scene.joints) add(j.rest.translation.data());
+  for (const Channel& c : used)
+    if (c.path == 0)
+      for (size_t k = 0; k < c.times->size(); ++k) add(c.value(k));
+  const double d = lo[0] <= hi[0] ? diagonal(lo, hi) : 0;
+  return d > 0 && std::isfinite(d) ? d : 1;
+}
+
+// Frame times at `m` times the base rate: frames f / (fps m) from 0 to the last key (`keys`
+// empty), else every interval of `keys` (the union of the key times, --resample off) cut into m.
+std::vector<double> curve_frame_times(double fps, double max_time, const std::vector<float>& keys, uint32_t m) {
+  std::vector<double> t;
+  if (keys.empty()) {
+    const size_t frames = size_t(std::round(max_time * fps * m)) + 1;
+    for (size_t f = 0; f < frames; ++f) t.push_back(double(f) / (fps * m));
+    return t;
+  }
+  for (size_t k = 0; k + 1 < keys.size(); ++k)
+    for (uint32_t i = 0; i < m; ++i) t.push_back(keys[k] + (double(keys[k + 1]) - keys[k]) * i / m);
+  t.push_back(keys.back());
+  return t;
+}
+
+// The largest error of channel c sampled at `times` and blended between them, against its own
+// curve, at kProbes - 1 points inside every interval.
+ResampleError frames_error(const Channel& c, const std::vector<double>& times, double eps) {
+  ResampleError e;
+  float a[4]{}, b[4]{}, want[4]{}, got[4]{};
+  if (times.empty()) return e;
+  evaluate(c, times[0], eps, b);
+  for (size_t f = 0; f + 1 < times.size(); ++f) {
+    std::copy_n(b, 4, a);
+    evaluate(c, times[f + 1], eps, b);
+    for (int k = 1; k < kProbes; ++k) {
+      const double u = double(k) / kProbes;
+      evaluate(c, times[f] + (times[f + 1] - times[f]) * u, eps, want);
+      blend_values(c, a, b, float(u), got);
+      add_error(c, want, got, e);
     }
   }
+  return e;
+}
+
+// The search's result: the rate multiple chosen and the error it reaches.
+struct CurveFit {
+  uint32_t multiple = 1;
+  size_t frames = 0;
+  ResampleError err;       // the largest of every CUBICSPLINE channel, per kind
+  size_t worst = 0;        // index into `used` of the channel furthest over (or nearest) its bound
+  double worst_over = 0;   // its error / bound
+  bool checked = true;     // false: the base rate already needs more frames than the cap
+  bool reached = true;     // the bound holds
+  size_t cap = 0;
+};
+
+// The smallest multiple m of the base rate (m = 1, 2, ..., each try guessed from the last error:
+// linear blending of a smooth curve errs as 1 / m^2) whose frames keep every CUBICSPLINE channel
+// within `bound`, up to the frame cap.
+CurveFit fit_curves(const std::vector<Channel>& used, double fps, double max_time, const std::vector<float>& keys,
+                    size_t joints, const CurveBound& bound) {
+  CurveFit fit;
+  size_t cubic = 0;
+  for (const Channel& c : used) cubic += c.interp == Interp::Cubic;
+  fit.cap = std::min({kMaxCurveFrames, kMaxCurvePoses / std::max<size_t>(joints, 1), kMaxCurveProbes / cubic});
+  const double span = keys.empty() ? max_time * fps : double(keys.size() - 1);  // frames - 1 at m = 1
+  const double most = span > 0 ? std::floor(double(fit.cap - 1) / span) : 1;   // the largest m in the cap
+  if (!(most >= 1)) {
+    fit.checked = fit.reached = false;
+    fit.frames = size_t(std::round(span)) + 1;
+    return fit;
+  }
+  const double eps = 1e-4 / fps;
+  uint32_t m = 1;
+  int tries = 0;
+  for (;;) {
+    const std::vector<double> times = curve_frame_times(fps, max_time, keys, m);
+    fit.multiple = m, fit.frames = times.size(), fit.err = {}, fit.worst_over = -1;
+    for (size_t i = 0; i < used.size(); ++i) {
+      if (used[i].interp != Interp::Cubic) continue;
+      const ResampleError e = frames_error(used[i], times, eps / m);
+      fit.err.translation = std::max(fit.err.translation, e.translation);
+      fit.err.degrees = std::max(fit.err.degrees, e.degrees);
+      fit.err.scale = std::max(fit.err.scale, e.scale);
+      if (over(e, bound) > fit.worst_over) fit.worst_over = over(e, bound), fit.worst = i;
+    }
+    if (fit.worst_over <= kAim || !std::isfinite(fit.worst_over)) break;
+    if (double(m) >= most) {
+      fit.reached = false;
+      break;
+    }
+    // After a few tries (an error that does not fall as 1 / m^2: a jump between keys sharing a
+    // time) m at least doubles, so the search ends within about 20 measurements.
+    const double guess = std::ceil(m * std::sqrt(fit.worst_over / kAim));
+    m = uint32_t(std::min(most, std::max(double(m) * (++tries > 4 ? 2 : 1) + 1, guess)));
+  }
+  fit.reached = fit.reached && fit.worst_over <= 1;
+  return fit;
+}
+
+const char* path_name(int path) { return path == 0 ? "translation" : path == 1 ? "rotation" : "scale"; }
+
+// Picks the frames of an animation with CUBICSPLINE channels (fit_curves), sets `fps` (and cuts
+// `keys`, the union of key times under --resample off) to them, and reports: a note naming the
+// rate and the largest error (at the channel nearest its bound), or a warning when the frame cap
+// stops the search above the bound.
+void fit_cubic_curves(Reader& rd, const std::string& path, const std::string& anim_name,
+                      const std::vector<Channel>& used, size_t joints, double max_time, double& fps,
+                      std::vector<float>& keys) {
+  CurveBound bound;
+  bound.size = model_size(rd.scene, used);
+  bound.translation = rd.resample.tolerance * bound.size;
+  bound.degrees = rd.resample.degrees;
+  bound.scale = rd.resample.tolerance;
+  const CurveFit fit = fit_curves(used, fps, max_time, keys, joints, bound);
+  const double base = fps;
+  if (fit.multiple > 1) {
+    fps *= fit.multiple;
+    if (!keys.empty()) {
+      const std::vector<double> t = curve_frame_times(base, max_time, keys, fit.multiple);
+      keys.assign(t.begin(), t.end());
+    }
+  }
+  const std::string head = fmt::format("{} ('{}')", path, text::clip(anim_name));
+  const std::string rate = keys.empty() ? fmt::format("sampled at {:.6g} fps ({} times the keys' {:.6g} fps; {} frames)",
+                                                      fps, fit.multiple, base, fit.frames)
+                                        : fmt::format("sampled at {} frames ({} per interval of the key times)",
+                                                      fit.frames, fit.multiple);
+  if (!fit.checked) {
+    rd.warn(fmt::format("{}: CUBICSPLINE curves {}, without checking their error: even these are more than the cap "
+                        "of {} frames",
+                        head, rate, fit.cap));
+    return;
+  }
+  const Channel& c = used[fit.worst];
+  const Node& node = rd.nodes[c.node];
+  const std::string where =
+      fmt::format("{}.channels[{}] (node {}{}{}, {})", path, c.index, c.node, node.name.empty() ? "" : " '",
+                  node.name.empty() ? std::string() : text::clip(node.name) + "'", path_name(c.path));
+  const double worst = c.path == 0 ? fit.err.translation : c.path == 1 ? fit.err.degrees : fit.err.scale;
+  const double limit = c.path == 0 ? bound.translation : c.path == 1 ? bound.degrees : bound.scale;
+  const std::string bound_text =
+      c.path == 0   ? fmt::format("{:.4g} ({:.4g} of the model's size {:.4g})", limit, rd.resample.tolerance, bound.size)
+      : c.path == 1 ? fmt::format("{:.4g} degrees", limit)
+                    : fmt::format("{:.4g}", limit);
+  const std::string errors =
+      fmt::format("largest error {:.4g} in translation, {:.4g} degrees in rotation, {:.4g} in scale; nearest its "
+                  "bound: {}, error {:.4g} {} the bound {}",
+                  fit.err.translation, fit.err.degrees, fit.err.scale, where, worst,
+                  fit.reached ? "within" : "above", bound_text);
+  if (fit.reached)
+    rd.diags.add(note(rd.name, fmt::format("{}: CUBICSPLINE curves {}: {}", head, rate, errors)));
+  else
+    rd.warn(fmt::format("{}: CUBICSPLINE curves {}, the most the cap of {} frames allows: {} (--curve-tolerance "
+                        "sets the bound)",
+                        head, rate, fit.cap, errors));
 }
 
 }  // namespace
@@ -222,6 +434,8 @@ void read_animation(Reader& rd, uint32_t ai) {
     const json& smp = rd.object_at(samplers, s, sp);
     Channel out;
     out.joint = uint32_t(channel_of(*node));
+    out.node = *node;
+    out.index = uint32_t(c);
     out.path = which;
     out.comps = which == 1 ? 4 : 3;
     out.interp = interpolation(smp, sp);
@@ -387,7 +601,11 @@ void read_animation(Reader& rd, uint32_t ai) {
     fps = resample.fps, has_stored_rate = false, own_times = false, kept_times.clear(), kept_frames = 0;
     kept_step = false;
   }
-  std::vector<float> union_times;  // --resample off: the keys of every channel
+  // Every joint channel STEP: the frames are held, not blended (PIE's INTERPOLATE 0).
+  const bool all_step = !used.empty() && std::all_of(used.begin(), used.end(), [](const Channel& c) {
+    return c.interp == Interp::Step;
+  });
+  std::vector<float> union_times;  // --resample off, or STEP only: the keys of every channel
   if (fps <= 0) {
     double h = 0;
     for (const std::vector<float>* times : timing)
@@ -408,18 +626,29 @@ void read_animation(Reader& rd, uint32_t ai) {
     if (grid && 1 / h >= 1 - 1e-6 && 1 / h <= 240 + 1e-6) {
       fps = 1 / h;
       if (std::fabs(fps - std::round(fps)) <= 1e-4 * fps) fps = std::round(fps);
-    } else if (resample.off && !used.empty() && !own_times && kept_times.empty()) {
+    } else if ((resample.off || all_step) && !used.empty() && !own_times && kept_times.empty()) {
+      // Keys off one grid: kept as they are (--resample off, or STEP channels only, which frames
+      // at a fixed rate would move to the next frame).
       for (const Channel& c : used) union_times.insert(union_times.end(), c.times->begin(), c.times->end());
       std::sort(union_times.begin(), union_times.end());
       union_times.erase(std::unique(union_times.begin(), union_times.end()), union_times.end());
     }
   }
+  size_t nj = poses_only ? rd.mp.nodes.size() : rd.scene.joints.size();
+  // CUBICSPLINE curves: frames at a multiple of the rate (or keys cut into parts) that keeps
+  // them within the bound, unless --resample FPS set the rate or the writer's extras the frames.
+  const bool any_cubic =
+      std::any_of(used.begin(), used.end(), [](const Channel& c) { return c.interp == Interp::Cubic; });
+  if (any_cubic && !mp && resample.fps <= 0) fit_cubic_curves(rd, path, anim_name, used, nj, max_time, fps, union_times);
   anim.framerate = has_stored_rate ? stored_rate : float(fps);
-  // Every joint channel STEP: the frames are held, not blended (PIE's INTERPOLATE 0). Sampled at
-  // the frame times, the keys of evenly spaced STEP channels are the frames themselves.
-  if (!used.empty() &&
-      std::all_of(used.begin(), used.end(), [](const Channel& c) { return c.interp == Interp::Step; }))
-    anim.interpolation = Interpolation::Step;
+  // Sampled at the frame times, the keys of evenly spaced STEP channels are the frames themselves.
+  if (all_step) anim.interpolation = Interpolation::Step;
+  const size_t steps =
+      size_t(std::count_if(used.begin(), used.end(), [](const Channel& c) { return c.interp == Interp::Step; }));
+  if (steps && !all_step && !kept_step)
+    rd.warn(fmt::format("{} ('{}'): {} STEP channels among blended ones: a clip holds or blends all its channels, so "
+                        "they are sampled as frames that players blend (each step a ramp over one frame)",
+                        path, text::clip(anim_name), steps));
   if (kept_step && !used.empty()) anim.interpolation = Interpolation::Step;  // Blender samples STEP bones as LINEAR
   anim.morph_weights = std::move(tracks);
   if (used.empty()) {  // morph weights only: no frames
@@ -437,7 +666,6 @@ void read_animation(Reader& rd, uint32_t ai) {
                           : kept_frames ? double(kept_frames)
                           : resample.fps > 0 ? std::ceil(max_time * fps - 1e-4) + 1  // the last key in a frame
                                         : std::round(max_time * fps) + 1;
-  size_t nj = poses_only ? rd.mp.nodes.size() : rd.scene.joints.size();
   if (!(frames_d <= double(UINT32_MAX)))
     rd.error(path, fmt::format("{} frames ({} s at {} fps) are too many", frames_d, max_time, fps));
   const size_t frames = size_t(frames_d);

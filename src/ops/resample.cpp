@@ -49,16 +49,20 @@ Animation resample_animation(const Animation& a, float framerate) {
   const size_t frames = std::max(size_t(1), size_t(exact));
   out.poses.assign(frames * a.channels, Transform{});
   size_t k = 0;  // a.times[k] <= t < a.times[k + 1]
+  // Step: each key is held until the next, so a frame shows the last key at or before it; a key
+  // within 1e-4 of a frame of it (float key times) counts as at it.
+  const bool held = a.interpolation == Interpolation::Step;
+  const double eps = held ? 1e-4 / framerate : 0.0;
   for (size_t f = 0; f < frames; ++f) {
     const double t = start + std::min(double(f) / framerate, duration);
-    while (k + 1 < keys && double(a.times[k + 1]) <= t) ++k;
+    while (k + 1 < keys && double(a.times[k + 1]) <= t + eps) ++k;
     const size_t next = std::min(k + 1, keys - 1);
     const double span = double(a.times[next]) - double(a.times[k]);
     const float u = span > 0 ? float(std::clamp((t - double(a.times[k])) / span, 0.0, 1.0)) : 0.0f;
     for (size_t c = 0; c < a.channels; ++c) {
       const Transform& p = a.poses[k * a.channels + c];
       const Transform& q = a.poses[next * a.channels + c];
-      out.poses[f * a.channels + c] = u == 0.0f ? p : blend(p, q, u);
+      out.poses[f * a.channels + c] = u == 0.0f || held ? p : blend(p, q, u);
     }
   }
   return out;

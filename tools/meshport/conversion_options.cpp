@@ -157,6 +157,12 @@ void add_conversion_options(CLI::App* cmd, ConversionArgs& a, const std::string&
                   "largest error introduced")
       ->type_name("FPS|off")
       ->group(g);
+  cmd->add_option("--curve-tolerance", a.curve_tolerance,
+                  "glTF CUBICSPLINE curves are sampled at a rate that keeps them within T of the model's size in "
+                  "translation, T in scale and DEGREES in rotation (default 1e-4,0.01); prints the rate and the "
+                  "largest error")
+      ->type_name("T[,DEGREES]")
+      ->group(g);
   cmd->add_flag("--msft-lod", a.lods.msft_lod,
                 "glTF: write the --lods levels into the output itself, with the MSFT_lod extension")
       ->group(g);
@@ -208,6 +214,22 @@ ConvertOptions conversion_options(const ConversionArgs& a) {
       throw CLI::ValidationError("--resample", "expects frames per second (above 0, at most 1000) or 'off', got '" +
                                                    a.resample + "'");
     o.read.resample.fps = o.write.resample.fps = fps;
+  }
+  if (!a.curve_tolerance.empty()) {
+    const std::string& t = a.curve_tolerance;
+    const size_t comma = t.find(',');
+    auto number = [&](std::string_view v, double& out) {
+      auto r = std::from_chars(v.data(), v.data() + v.size(), out);
+      return r.ec == std::errc() && r.ptr == v.data() + v.size() && out > 0 && std::isfinite(out);
+    };
+    double tol = 0, deg = o.read.resample.degrees;
+    const std::string_view first = std::string_view(t).substr(0, comma);
+    if (!number(first, tol) || (comma != std::string::npos && !number(std::string_view(t).substr(comma + 1), deg)))
+      throw CLI::ValidationError("--curve-tolerance",
+                                 "expects T[,DEGREES], numbers above 0 (a fraction of the model's size, and degrees), "
+                                 "got '" + t + "'");
+    o.read.resample.tolerance = o.write.resample.tolerance = tol;
+    o.read.resample.degrees = o.write.resample.degrees = deg;
   }
   if (o.lods.msft_lod && o.lods.ratios.empty())
     throw CLI::ValidationError("--msft-lod", "needs the levels: give --lods R1,R2,...");
