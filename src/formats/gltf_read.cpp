@@ -124,6 +124,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string_view>
 #include <unordered_map>
@@ -425,7 +426,10 @@ std::span<const uint8_t> check_encoding(Reader& rd, std::span<const uint8_t> tex
 
 void parse_json(Reader& rd, std::span<const uint8_t> all, int64_t file_offset) {
   const std::span<const uint8_t> text = check_encoding(rd, all, file_offset);
-  rd.budget -= JsonCheck(rd.name, text, file_offset, rd.budget).run();
+  rd.part = "the JSON document";
+  const uint64_t json_bytes = JsonCheck(rd.name, text, file_offset, rd.remaining_proportional()).run();
+  rd.spent += json_bytes;
+  rd.spent_proportional += json_bytes;
   try {
     rd.doc = json::parse(text.begin(), text.end());
   } catch (const json::exception& e) {
@@ -513,11 +517,17 @@ namespace meshport::gltf {
 
 Scene read(std::span<const uint8_t> data, const std::string& name, const SideFileLoader& load, Diagnostics& diags,
            const ReadOptions& options) {
-  read_impl::Reader r(data, name, load, diags);
+  read_impl::Reader r(data, name, load, diags, options.max_memory);
   r.scene_choice = options.scene;
   r.resample = options.resample;
   r.scene_list = options.scenes;
-  return read_impl::run(r);
+  try {
+    return read_impl::run(r);
+  } catch (const std::bad_alloc&) {
+    // Past the budget's estimates (a library's own buffers, the system's limits): named.
+    fail(name, fmt::format("out of memory while reading {}{}", r.part.empty() ? std::string("the file") : r.part,
+                           r.max_memory ? "" : " (--max-memory lowers what a read may use)"));
+  }
 }
 
 }  // namespace meshport::gltf
