@@ -122,7 +122,8 @@ class DracoHeader {
     uint16_t flags = 0;
     if (!u8(c.major) || !u8(c.minor) || !u8(c.type) || !u8(c.method) || !u16(flags))
       return std::string("the Draco header is truncated");
-    if (c.type != 1) return std::string(c.type == 0 ? "is a Draco point cloud, not a triangle mesh" : "is not a Draco triangle mesh");
+    if (c.type != 1)
+      return std::string(c.type == 0 ? "is a Draco point cloud, not a triangle mesh" : "is not a Draco triangle mesh");
     if (c.major < 1 || c.major > 2 || (c.major == 2 && c.minor > 2))
       return fmt::format("Draco version {}.{} is not read (1.0 to 2.2)", c.major, c.minor);
     const uint32_t version = uint32_t(c.major) << 8 | c.minor;

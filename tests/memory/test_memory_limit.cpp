@@ -392,7 +392,7 @@ TEST(MemoryLimit, OutOfMemoryNamesTheFileAndThePart) {
   const fs::path file = t.path / "shared.glb";
   save(file, std::string(b.begin(), b.end()));
   constexpr int kNamed = 4;
-  const Outcome r = run_limited(kReadLimit, [&] {
+  const Outcome r = run_limited(kReadLimit, [&]() -> int {
     try {
       meshport::read(file.string());
     } catch (const Error& e) {
