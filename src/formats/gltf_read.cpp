@@ -4,8 +4,11 @@
 // Safety: every index is range-checked; every buffer view is checked against its buffer and
 // every accessor's extent (byteOffset + stride * (count - 1) + element size, in 128-bit
 // arithmetic) against its view before anything is read; what the Scene may grow to is bounded
-// by a budget proportional to the input (the file and the buffers it loads), so a hostile count
-// fails before it allocates; the node graph is checked for cycles and for nodes with two parents
+// by the memory budget (gltf_read.h; docs/limits.md "Memory budget": what is built, within 1 GiB
+// or 12 x the input + 32 MiB, or ReadOptions::max_memory; data the input does not hold within
+// 12 x the input + 32 MiB alone), so a hostile count fails before it allocates; a
+// std::bad_alloc anyway is an error naming the part being read; the node graph is checked for
+// cycles and for nodes with two parents
 // and walked iteratively. Errors name the JSON path of the offending value
 // ("accessors[3].count: ..."), the line and column of a JSON syntax error, or the byte offset of
 // a GLB framing error.
@@ -90,7 +93,8 @@
 //   KHR_meshopt_compression are decoded with meshoptimizer on first use (gltf_read_meshopt.cpp;
 //   fallback buffers without data are never loaded); primitives with KHR_draco_mesh_compression
 //   are decoded with libdraco, their accessors then read the decoded values (gltf_read_draco.cpp).
-//   Both pay the decoded size from the memory budget first; corrupt data is an error.
+//   Both bound the counts in their streams by what the compressed bytes can decode to and pay
+//   the decoded size from the memory budget first; corrupt data is an error.
 // - external buffers are relative paths only (percent-decoded, loaded through the SideFileLoader);
 //   absolute paths and URIs with a scheme are an error.
 // - the writer's `extras` (schema at the top of gltf_write.cpp; the document-level ones in
