@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <new>
 #include <thread>
 
 #include <algorithm>
@@ -169,9 +170,13 @@ void check_limits(const Scene& s, const std::string& name) {
 
 Scene read_with(std::span<const uint8_t> data, Format format, const std::string& name, const SideFileLoader& load,
                 Diagnostics& d, const ReadOptions& options = {}, bool mapped = false) {
-  Scene s = read_format(data, format, name, load, d, options, mapped);
-  check_limits(s, name);
-  return s;
+  try {
+    Scene s = read_format(data, format, name, load, d, options, mapped);
+    check_limits(s, name);
+    return s;
+  } catch (const std::bad_alloc&) {  // past what the reader's bounds foresaw (the glTF reader names the part)
+    fail(name, "out of memory while reading it");
+  }
 }
 
 // Formats whose animations are evenly spaced frames get animations with key times resampled
@@ -409,6 +414,12 @@ Scene read_memory(std::span<const uint8_t> data, Format format, const std::strin
   return read_with(data, format, name, no_side_files(name), diags ? *diags : local);
 }
 
+Scene read_memory(std::span<const uint8_t> data, Format format, const std::string& name, const ReadOptions& options,
+                  Diagnostics* diags) {
+  Diagnostics local;
+  return read_with(data, format, name, no_side_files(name), diags ? *diags : local, options);
+}
+
 // "-" is standard input (its format must be given; diagnostics name it "<stdin>").
 Scene read(const std::string& path, const ReadOptions& options, Diagnostics* diags) {
   if (path == "-") {
@@ -531,29 +542,38 @@ Scene convert(const std::vector<std::string>& inputs, const std::string& output,
     if (inputs[0] != "-") ops::name_animations_from_iqm_cfg(extra, inputs[0], inputs[i], diags);
     attach_animations(scene, extra, inputs[i], diags);
   }
-  edit_clips(scene, options.clips, inputs[0], diags);
-  const ProcessOptions p = effective_process(options.process, inputs, output, options);
-  std::vector<LodLevel> levels;
-  if (options.lods.ratios.empty()) {
-    const size_t first = diags ? diags->items.size() : 0;
-    process(scene, p, diags);
-    name_file(diags, first, output == "-" ? "<stdout>" : output);
-  } else
-    levels = process_with_lods(scene, p, options.lods, output, options.write, diags);
-  if (!options.allow_empty && !has_content(scene))
-    fail(output, fmt::format("nothing to write: {} holds no mesh and no animation{} (--allow-empty writes "
-                             "it anyway)",
-                             inputs.size() == 1 ? inputs[0] : "the input", scene.joints.empty() ? "" : ", only joints"));
-  WriteOptions w = options.write;
-  if (w.texture_dir.empty()) {
-    std::string dir = std::filesystem::path(inputs[0]).parent_path().string();
-    w.texture_dir = dir.empty() ? "." : dir;
+  // Out of memory after reading (the readers name their part): which step, for the message.
+  const char* stage = "";
+  try {
+    stage = "editing its clips";
+    edit_clips(scene, options.clips, inputs[0], diags);
+    stage = "processing it";
+    const ProcessOptions p = effective_process(options.process, inputs, output, options);
+    std::vector<LodLevel> levels;
+    if (options.lods.ratios.empty()) {
+      const size_t first = diags ? diags->items.size() : 0;
+      process(scene, p, diags);
+      name_file(diags, first, output == "-" ? "<stdout>" : output);
+    } else
+      levels = process_with_lods(scene, p, options.lods, output, options.write, diags);
+    if (!options.allow_empty && !has_content(scene))
+      fail(output, fmt::format("nothing to write: {} holds no mesh and no animation{} (--allow-empty writes "
+                               "it anyway)",
+                               inputs.size() == 1 ? inputs[0] : "the input", scene.joints.empty() ? "" : ", only joints"));
+    stage = "writing it";
+    WriteOptions w = options.write;
+    if (w.texture_dir.empty()) {
+      std::string dir = std::filesystem::path(inputs[0]).parent_path().string();
+      w.texture_dir = dir.empty() ? "." : dir;
+    }
+    if (w.texture_model.empty() && inputs[0] != "-") w.texture_model = inputs[0];
+    std::vector<std::string> written;  // the output and its side files (a .gltf's .bin, textures)
+    write_listing_files(scene, output, w, diags, &written);
+    w.warn_textures_not_found = false;  // the output warned already; its levels use the same materials
+    write_lod_files(levels, output, w, diags, written);
+  } catch (const std::bad_alloc&) {
+    fail(inputs[0], fmt::format("out of memory while {} (converting to {})", stage, output));
   }
-  if (w.texture_model.empty() && inputs[0] != "-") w.texture_model = inputs[0];
-  std::vector<std::string> written;  // the output and its side files (a .gltf's .bin, textures)
-  write_listing_files(scene, output, w, diags, &written);
-  w.warn_textures_not_found = false;  // the output warned already; its levels use the same materials
-  write_lod_files(levels, output, w, diags, written);
   return scene;
 }
 

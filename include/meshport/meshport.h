@@ -43,6 +43,12 @@ inline constexpr size_t kMaxAnimations = size_t(1) << 16;
 // A glTF/GLB is written with at most this many accessors (an error otherwise): each costs about
 // 150 bytes of JSON while it is built.
 inline constexpr size_t kMaxGltfAccessors = size_t(1) << 17;
+// The memory a reader may build a model into by default (ReadOptions::max_memory, --max-memory),
+// unless 12 bytes per input byte + 32 MiB is more: enough for real files that reuse their data
+// many times (glTF meshes sharing accessors, instances). Data a file does not hold (glTF
+// accessors without a bufferView, counts in compressed streams, copies of images, sampled
+// animation curves) stays bounded by the input's size (docs/limits.md, "Memory budget").
+inline constexpr uint64_t kDefaultMaxMemory = uint64_t(1) << 30;
 
 // One scene of a glTF file (a file may have several: `info` lists them, `--scene N` picks one).
 struct SceneEntry {
@@ -65,6 +71,10 @@ struct ReadOptions {
   unsigned threads = 0;
   // glTF: sample the animation curves at resample.fps, or keep uneven keys (resample.off).
   ResampleOptions resample;
+  // glTF: the most memory the reader may build the model into, in bytes (--max-memory); 0: the
+  // default, kDefaultMaxMemory or 12 bytes per input byte + 32 MiB, whichever is more. When set,
+  // it also bounds what the input alone must justify otherwise (docs/limits.md).
+  uint64_t max_memory = 0;
 };
 
 // A texture file the user assigns to a material's base colour (convert --texture MATERIAL=FILE),
@@ -121,9 +131,13 @@ struct WriteOptions {
 
 // Reading. Fatal problems throw meshport::Error; warnings go to `diags` when given. Formats
 // with side files (glTF .bin, OBJ .mtl) load them relative to the file's folder; from memory
-// they cannot, and say so.
+// they cannot, and say so. Running out of memory is an Error too, naming the file (and, for glTF,
+// the part being read).
 Scene read(const std::string& path, const ReadOptions& options = {}, Diagnostics* diags = nullptr);
 Scene read_memory(std::span<const uint8_t> data, Format format, const std::string& name,
+                  Diagnostics* diags = nullptr);
+// The same with options (their `format` is ignored: `format` is used).
+Scene read_memory(std::span<const uint8_t> data, Format format, const std::string& name, const ReadOptions& options,
                   Diagnostics* diags = nullptr);
 
 // Writing. Every file is written to a temporary file beside its destination and renamed into

@@ -252,6 +252,7 @@ void attach_animation_files(std::vector<PlannedItem>& items, const BatchOptions&
       ReadOptions ro;
       ro.format = options.from;
       ro.threads = 1;
+      ro.max_memory = options.convert.read.max_memory;
       const Scene s = read(items[i].input, ro);
       kinds[i] = {true, s.meshes.size(), s.animations.size()};
     } catch (...) {  // the item fails again, with its error, when it runs

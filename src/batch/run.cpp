@@ -142,6 +142,7 @@ struct Runner {
     ReadOptions ro;
     ro.format = options.from;
     ro.threads = 1;
+    ro.max_memory = options.convert.read.max_memory;
     const Scene s = read(item.input, ro, &d);
     count(item, s);
     validate_scene(s, item.input, d);

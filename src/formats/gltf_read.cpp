@@ -4,8 +4,11 @@
 // Safety: every index is range-checked; every buffer view is checked against its buffer and
 // every accessor's extent (byteOffset + stride * (count - 1) + element size, in 128-bit
 // arithmetic) against its view before anything is read; what the Scene may grow to is bounded
-// by a budget proportional to the input (the file and the buffers it loads), so a hostile count
-// fails before it allocates; the node graph is checked for cycles and for nodes with two parents
+// by the memory budget (gltf_read.h; docs/limits.md "Memory budget": what is built, within 1 GiB
+// or 12 x the input + 32 MiB, or ReadOptions::max_memory; data the input does not hold within
+// 12 x the input + 32 MiB alone), so a hostile count fails before it allocates; a
+// std::bad_alloc anyway is an error naming the part being read; the node graph is checked for
+// cycles and for nodes with two parents
 // and walked iteratively. Errors name the JSON path of the offending value
 // ("accessors[3].count: ..."), the line and column of a JSON syntax error, or the byte offset of
 // a GLB framing error.
@@ -90,7 +93,8 @@
 //   KHR_meshopt_compression are decoded with meshoptimizer on first use (gltf_read_meshopt.cpp;
 //   fallback buffers without data are never loaded); primitives with KHR_draco_mesh_compression
 //   are decoded with libdraco, their accessors then read the decoded values (gltf_read_draco.cpp).
-//   Both pay the decoded size from the memory budget first; corrupt data is an error.
+//   Both bound the counts in their streams by what the compressed bytes can decode to and pay
+//   the decoded size from the memory budget first; corrupt data is an error.
 // - external buffers are relative paths only (percent-decoded, loaded through the SideFileLoader);
 //   absolute paths and URIs with a scheme are an error.
 // - the writer's `extras` (schema at the top of gltf_write.cpp; the document-level ones in
@@ -124,6 +128,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string_view>
 #include <unordered_map>
@@ -425,7 +430,10 @@ std::span<const uint8_t> check_encoding(Reader& rd, std::span<const uint8_t> tex
 
 void parse_json(Reader& rd, std::span<const uint8_t> all, int64_t file_offset) {
   const std::span<const uint8_t> text = check_encoding(rd, all, file_offset);
-  rd.budget -= JsonCheck(rd.name, text, file_offset, rd.budget).run();
+  rd.part = "the JSON document";
+  const uint64_t json_bytes = JsonCheck(rd.name, text, file_offset, rd.remaining_proportional()).run();
+  rd.spent += json_bytes;
+  rd.spent_proportional += json_bytes;
   try {
     rd.doc = json::parse(text.begin(), text.end());
   } catch (const json::exception& e) {
@@ -514,11 +522,17 @@ namespace meshport::gltf {
 
 Scene read(std::span<const uint8_t> data, const std::string& name, const SideFileLoader& load, Diagnostics& diags,
            const ReadOptions& options) {
-  read_impl::Reader r(data, name, load, diags);
+  read_impl::Reader r(data, name, load, diags, options.max_memory);
   r.scene_choice = options.scene;
   r.resample = options.resample;
   r.scene_list = options.scenes;
-  return read_impl::run(r);
+  try {
+    return read_impl::run(r);
+  } catch (const std::bad_alloc&) {
+    // Past the budget's estimates (a library's own buffers, the system's limits): named.
+    fail(name, fmt::format("out of memory while reading {}{}", r.part.empty() ? std::string("the file") : r.part,
+                           r.max_memory ? "" : " (--max-memory lowers what a read may use)"));
+  }
 }
 
 }  // namespace meshport::gltf

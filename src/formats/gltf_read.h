@@ -8,6 +8,7 @@
 #include "formats/gltf_pie_polygons.h"
 #include "formats/gltf_json.h"
 #include "text.h"
+#include <meshport/meshport.h>
 #include "ops/math.h"
 
 #include <fmt/format.h>
@@ -15,6 +16,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <optional>
@@ -34,9 +36,11 @@ using u128 = unsigned __int128;
 constexpr uint32_t kGlbMagic = 0x46546C67;  // "glTF"
 constexpr uint32_t kChunkJson = 0x4E4F534A;  // "JSON"
 constexpr uint32_t kChunkBin = 0x004E4942;   // "BIN\0"
-// What the Scene (and the JSON document) may grow to: this many bytes per byte of input (the file
-// and the buffers it loads), and a fixed allowance. With the input itself, an input under 10 MB
-// then stays well under the 256 MB the project allows.
+// The memory budget (docs/limits.md, "Memory budget"). What the Scene may grow to: the limit
+// (ReadOptions::max_memory, else kDefaultMaxMemory or this many bytes per byte of input, the file
+// and the buffers it loads, plus a fixed allowance, whichever is more). Memory whose size the input
+// does not hold (accessors without a bufferView, sampled animation curves, image copies, the JSON
+// document) must also fit the proportional part alone, so a small file cannot claim the limit.
 constexpr uint64_t kBudgetFactor = 12;
 constexpr uint64_t kBudgetSlack = uint64_t(32) << 20;
 
@@ -186,17 +190,20 @@ inline const json* meshport_extras(const json& o) {
 // built. Its member functions report errors (with the JSON path) and read JSON values checked.
 
 struct Reader {
-  Reader(std::span<const uint8_t> data, const std::string& name, const SideFileLoader& load, Diagnostics& diags)
-      : data(data), name(name), load(load), diags(diags) {
-    budget = uint64_t(data.size()) * kBudgetFactor + kBudgetSlack;
-  }
+  Reader(std::span<const uint8_t> data, const std::string& name, const SideFileLoader& load, Diagnostics& diags,
+         uint64_t max_memory = 0)
+      : data(data), name(name), load(load), diags(diags), input_bytes(data.size()), max_memory(max_memory) {}
 
   std::span<const uint8_t> data;
   const std::string& name;
   const SideFileLoader& load;
   Diagnostics& diags;
-  uint64_t budget = 0;
-  uint64_t spent = 0;  // counted by spend() so far
+  // ---- the memory budget
+  uint64_t input_bytes = 0;       // the file and the buffers loaded so far
+  uint64_t max_memory = 0;        // ReadOptions::max_memory; 0: the default
+  uint64_t spent = 0;             // counted by spend() so far
+  uint64_t spent_proportional = 0;  // of which by spend_proportional()
+  std::string part;               // the part being read ("meshes[2].primitives[0]"), for out-of-memory errors
   json doc;
   bool glb = false;
   bool has_bin = false;
@@ -231,15 +238,50 @@ struct Reader {
     fail(name, fmt::format("{}: {}", path, msg));
   }
   void warn(std::string msg) { diags.add(warning(name, std::move(msg))); }
+  // The budget's two limits (the comment at kBudgetFactor).
+  uint64_t proportional_limit() const {
+    return max_memory ? max_memory : input_bytes * kBudgetFactor + kBudgetSlack;
+  }
+  uint64_t limit() const { return max_memory ? max_memory : std::max(kDefaultMaxMemory, proportional_limit()); }
+  uint64_t remaining() const { return limit() > spent ? limit() - spent : 0; }
+  uint64_t remaining_proportional() const {
+    const uint64_t l = proportional_limit();
+    return std::min(remaining(), l > spent_proportional ? l - spent_proportional : 0);
+  }
+  // What the limit is, and the option that raises it, for messages.
+  std::string limit_text() const {
+    if (max_memory) return fmt::format("the {} bytes --max-memory allows; --max-memory raises it", max_memory);
+    return fmt::format("the {} a read may use (1 GiB, or 12 bytes per byte of the input and 32 MiB when that is "
+                       "more; the input is {} bytes with the buffers it loads); --max-memory raises it",
+                       limit(), input_bytes);
+  }
   // Counts `bytes` against the budget; fails, quoting what remains of it, when they do not fit.
   void spend(u128 bytes, const std::string& path, std::string_view what) {
-    if (bytes > budget)
-      error(path, fmt::format("{} would need {} bytes of memory, but only {} bytes remain of the {} that the input "
-                              "({} bytes and its buffers) can justify",
-                              what, text::u128_string(bytes), budget, budget + spent, data.size()));
-    budget -= uint64_t(bytes);
+    check_temporary(bytes, path, what);
     spent += uint64_t(bytes);
   }
+  // Fails, as spend(), when `bytes` would not fit, without counting them: memory freed again before
+  // the next part is read.
+  // `reserved`: bytes of the budget already promised to what is about to be built.
+  void check_temporary(u128 bytes, const std::string& path, std::string_view what, u128 reserved = 0) const {
+    const u128 left = reserved < remaining() ? remaining() - reserved : 0;
+    if (bytes > left)
+      error(path, fmt::format("{} would need {} bytes of memory, but only {} bytes remain of {}", what,
+                              text::u128_string(bytes), text::u128_string(left), limit_text()));
+  }
+  // spend() for memory whose size the input does not hold: it must fit the proportional part too.
+  void spend_proportional(u128 bytes, const std::string& path, std::string_view what) {
+    if (bytes > remaining_proportional() && !max_memory)
+      error(path, fmt::format("{} would need {} bytes of memory, but only {} bytes remain of the {} that the input "
+                              "({} bytes with the buffers it loads) can justify for data it does not hold; "
+                              "--max-memory raises it",
+                              what, text::u128_string(bytes), remaining_proportional(), proportional_limit(),
+                              input_bytes));
+    spend(bytes, path, what);
+    spent_proportional += uint64_t(bytes);
+  }
+  // A buffer file loaded: the input grows.
+  void add_input(uint64_t bytes) { input_bytes += bytes; }
 
   // ---- JSON access
   const json& top(const char* key) const {

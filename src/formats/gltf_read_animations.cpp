@@ -345,6 +345,7 @@ void read_animations(Reader& rd) {
 
 void read_animation(Reader& rd, uint32_t ai) {
   const std::string path = fmt::format("animations[{}]", ai);
+  rd.part = path;
   const json& o = rd.element("animations", ai);
   const json& channels = rd.get_array(o, "channels", path);
   const json& samplers = rd.get_array(o, "samplers", path);
@@ -494,7 +495,7 @@ void read_animation(Reader& rd, uint32_t ai) {
       step += interp == Interp::Step;
       cubic += interp == Interp::Cubic;
       MorphWeightTrack t;
-      rd.spend(u128(values.size()) * 8 * prims, sp, "morph weights");
+      rd.spend_proportional(u128(values.size()) * 8 * prims, sp, "morph weights");
       for (size_t k = 0; k < times.size(); ++k) {
         const float* v = values.data() + (k * per + (per == 3 ? 1 : 0)) * targets;
         if (k && times[k] == times[k - 1]) {  // a key at the same time replaces the one before
@@ -669,7 +670,7 @@ void read_animation(Reader& rd, uint32_t ai) {
   if (!(frames_d <= double(UINT32_MAX)))
     rd.error(path, fmt::format("{} frames ({} s at {} fps) are too many", frames_d, max_time, fps));
   const size_t frames = size_t(frames_d);
-  rd.spend(u128(frames) * nj * sizeof(Transform), path, fmt::format("{} frames of {} joints", frames, nj));
+  rd.spend_proportional(u128(frames) * nj * sizeof(Transform), path, fmt::format("{} frames of {} joints", frames, nj));
   anim.channels = uint32_t(nj);
 
   // Local rest transforms: joints whose parent is not a joint hold their world transform as

@@ -89,7 +89,13 @@ void decode_element(const Accessor& a, const uint8_t* src, float* dst) {
 // sparse substitutions. `decode(src, dst)` decodes one element.
 template <class T, class Decode>
 std::vector<T> read(Reader& rd, const Accessor& a, Decode&& decode, uint32_t width) {
-  rd.spend(u128(a.count) * width * sizeof(T), a.path, fmt::format("{} elements of {}", a.count, a.type_name));
+  // Without a bufferView the elements are zeros the input does not hold.
+  const u128 bytes = u128(a.count) * width * sizeof(T);
+  const std::string what = fmt::format("{} elements of {}", a.count, a.type_name);
+  if (a.base)
+    rd.spend(bytes, a.path, what);
+  else
+    rd.spend_proportional(bytes, a.path, what + " (no bufferView: zeros)");
   std::vector<T> out(size_t(a.count) * width, T(0));
   if (a.base)
     for (size_t i = 0; i < a.count; ++i) decode(a.base + i * a.stride, out.data() + i * width);
@@ -150,7 +156,7 @@ std::span<const uint8_t> buffer(Reader& rd, uint32_t i) {
       } catch (const Error& e) {
         rd.error(path + ".uri", fmt::format("cannot load '{}': {}", text::clip(rel), e.diagnostic().message));
       }
-      rd.budget += uint64_t(slot.owned.size()) * kBudgetFactor;
+      rd.add_input(slot.owned.size());
     }
     if (slot.owned.size() < len)
       rd.error(path + ".byteLength", fmt::format("{} bytes, but its data has {}", len, slot.owned.size()));

@@ -70,7 +70,13 @@ std::vector<Transform> read_instances(Reader& rd, uint32_t n) {
     rd.warn(fmt::format("{}: no TRANSLATION, ROTATION or SCALE; read as one instance", path));
     return {};
   }
-  rd.spend(u128(count) * sizeof(Transform), path, fmt::format("{} instances", count));
+  // Instances from accessors without a bufferView are zeros the input does not hold.
+  bool held = true;
+  for (const Accessor* a : acc) held = held && (!a || a->base);
+  if (held)
+    rd.spend(u128(count) * sizeof(Transform), path, fmt::format("{} instances", count));
+  else
+    rd.spend_proportional(u128(count) * sizeof(Transform), path, fmt::format("{} instances", count));
   std::vector<float> v[3];
   for (int k = 0; k < 3; ++k)
     if (acc[k]) v[k] = floats(rd, *acc[k]);

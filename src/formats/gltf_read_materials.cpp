@@ -219,8 +219,8 @@ const ImageBytes* image_bytes(Reader& rd, uint32_t i) {
       return skip("only base64 data URIs are read");
     if (declared.empty()) declared = std::string(header.substr(0, header.find(';')));
     const u128 need = u128(uri.size() - comma) / 4 * 3 + 3;
-    if (need > rd.budget) return skip("its data would need more memory than the input can justify");
-    rd.budget -= uint64_t(need);
+    if (need > rd.remaining_proportional()) return skip("its data would need more memory than the input can justify");
+    rd.spend_proportional(need, ip, "the decoded data");
     size_t bad = base64_decode(std::string_view(uri).substr(comma + 1), out.owned);
     if (bad != std::string_view::npos) return skip(fmt::format("invalid base64 data at character {} of the data", bad));
     out.bytes = out.owned;
@@ -260,13 +260,13 @@ std::string scene_image(Reader& rd, uint32_t i, const std::string& name_hint) {
   const std::string wanted =
       image::image_file_name(name_hint.empty() ? fmt::format("image{}", i) : name_hint, b->mime_type);
   if (auto it = si.of.find({i, wanted}); it != si.of.end()) return rd.scene.images[it->second].path;
-  if (b->bytes.size() > rd.budget) {
+  if (b->bytes.size() > rd.remaining_proportional()) {
     rd.warn(fmt::format("images[{}]: another copy ('{}') would need more memory than the input can justify: not "
                         "read",
                         i, text::clip(wanted)));
     return {};
   }
-  rd.budget -= b->bytes.size();
+  rd.spend_proportional(b->bytes.size(), fmt::format("images[{}]", i), "another copy");
   std::string path = wanted;
   if (si.taken.count(text::lower(path))) {
     size_t& k = si.next_suffix[text::lower(wanted)];
@@ -321,6 +321,7 @@ void read_materials(Reader& rd) {
   const json& mats = rd.top("materials");
   ImageStems stems;
   for (size_t i = 0; i < mats.size(); ++i) {
+    rd.part = fmt::format("materials[{}]", i);
     const std::string path = fmt::format("materials[{}]", i);
     const json& m = rd.object_at(mats, i, path);
     Material mat;

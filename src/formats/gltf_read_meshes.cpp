@@ -41,6 +41,7 @@ Primitive read_primitive(Reader& rd, uint32_t m, uint32_t p, const json& mesh, c
   Primitive out;
   out.path = fmt::format("meshes[{}].primitives[{}]", m, p);
   const std::string& path = out.path;
+  rd.part = path;
   Mesh& mm = out.mesh;
   const json& prims = mesh["primitives"];
   std::string base = rd.get_string(mesh, "name", fmt::format("meshes[{}]", m));
@@ -74,14 +75,18 @@ Primitive read_primitive(Reader& rd, uint32_t m, uint32_t p, const json& mesh, c
         rd.error(path + ".indices",
                  fmt::format("index {} (element {} of {}) is not below the vertex count ({})", list[i], i, a.path, nv));
   } else {
-    rd.spend(u128(nv) * 4, path, "vertex list");
+    if (pos.base)
+      rd.spend(u128(nv) * 4, path, "vertex list");
+    else  // zeros (no bufferView): a count the input does not hold
+      rd.spend_proportional(u128(nv) * 4, path, "vertex list");
     list.resize(nv);
     for (size_t i = 0; i < nv; ++i) list[i] = uint32_t(i);
   }
   const bool picking = compact && indexed;
   std::vector<uint32_t> keep;
   if (picking) {
-    rd.spend(u128(list.size()) * 48, path, "the vertices used");  // keep and the hash map
+    // keep and the hash map: freed when the primitive is read (the Scene holds what they pick).
+    rd.check_temporary(u128(list.size()) * 48, path, "finding the vertices used");
     std::unordered_map<uint32_t, uint32_t> to;
     to.reserve(list.size());
     for (uint32_t& i : list) {
@@ -448,14 +453,30 @@ void instance_meshes(Reader& rd) {
   size_t unskinned_blend = 0, skinless = 0;
   // A Scene mesh made from a primitive; with GPU instances, also the copies a writer without
   // instancing expands them to (ops: expand_instances).
-  auto charge = [&](const Mesh& m, const std::string& path, size_t instances = 0) {
+  auto mesh_bytes = [](const Mesh& m) {
     u128 bytes = u128(m.triangles.size()) * 4;
     for (const VertexStream& s : m.streams) bytes += u128(s.data.size()) * 4;
     for (const MorphTarget& t : m.morph_targets) bytes += u128(t.positions.size() + t.normals.size() + t.tangents.size()) * 4;
-    if (instances) bytes *= instances;
-    rd.spend(bytes, path,
+    return bytes;
+  };
+  auto charge = [&](const Mesh& m, const std::string& path, size_t instances = 0) {
+    rd.spend(mesh_bytes(m) * (instances ? instances : 1), path,
              instances ? fmt::format("{} GPU instances of the mesh", instances) : std::string("an instance of the mesh"));
   };
+  // The copies of the nodes' instances, counted before any is made: many nodes instancing a large
+  // mesh fail at the node that passes the budget without building the copies before it.
+  {
+    u128 planned = 0;
+    for (size_t n = 0; n < rd.nodes.size(); ++n) {
+      const Node& node = rd.nodes[n];
+      if (!node.mesh || !node.active) continue;
+      for (const Primitive& prim : rd.meshes[*node.mesh]) {
+        const u128 bytes = mesh_bytes(prim.mesh);
+        rd.check_temporary(bytes, fmt::format("nodes[{}]", n), "an instance of the mesh", planned);
+        planned += bytes;
+      }
+    }
+  }
   auto drop_blend = [](Mesh& m) {
     std::erase_if(m.streams, [](const VertexStream& s) {
       return s.attribute == Attribute::BlendIndices || s.attribute == Attribute::BlendWeights;
@@ -468,6 +489,7 @@ void instance_meshes(Reader& rd) {
     used[*node.mesh] = true;
     if (!node.active) continue;
     const std::string np = fmt::format("nodes[{}]", n);
+    rd.part = fmt::format("{} (its instance of meshes[{}])", np, *node.mesh);
     const std::vector<Transform> instances = read_instances(rd, uint32_t(n));
     node.scene_mesh = int32_t(rd.scene.meshes.size());
     if (rd.mesh_scene[*node.mesh] < 0) rd.mesh_scene[*node.mesh] = node.scene_mesh;

@@ -98,6 +98,15 @@ std::optional<View> meshopt_view(Reader& rd, const json& v, const std::string& p
                              bytes.size()));
   const std::span<const uint8_t> src = bytes.subspan(off, clen);
 
+  // What the compressed bytes can decode to at most (meshoptimizer's codecs): the attribute codec
+  // needs a 2-bit header per 16 bytes of a byte channel (64 bytes per byte), the triangle codec a
+  // code byte per triangle (3 indices), the index codec a byte per index. A larger byteLength is
+  // refused before the decoded view is allocated.
+  const uint64_t ratio = attributes ? 64 : triangles ? 3 * cstride : cstride;
+  if (u128(clen) * ratio < len)
+    rd.error(ep, fmt::format("the compressed data is corrupt: its {} bytes cannot decode to the {} bytes of {} {}-byte "
+                             "elements ({} decodes at most {} bytes per compressed byte)",
+                             clen, len, count, cstride, mode, ratio));
   rd.spend(len, ep, "the decompressed data");
   std::vector<uint8_t> out(len);
   int rc = 0;

@@ -2,6 +2,7 @@
 #include "anims_command.h"
 
 #include "conversion_options.h"
+#include "memory_option.h"
 
 #include <meshport/clips.h>
 #include <meshport/meshport.h>
@@ -23,6 +24,7 @@ CLI::App* add_anims_command(CLI::App& app, AnimsArgs& args) {
       "  meshport anims guy.iqm --json");
   cmd->add_option("file", args.input, "Model or animation file (- reads standard input; give --from)")->required();
   cmd->add_option("--from", args.from, "Input format (default: by extension)");
+  add_max_memory_option(cmd, args.max_memory);
   cmd->add_option("--scene", args.scene, "glTF: scene N (default: the file's default scene)")->type_name("N");
   cmd->add_flag("--json", args.json,
                 "Print one JSON object: {\"file\", \"joints\", \"clips\": [{\"name\", \"frames\", \"fps\", \"loop\", "
@@ -34,6 +36,7 @@ int run_anims(const AnimsArgs& args) {
   ReadOptions ro;
   ro.format = parse_format(args.from, "--from");
   ro.scene = args.scene;
+  ro.max_memory = parse_max_memory(args.max_memory);
   Diagnostics d;
   const Scene s = read(args.input, ro, &d);
   for (const auto& item : d.items) fmt::print(stderr, "{}\n", item.to_string());

@@ -10,6 +10,7 @@ namespace meshport::cli {
 
 struct AnimsArgs {
   std::string input, from;
+  std::string max_memory;  // --max-memory
   std::optional<uint32_t> scene;
   bool json = false;
 };

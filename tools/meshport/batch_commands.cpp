@@ -1,6 +1,7 @@
 // `meshport batch`, `validate` and `merge-reports` (batch_commands.h).
 #include "batch_commands.h"
 
+#include "memory_option.h"
 #include "progress.h"
 #include "text_output.h"
 
@@ -96,6 +97,7 @@ CLI::App* add_validate_command(CLI::App& app, BatchArgs& a) {
       "  meshport validate data/base --profile wz2100 --report report.json");
   cmd->add_option("files", a.inputs, "Model files, folders (searched recursively) and globs")->required();
   cmd->add_option("--from", a.from, "Input format (default: by extension)");
+  add_max_memory_option(cmd, a.conversion.max_memory);
   cmd->add_flag("--strict", a.strict, "Count warnings as errors");
   cmd->add_flag("--json", a.json, "Print the JSON report on standard output");
   std::string names;
@@ -134,6 +136,7 @@ int run_batch(const BatchArgs& a, BatchTask task) {
     o.copy_textures = !a.no_copy_textures;
   } else {
     o.from = parse_format(a.from, "--from");
+    o.convert.read.max_memory = parse_max_memory(a.conversion.max_memory);
   }
   ProgressStyle style;
   style.terminal = a.progress == "bar" || (a.progress == "auto" && is_terminal(stderr));

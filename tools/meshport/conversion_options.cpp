@@ -1,6 +1,8 @@
 // The options `convert` and `batch` share (conversion_options.h).
 #include "conversion_options.h"
 
+#include "memory_option.h"
+
 #include <fmt/format.h>
 
 #include <charconv>
@@ -93,6 +95,7 @@ void add_conversion_options(CLI::App* cmd, ConversionArgs& a, const std::string&
   cmd->add_option("--to", a.to, to_help);
   cmd->add_flag("--force-format", a.force_format,
                 "Write --to's format even where the output's extension names another (else an error)");
+  add_max_memory_option(cmd, a.max_memory);
   cmd->add_flag("--no-adjacency", a.no_adjacency, "IQM: do not write triangle adjacency");
   cmd->add_flag("--no-bounds", a.no_bounds, "IQM: do not write per-frame bounds");
   cmd->add_option("--textures", a.textures,
@@ -198,6 +201,7 @@ ConvertOptions conversion_options(const ConversionArgs& a) {
   ConvertOptions o;
   o.read.format = parse_format(a.from, "--from");
   o.read.scene = a.scene;
+  o.read.max_memory = parse_max_memory(a.max_memory);
   o.write.format = parse_format(a.to, "--to");
   o.write.force_format = a.force_format;
   o.process = a.process;

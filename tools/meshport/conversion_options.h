@@ -27,6 +27,7 @@ struct ConversionArgs {
   LodOptions lods;
   std::string resample;  // FPS or "off"
   std::string curve_tolerance;  // T[,DEGREES]
+  std::string max_memory;  // --max-memory SIZE (memory_option.h)
   // Animation clips (docs/animations.md)
   std::vector<std::string> anims, rename_anims, clips, fps, loop, no_loop;
   bool allow_empty = false;

@@ -8,6 +8,7 @@
 #include "batch_commands.h"
 #include "cli_diagnostics.h"
 #include "conversion_options.h"
+#include "memory_option.h"
 #ifdef MESHPORT_VIEWER
 #include "viewer/view_commands.h"
 #endif
@@ -41,11 +42,12 @@ using cli::print_diagnostics;
 
 // `meshport diff`: 0 same, 1 different, 2 when a file cannot be read.
 int run_diff(const std::string& a, const std::string& b, const std::string& from_a, const std::string& from_b,
-             const DiffOptions& options, bool as_json) {
+             const std::string& max_memory, const DiffOptions& options, bool as_json) {
   std::vector<Difference> found;
   ReadOptions ra, rb;
   ra.format = parse_format(from_a, "--from-a");
   rb.format = parse_format(from_b, "--from-b");
+  ra.max_memory = rb.max_memory = cli::parse_max_memory(max_memory);
   try {
     const Scene sa = read(a, ra), sb = read(b, rb);
     found = diff(sa, sb, options);
@@ -121,6 +123,8 @@ int main(int argc, char** argv) {
       ->delimiter(',')
       ->type_name("a0,a1,...");
   deform->add_option("--from", deform_from, from_help);
+  std::string deform_max_memory;
+  cli::add_max_memory_option(deform, deform_max_memory);
   deform->add_option("--to", deform_to, to_help);
   deform->add_flag("-q,--quiet", deform_quiet, "Do not print warnings");
 
@@ -141,6 +145,8 @@ int main(int argc, char** argv) {
   bool info_as_json = false;
   info->add_option("file", info_path, "Model file (- reads standard input; give --from)")->required();
   info->add_option("--from", info_from, from_help);
+  std::string info_max_memory;
+  cli::add_max_memory_option(info, info_max_memory);
   info->add_flag("--json", info_as_json, "Print one JSON object");
   info->add_option("--scene", info_scene, "glTF: summarise scene N (default: the file's default scene)")
       ->type_name("N");
@@ -177,6 +183,8 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   diff_cmd->add_option("--from-a", diff_from_a, "Format of the first model (default: by extension)");
   diff_cmd->add_option("--from-b", diff_from_b, "Format of the second model (default: by extension)");
+  std::string diff_max_memory;
+  cli::add_max_memory_option(diff_cmd, diff_max_memory);
   diff_cmd->add_flag("--json", diff_json,
                      "Print one JSON object: {\"same\", \"count\", \"differences\": [{\"path\", \"a\", \"b\", \"message\"}]}");
 
@@ -230,6 +238,7 @@ int main(int argc, char** argv) {
                                                          deform_modes.size(), deform_amplitude.size()));
       ReadOptions ro;
       ro.format = parse_format(deform_from, "--from");
+      ro.max_memory = cli::parse_max_memory(deform_max_memory);
       WriteOptions wo;
       wo.format = parse_format(deform_to, "--to");
       Diagnostics d;
@@ -266,6 +275,7 @@ int main(int argc, char** argv) {
       ReadOptions o;
       o.format = parse_format(info_from, "--from");
       o.scene = info_scene;
+      o.max_memory = cli::parse_max_memory(info_max_memory);
       std::vector<SceneEntry> scenes;
       o.scenes = &scenes;
       Diagnostics d;
@@ -284,7 +294,8 @@ int main(int argc, char** argv) {
     if (*batch_cmd) return cli::run_batch(batch_args, BatchTask::Convert);
     if (*validate) return cli::run_batch(validate_args, BatchTask::Validate);
     if (*merge_cmd) return cli::run_merge(merge_args);
-    if (*diff_cmd) return run_diff(diff_a, diff_b, diff_from_a, diff_from_b, diff_options, diff_json);
+    if (*diff_cmd)
+      return run_diff(diff_a, diff_b, diff_from_a, diff_from_b, diff_max_memory, diff_options, diff_json);
 #ifdef MESHPORT_VIEWER
     if (int code = 0; cli::run_viewer_commands(viewer_args, code)) return code;
 #endif
@@ -299,7 +310,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::Error& e) {
     return usage_exit(e);
   } catch (const std::bad_alloc&) {
-    fmt::print(stderr, "error: out of memory\n");
+    fmt::print(stderr, "error: out of memory (--max-memory lowers what a read may use)\n");
     return 1;
   } catch (const std::exception& e) {
     fmt::print(stderr, "error: {}\n", e.what());

@@ -3,6 +3,7 @@
 
 #include "cli_diagnostics.h"
 #include "conversion_options.h"
+#include "memory_option.h"
 
 #include <meshport/meshport.h>
 #include <meshport/modal.h>
@@ -46,6 +47,7 @@ CLI::App* add_modes_command(CLI::App& app, ModesArgs& args) {
                   "in bending until the carton is fine) (default quadratic)")
       ->check(CLI::IsMember({"quadratic", "linear"}));
   cmd->add_option("--from", args.from, "Input format (default: by extension)");
+  add_max_memory_option(cmd, args.max_memory);
   cmd->add_flag("-q,--quiet", args.quiet, "Print neither warnings nor the summary");
   return cmd;
 }
@@ -54,6 +56,7 @@ int run_modes(const ModesArgs& args) {
   namespace fs = std::filesystem;
   ReadOptions ro;
   ro.format = parse_format(args.from, "--from");
+  ro.max_memory = parse_max_memory(args.max_memory);
   const fs::path out(args.output);
   const std::string ext = out.extension().string();
   if (args.output == "-") fail("", "modes: -o - is not supported (a .model comes with its .prop): name a file");

@@ -12,6 +12,7 @@ namespace meshport::cli {
 
 struct ModesArgs {
   std::string input, output, from, prop;
+  std::string max_memory;  // --max-memory
   std::string elements = "quadratic";  // --elements quadratic|linear
   ModesOptions options;
   std::optional<double> density;  // --density (else the .prop's mass, else the default)

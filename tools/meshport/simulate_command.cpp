@@ -3,6 +3,7 @@
 
 #include "cli_diagnostics.h"
 #include "conversion_options.h"
+#include "memory_option.h"
 #include "text_output.h"
 
 #include <meshport/meshport.h>
@@ -36,6 +37,7 @@ CLI::App* add_simulate_command(CLI::App& app, SimulateArgs& args) {
       ->check(CLI::Range(1u, kMaxSubstepsPerFrame));
   cmd->add_option("--trace", args.trace, "Also write per frame and object the state, contacts and energies (JSON)");
   cmd->add_option("--from", args.from, "Input format (default: by extension)");
+  add_max_memory_option(cmd, args.max_memory);
   cmd->add_flag("-q,--quiet", args.quiet, "Print neither warnings nor the summary");
   return cmd;
 }
@@ -44,6 +46,7 @@ int run_simulate(const SimulateArgs& args) {
   namespace fs = std::filesystem;
   ReadOptions ro;
   ro.format = parse_format(args.from, "--from");
+  ro.max_memory = parse_max_memory(args.max_memory);
   Diagnostics d;
   auto print_diags = [&]() {
     if (!args.quiet) print_diagnostics(d);

@@ -12,6 +12,7 @@ namespace meshport::cli {
 
 struct SimulateArgs {
   std::string input, output, trace, from;
+  std::string max_memory;  // --max-memory
   std::optional<double> seconds;
   double fps = 0;
   uint32_t substeps = 0;
