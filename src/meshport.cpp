@@ -294,9 +294,12 @@ std::vector<OutputFile> write_format(const Scene& input, Format format, const Wr
                                     "animation",
                                     tracks, format_info(format).name)));
   }
-  if (format != Format::Gltf && format != Format::Glb)
-    ops::warn_material_data_not_kept(input, format_info(format).name,
+  if (format != Format::Gltf && format != Format::Glb) {
+    std::string name(format_info(format).name);  // "OBJ", as the messages name formats
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return char(std::toupper(c)); });
+    ops::warn_material_data_not_kept(input, name,
                                      ops::MaterialKeeps{.emissive_texture = format == Format::Obj}, d);
+  }
   Scene resampled;
   if (even_frames) resampled = with_even_frames(input, format, options.resample.fps, d);
   // Texture coordinate transforms (KHR_texture_transform): only glTF holds them; the others get
