@@ -13,6 +13,7 @@
 #include "formats/qmsh_tmp.h"
 #include "io.h"
 #include "ops/image_files.h"
+#include "ops/material_loss.h"
 #include "ops/texture_transform.h"
 #include "ops/instances.h"
 #include "ops/textures.h"
@@ -247,6 +248,7 @@ std::optional<ops::ImageFileRules> image_rules(Format format) {
       return r;
     case Format::Obj:
       r.every_material = true;
+      r.emissive = true;  // map_Ke
       return r;
     case Format::Pie:
       r.normal = r.specular = r.team_colour = true;
@@ -318,6 +320,12 @@ std::vector<OutputFile> write_format(const Scene& input, Format format, const Wr
       d.add(warning("", fmt::format("{} morph weight tracks of animations are not written: {} has no morph target "
                                     "animation",
                                     tracks, format_info(format).name)));
+  }
+  if (format != Format::Gltf && format != Format::Glb) {
+    std::string name(format_info(format).name);  // "OBJ", as the messages name formats
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return char(std::toupper(c)); });
+    ops::warn_material_data_not_kept(input, name,
+                                     ops::MaterialKeeps{.emissive_texture = format == Format::Obj}, d);
   }
   Scene resampled;
   if (even_frames) resampled = with_even_frames(input, format, options.resample.fps, d);

@@ -196,11 +196,11 @@ TEST(GltfImages, DataUriImages) {
   Scene s = g.read(&d);
   EXPECT_TRUE(d.items.empty()) << joined(d);
   ASSERT_EQ(s.images.size(), 2u);
-  EXPECT_EQ(s.images[0].path, "Skin.png");
+  EXPECT_EQ(s.images[0].path, "Skin.PNG");  // an extension that fits is kept as given (issue 33)
   EXPECT_EQ(s.images[0].data, png_a());
   EXPECT_EQ(s.images[1].path, "image1.jpg");
   EXPECT_EQ(s.images[1].data, jpeg_a());
-  EXPECT_EQ(s.materials[0].base_color_texture, "Skin.png");
+  EXPECT_EQ(s.materials[0].base_color_texture, "Skin.PNG");
   EXPECT_EQ(s.materials[0].normal_texture, "image1.jpg");
 }
 

@@ -383,7 +383,8 @@ TEST(ImageNames, ExtensionsAndFileNames) {
   EXPECT_EQ(image_file_extension("image/webp"), "");
   EXPECT_EQ(image_file_name("textures/Skin.TGA", "image/png"), "Skin.png");
   EXPECT_EQ(image_file_name("C:\\art\\page-7-body.dds", "image/png"), "page-7-body.png");
-  EXPECT_EQ(image_file_name("photo.jpeg", "image/jpeg"), "photo.jpg");
+  EXPECT_EQ(image_file_name("photo.jpeg", "image/jpeg"), "photo.jpeg");  // kept as given (issue 33)
+  EXPECT_EQ(image_file_name("photo.jpeg", "image/png"), "photo.png");
   EXPECT_EQ(image_file_name("metal.v2", "image/png"), "metal.v2.png");
   EXPECT_EQ(image_file_name("dir/", "image/png"), "image.png");
   EXPECT_EQ(image_file_name("", "image/jpeg"), "image.jpg");

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace meshport {
@@ -141,6 +142,14 @@ struct Mesh {
   // otherwise once per transform, each applied to the mesh's vertices (p' = T * R * S * p) to
   // give model space. Writers of formats without instancing expand them (ops: expand_instances).
   std::vector<Transform> instances;
+  // glTF KHR_materials_variants: the material (index into Scene::materials) this mesh uses under
+  // each of the Scene's material variants (indices into Scene::material_variants).
+  struct VariantMapping {
+    int32_t material = -1;
+    std::vector<uint32_t> variants;
+    bool operator==(const VariantMapping&) const = default;
+  };
+  std::vector<VariantMapping> material_variants;
   // Level of detail (glTF MSFT_lod; process.h make_lods): 0 for a mesh drawn as it is; n > 0 for
   // a simpler version of mesh `lod_of` (a level-0 mesh of the same Scene) shown at level n
   // instead of it. Writers of formats without levels of detail leave such meshes out (warning).
@@ -189,6 +198,25 @@ enum class BlendOp : uint8_t { Over, Additive, Premultiplied };
 const char* alpha_mode_name(AlphaMode m);
 const char* blend_op_name(BlendOp b);
 
+// How a texture is sampled (glTF samplers[]): filters and wrap modes by glTF's numbers
+// (9728 NEAREST, 9729 LINEAR, 9984..9987 mipmapped; 33071 CLAMP_TO_EDGE, 33648 MIRRORED_REPEAT,
+// 10497 REPEAT); a filter 0 is none given (the viewer chooses).
+struct TextureSampler {
+  uint32_t mag_filter = 0, min_filter = 0;
+  uint32_t wrap_s = 10497, wrap_t = 10497;
+  bool is_default() const { return *this == TextureSampler{}; }
+  bool operator==(const TextureSampler&) const = default;
+};
+
+// A texture slot of a material that only glTF holds (metallic-roughness, occlusion, emissive):
+// a reference like the slots of Material below, its texture coordinate set and transform.
+struct TextureSlot {
+  std::string texture;  // empty: none
+  uint32_t texcoord = 0;
+  TextureTransform transform;
+  bool operator==(const TextureSlot&) const = default;
+};
+
 // A material's texture slots each hold a reference as the source file gave it: a path relative
 // to the model's folder ("page-7-barbarians-arizona.png", "textures/body.tga"), a bare stem or
 // material name the texture finder resolves (ops/textures.h, docs/textures.md), or the `path` of
@@ -210,6 +238,22 @@ struct Material {
   AlphaMode alpha_mode = AlphaMode::Opaque;
   float alpha_cutoff = 0.5f;  // Mask: the least alpha drawn (glTF alphaCutoff)
   BlendOp blend = BlendOp::Over;  // Blend: how
+  // What only glTF holds (docs/gltf-obj.md "Materials kept whole"): read from a glTF, written back
+  // by the glTF writer; writers of other formats keep what they can and warn about the rest.
+  TextureSlot metallic_roughness_texture, occlusion_texture, emissive_texture;
+  float normal_scale = 1;        // normalTexture.scale
+  float occlusion_strength = 1;  // occlusionTexture.strength
+  bool double_sided = false;     // glTF doubleSided
+  // The material's glTF "extensions" object (KHR_materials_clearcoat, _sheen, _emissive_strength,
+  // ...) as JSON text, verbatim but for the specular colour texture (specular_texture) and the
+  // "index" of every textureInfo (a member whose name ends in "Texture"), which is an index into
+  // extension_textures (references like the slots above) instead of a glTF texture; "" for none.
+  std::string gltf_extensions;
+  std::vector<std::string> extension_textures;
+  std::string gltf_extras;  // the material's glTF "extras" but meshport's own, as JSON text; "" for none
+  // The samplers of the slots whose texture is not sampled the default way, by slot name
+  // (TextureLookup::slot: "base colour", "normal", ..., "extension texture <k>").
+  std::vector<std::pair<std::string, TextureSampler>> samplers;
   bool operator==(const Material&) const = default;
 };
 
@@ -294,6 +338,8 @@ struct Scene {
   std::vector<Animation> animations;
   std::vector<Attachment> attachments;
   std::string comment;  // IQE comment section / IQM comment, verbatim
+  // glTF KHR_materials_variants: the variants' names (Mesh::material_variants maps them).
+  std::vector<std::string> material_variants;
   // Format side data (include/meshport/source/), present when the Scene was read from that format
   // (or from a glTF that meshport wrote from it).
   std::optional<IqmData> iqm;

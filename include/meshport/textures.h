@@ -43,9 +43,13 @@ struct TextureSearch {
   std::vector<TextureAssignment> assigned;
 };
 
+// The TextureLookup::slot of Material::extension_textures[k]: "extension texture <k>".
+std::string extension_slot(size_t k);
+
 struct TextureLookup {
   int32_t material = -1;  // index into Scene::materials
-  std::string slot;       // "base colour", "normal", "specular", "team colour"
+  std::string slot;       // "base colour", "normal", "specular", "team colour", "metallic
+                          // roughness", "occlusion", "emissive", extension_slot(k)
   std::string reference;  // what was looked for: the slot's reference, a sidecar's path, or the name
   std::string source;     // where the reference came from: "material", "material name",
                           // "--texture", "iqm.cfg:LINE" (or an exec'd file, relative to the

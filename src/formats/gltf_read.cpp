@@ -72,7 +72,10 @@
 //   docs/textures.md "glTF input and extraction"). Each slot keeps its texCoord and its
 //   KHR_texture_transform (Material::*_texcoord / *_transform), not applied to the texture
 //   coordinates; a malformed transform is ignored with a warning. Writers of other formats bake
-//   the base colour's (ops/texture_transform.h).
+//   the base colour's (ops/texture_transform.h). The rest of the material is kept whole
+//   (docs/gltf-obj.md "Materials kept whole"): metallic-roughness, occlusion and emissive slots,
+//   samplers, doubleSided, the extensions as JSON text with their textures, other extras, and
+//   KHR_materials_variants; a malformed one of these is a warning, never fatal.
 // - KHR_mesh_quantization: every integer type is decoded by the accessor rules above (normalised:
 //   c / 127, c / 255, c / 32767, c / 65535, signed ones max(.., -1); otherwise the integer), and
 //   the node's dequantization transform is baked like any node transform; morph normal deltas

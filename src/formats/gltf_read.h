@@ -413,6 +413,8 @@ struct DracoScope {
 
 // gltf_read_materials.cpp
 void read_materials(Reader& rd);
+// KHR_materials_variants of a primitive (Mesh::material_variants); read_materials read the names.
+void read_variant_mappings(Reader& rd, const json& prim, const std::string& path, Mesh& m);
 std::string texture_name(Reader& rd, uint32_t texture);
 // The bytes of glTF image `i` when they are in the file and are a PNG or JPEG as declared; null
 // (with a warning saying why) otherwise.

@@ -7,6 +7,8 @@
 
 #include "image/image.h"
 
+#include <meshport/textures.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -22,7 +24,32 @@ struct Slot {
   std::optional<uint32_t> image; // glTF image whose bytes are in the file (read below)
   uint32_t texcoord = 0;         // textureInfo.texCoord
   TextureTransform transform;    // KHR_texture_transform
+  TextureSampler sampler;        // the texture's sampler
 };
+
+// The sampler of texture `t`: its filters and wrap modes (a malformed one: the default, warning).
+TextureSampler sampler_of(Reader& rd, uint32_t t) {
+  const json& tex = rd.element("textures", t);
+  const std::optional<uint32_t> si = rd.opt_index(tex, "sampler", fmt::format("textures[{}]", t), "samplers");
+  if (!si) return {};
+  const std::string sp = fmt::format("samplers[{}]", *si);
+  try {
+    const json& smp = rd.element("samplers", *si);
+    if (!smp.is_object()) rd.error(sp, "is not an object");
+    TextureSampler r;
+    auto get = [&](const char* key, uint32_t def) {
+      const uint64_t v = rd.get_uint(smp, key, sp, def);
+      if (v > 0xFFFF) rd.error(sp + "." + key, fmt::format("{} is not a filter or wrap mode", v));
+      return uint32_t(v);
+    };
+    r.mag_filter = get("magFilter", 0), r.min_filter = get("minFilter", 0);
+    r.wrap_s = get("wrapS", 10497), r.wrap_t = get("wrapT", 10497);
+    return r;
+  } catch (const Error& e) {
+    rd.warn(fmt::format("{}; the default sampler is used", e.diagnostic().message));
+    return {};
+  }
+}
 
 // The textureInfo's KHR_texture_transform: offset and scale 2 finite numbers, rotation a finite
 // number, texCoord a non-negative integer. A malformed one is ignored with a warning.
@@ -155,7 +182,9 @@ void read_alpha(Reader& rd, const json& m, const json* mp, const std::string& pa
 
 Slot texture_slot(Reader& rd, const json& info, const std::string& path) {
   Slot s;
-  std::optional<uint32_t> src = texture_source(rd, rd.get_index(info, "index", path, "textures"));
+  const uint32_t t = rd.get_index(info, "index", path, "textures");
+  std::optional<uint32_t> src = texture_source(rd, t);
+  s.sampler = sampler_of(rd, t);
   try {
     const uint64_t set = rd.get_uint(info, "texCoord", path, 0);
     if (set > 0xFFFF) rd.error(path + ".texCoord", fmt::format("{} is not a texture coordinate set", set));
@@ -166,6 +195,30 @@ Slot texture_slot(Reader& rd, const json& info, const std::string& path) {
   s.transform = texture_transform(rd, info, path);
   if (src) image_reference(rd, *src, s);
   return s;
+}
+
+// A slot meshport reads only to write it back (metallic-roughness, occlusion, emissive): a
+// malformed one is dropped with a warning, as files that read before these slots were kept still do.
+Slot optional_slot(Reader& rd, const json& info, const std::string& path) {
+  try {
+    return texture_slot(rd, info, path);
+  } catch (const Error& e) {
+    rd.warn(fmt::format("{}; the texture is dropped", e.diagnostic().message));
+    return {};
+  }
+}
+
+// A finite number of a slot (normalTexture.scale, occlusionTexture.strength); otherwise the
+// default, with a warning.
+float tolerant_number(Reader& rd, const json& o, const char* key, const std::string& path, double def) {
+  try {
+    const float v = narrow(rd.get_number(o, key, path, def));
+    if (!std::isfinite(v)) rd.error(path + "." + key, "is beyond the float range");
+    return v;
+  } catch (const Error& e) {
+    rd.warn(fmt::format("{}; {} is used", e.diagnostic().message, def));
+    return float(def);
+  }
 }
 
 std::string mime_of(image::ImageFormat f) {
@@ -302,6 +355,80 @@ std::string resolve(Reader& rd, const Slot& s, const std::string& restored, cons
   return reference;
 }
 
+// A slot of the Scene: the resolved reference, the texture coordinate set and transform.
+TextureSlot scene_slot(Reader& rd, const Slot& s, const std::string& restored, const std::string& who,
+                       std::string_view slot) {
+  TextureSlot t;
+  t.texture = resolve(rd, s, restored, who, slot);
+  t.texcoord = s.texcoord;
+  t.transform = s.transform;
+  return t;
+}
+
+// Every textureInfo (an object member whose name ends in "Texture" and that has an "index") in
+// the extensions object `e`: its texture becomes Material::extension_textures[k] and its
+// "index" k. A textureInfo whose index is not a texture is dropped with a warning.
+void extension_textures(Reader& rd, json& e, const std::string& path, const std::string& who,
+                        const std::vector<std::string>& restored, Material& mat) {
+  if (!e.is_object()) {
+    if (e.is_array())
+      for (size_t k = 0; k < e.size(); ++k) extension_textures(rd, e[k], fmt::format("{}[{}]", path, k), who, restored, mat);
+    return;
+  }
+  std::vector<std::string> bad;
+  for (auto& [key, v] : e.items()) {
+    const std::string p = path + "." + key;
+    const bool info = key.size() > 7 && key.compare(key.size() - 7, 7, "Texture") == 0 && v.is_object() &&
+                      field(v, "index");
+    if (!info) {
+      extension_textures(rd, v, p, who, restored, mat);
+      continue;
+    }
+    try {
+      const size_t k = mat.extension_textures.size();
+      const Slot s = texture_slot(rd, v, p);
+      mat.extension_textures.push_back(resolve(rd, s, k < restored.size() ? restored[k] : std::string(), who, p));
+      if (!s.sampler.is_default()) mat.samplers.emplace_back(extension_slot(k), s.sampler);
+      v["index"] = k;
+    } catch (const Error& x) {
+      rd.warn(fmt::format("{}; the texture is dropped", x.diagnostic().message));
+      bad.push_back(key);
+    }
+  }
+  for (const std::string& k : bad) e.erase(k);
+}
+
+// The material's extensions but what the Scene holds elsewhere (the specular colour texture), as
+// JSON text with their textures in mat.extension_textures.
+void read_extensions(Reader& rd, const json& m, const std::string& path, const std::string& who,
+                     const std::vector<std::string>& restored, bool specular_colour, Material& mat) {
+  const json* ext = field(m, "extensions");
+  if (!ext || !ext->is_object() || ext->empty()) return;
+  // The copy is paid for as the document was (about 32 bytes of tree per byte of text at most).
+  std::string text = ext->dump();
+  rd.spend(u128(text.size()) * 32, path + ".extensions", "the material's extensions");
+  json e = json::parse(text);
+  text = std::string();
+  if (specular_colour) {
+    json& spec = e["KHR_materials_specular"];
+    spec.erase("specularColorTexture");
+    if (spec.empty()) e.erase("KHR_materials_specular");  // the writer's own: nothing but the slot
+    if (e.empty()) return;
+  }
+  extension_textures(rd, e, path + ".extensions", who, restored, mat);
+  mat.gltf_extensions = e.dump();
+}
+
+// The material's extras but meshport's own, as JSON text.
+std::string other_extras(const json& m) {
+  const json* x = field(m, "extras");
+  if (!x) return {};
+  json e = *x;
+  if (e.is_object()) e.erase("meshport");
+  if (e.is_object() && e.empty()) return {};
+  return e.dump();
+}
+
 }  // namespace
 
 // ---- Materials -------------------------------------------------------------------------------
@@ -317,7 +444,57 @@ std::string texture_name(Reader& rd, uint32_t t) {
   return rd.get_string(img, "name", ip);
 }
 
+// KHR_materials_variants: the root's variant names (Scene::material_variants).
+void read_variants(Reader& rd) {
+  const json* ext = field(rd.doc, "extensions");
+  const json* kv = ext && ext->is_object() ? field(*ext, "KHR_materials_variants") : nullptr;
+  if (!kv) return;
+  const std::string vp = "extensions.KHR_materials_variants";
+  try {
+    if (!kv->is_object()) rd.error(vp, "is not an object");
+    const json& list = rd.get_array(*kv, "variants", vp);
+    std::vector<std::string> names;
+    for (size_t i = 0; i < list.size(); ++i)
+      names.push_back(rd.get_string(rd.object_at(list, i, fmt::format("{}.variants[{}]", vp, i)), "name",
+                                    fmt::format("{}.variants[{}]", vp, i)));
+    rd.scene.material_variants = std::move(names);
+  } catch (const Error& e) {
+    rd.warn(fmt::format("{}; the material variants are not kept", e.diagnostic().message));
+  }
+}
+
+void read_variant_mappings(Reader& rd, const json& prim, const std::string& path, Mesh& m) {
+  const json* ext = field(prim, "extensions");
+  const json* kv = ext && ext->is_object() ? field(*ext, "KHR_materials_variants") : nullptr;
+  if (!kv) return;
+  const std::string vp = path + ".extensions.KHR_materials_variants";
+  try {
+    if (!kv->is_object()) rd.error(vp, "is not an object");
+    const json& list = rd.get_array(*kv, "mappings", vp);
+    std::vector<Mesh::VariantMapping> out;
+    for (size_t i = 0; i < list.size(); ++i) {
+      const std::string mp = fmt::format("{}.mappings[{}]", vp, i);
+      const json& e = rd.object_at(list, i, mp);
+      Mesh::VariantMapping v;
+      v.material = int32_t(rd.get_index(e, "material", mp, "materials"));
+      const json& vs = rd.get_array(e, "variants", mp);
+      for (size_t k = 0; k < vs.size(); ++k) {
+        const std::optional<uint64_t> x = as_uint(vs[k]);
+        if (!x || *x >= rd.scene.material_variants.size())
+          rd.error(fmt::format("{}.variants[{}]", mp, k),
+                   fmt::format("{} is not a variant (the file has {})", describe(vs[k]), rd.scene.material_variants.size()));
+        v.variants.push_back(uint32_t(*x));
+      }
+      out.push_back(std::move(v));
+    }
+    m.material_variants = std::move(out);
+  } catch (const Error& e) {
+    rd.warn(fmt::format("{}; the primitive's material variants are not kept", e.diagnostic().message));
+  }
+}
+
 void read_materials(Reader& rd) {
+  read_variants(rd);
   const json& mats = rd.top("materials");
   ImageStems stems;
   for (size_t i = 0; i < mats.size(); ++i) {
@@ -326,29 +503,47 @@ void read_materials(Reader& rd) {
     const json& m = rd.object_at(mats, i, path);
     Material mat;
     mat.name = rd.get_string(m, "name", path);
-    Slot base, normal, specular;
+    Slot base, normal, specular, metal, occlusion, emissive;
+    bool specular_colour = false;
     // glTF's defaults: metallic 1, roughness 1 (the Scene's metallic default is 0).
     mat.metallic = 1;
     mat.roughness = 1;
     if (const json* pbr = field(m, "pbrMetallicRoughness")) {
       const std::string pp = path + ".pbrMetallicRoughness";
       if (const json* bct = field(*pbr, "baseColorTexture")) base = texture_slot(rd, *bct, pp + ".baseColorTexture");
+      if (const json* mr = field(*pbr, "metallicRoughnessTexture"))
+        metal = optional_slot(rd, *mr, pp + ".metallicRoughnessTexture");
       rd.get_floats(*pbr, "baseColorFactor", pp, mat.base_color.data(), 4);
       mat.metallic = narrow(rd.get_number(*pbr, "metallicFactor", pp, 1.0));
       mat.roughness = narrow(rd.get_number(*pbr, "roughnessFactor", pp, 1.0));
     }
-    if (const json* nt = field(m, "normalTexture")) normal = texture_slot(rd, *nt, path + ".normalTexture");
+    if (const json* nt = field(m, "normalTexture")) {
+      normal = texture_slot(rd, *nt, path + ".normalTexture");
+      mat.normal_scale = tolerant_number(rd, *nt, "scale", path + ".normalTexture", 1.0);
+    }
+    if (const json* ot = field(m, "occlusionTexture")) {
+      occlusion = optional_slot(rd, *ot, path + ".occlusionTexture");
+      mat.occlusion_strength = tolerant_number(rd, *ot, "strength", path + ".occlusionTexture", 1.0);
+    }
+    if (const json* et = field(m, "emissiveTexture")) emissive = optional_slot(rd, *et, path + ".emissiveTexture");
+    try {
+      mat.double_sided = rd.get_bool(m, "doubleSided", path, false);
+    } catch (const Error& e) {
+      rd.warn(fmt::format("{}; read as false", e.diagnostic().message));
+    }
     rd.get_floats(m, "emissiveFactor", path, mat.emissive.data(), 3);
     if (const json* ext = field(m, "extensions"))
       if (const json* spec = field(*ext, "KHR_materials_specular")) {
         const std::string sp = path + ".extensions.KHR_materials_specular";
-        if (const json* t = field(*spec, "specularColorTexture"))
+        if (const json* t = field(*spec, "specularColorTexture")) {
           specular = texture_slot(rd, *t, sp + ".specularColorTexture");
-        else if (const json* t2 = field(*spec, "specularTexture"))
+          specular_colour = true;
+        } else if (const json* t2 = field(*spec, "specularTexture"))
           specular = texture_slot(rd, *t2, sp + ".specularTexture");
       }
     // meshport's extras restore the Scene's references (a non-empty one wins over the glTF's).
-    std::string r_base, r_normal, r_specular, r_team;
+    std::string r_base, r_normal, r_specular, r_team, r_metal, r_occlusion, r_emissive;
+    std::vector<std::string> r_extension;
     Slot team;
     const json* mp = meshport_extras(m);
     if (mp) {
@@ -359,11 +554,18 @@ void read_materials(Reader& rd) {
         r_normal = rd.get_string(*mp, "normal_texture", xp);
         r_specular = rd.get_string(*mp, "specular_texture", xp);
         r_team = rd.get_string(*mp, "team_colour_texture", xp);
+        r_metal = rd.get_string(*mp, "metallic_roughness_texture", xp);
+        r_occlusion = rd.get_string(*mp, "occlusion_texture", xp);
+        r_emissive = rd.get_string(*mp, "emissive_texture", xp);
+        const json& rx = rd.get_array(*mp, "extension_textures", xp);
+        for (size_t k = 0; k < rx.size(); ++k)
+          r_extension.push_back(rx[k].is_string() ? rx[k].get<std::string>() : std::string());
         if (!r_team.empty()) team = team_colour_slot(rd, *mp, xp, r_team, stems);
         mat.name = std::move(name);
       } catch (const Error& e) {
         rd.warn(fmt::format("{}; ignored", e.diagnostic().message));
         r_base.clear(), r_normal.clear(), r_specular.clear(), r_team.clear();
+        r_metal.clear(), r_occlusion.clear(), r_emissive.clear(), r_extension.clear();
         team = {};
         mp = nullptr;
       }
@@ -382,6 +584,22 @@ void read_materials(Reader& rd) {
     mat.base_color_texcoord = base.texcoord, mat.base_color_transform = base.transform;
     mat.normal_texcoord = normal.texcoord, mat.normal_transform = normal.transform;
     mat.specular_texcoord = specular.texcoord, mat.specular_transform = specular.transform;
+    mat.metallic_roughness_texture = scene_slot(rd, metal, r_metal, who, "metallic-roughness texture");
+    mat.occlusion_texture = scene_slot(rd, occlusion, r_occlusion, who, "occlusion texture");
+    mat.emissive_texture = scene_slot(rd, emissive, r_emissive, who, "emissive texture");
+    try {
+      read_extensions(rd, m, path, who, r_extension, specular_colour, mat);
+    } catch (const Error& e) {
+      rd.warn(fmt::format("{}; the material's extensions are not kept", e.diagnostic().message));
+      mat.gltf_extensions.clear(), mat.extension_textures.clear();
+    }
+    mat.gltf_extras = other_extras(m);
+    for (const auto& [slot, from] : {std::pair{"base colour", &base}, std::pair{"normal", &normal},
+                                     std::pair{"specular", &specular}, std::pair{"metallic roughness", &metal},
+                                     std::pair{"occlusion", &occlusion}, std::pair{"emissive", &emissive}})
+      if (!from->sampler.is_default()) mat.samplers.emplace_back(slot, from->sampler);
+    std::stable_sort(mat.samplers.begin(), mat.samplers.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
     rd.scene.materials.push_back(std::move(mat));
   }
   // Every texture's and image's indices are checked, used or not.

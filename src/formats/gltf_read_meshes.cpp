@@ -59,6 +59,7 @@ Primitive read_primitive(Reader& rd, uint32_t m, uint32_t p, const json& mesh, c
   const uint64_t nv = pos.count;
   mm.material = -1;
   if (auto mat = rd.opt_index(prim, "material", path, "materials")) mm.material = int32_t(*mat);
+  read_variant_mappings(rd, prim, path, mm);
 
   // Indices, read first: a primitive sharing its vertex arrays with others (`compact`) decodes
   // only the vertices its indices use (`keep`, in order of first use, or the accessor's order

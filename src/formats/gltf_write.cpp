@@ -41,7 +41,12 @@
 //   (1, 1, 1, 1), roughnessFactor when not 1, emissiveFactor when not 0 (each value clamped to
 //   0..1, one that is not finite written as the default), baseColorTexture, normalTexture and
 //   KHR_materials_specular.specularColorTexture for the textures find_textures() resolves;
-//   images embedded, beside the output or as data URIs (gltf_write_materials.cpp).
+//   images embedded, beside the output or as data URIs (gltf_write_materials.cpp). What a
+//   material read from glTF kept is written back (docs/gltf-obj.md "Materials kept whole"):
+//   metallicRoughnessTexture, occlusionTexture (strength), emissiveTexture, normalTexture.scale,
+//   doubleSided, each slot's sampler, the carried extensions with their textures renumbered, other
+//   extras, and KHR_materials_variants (root variants, primitive mappings). metallicFactor is
+//   left out when it is 1.
 // - animations: one per Scene animation with frames; per joint, translation / rotation / scale
 //   channels (LINEAR, or STEP when Animation::interpolation is Step (PIE's INTERPOLATE 0);
 //   keyframe f at time f / framerate, or f / 30 when the framerate is 0) except
@@ -375,14 +380,16 @@ std::vector<OutputFile> write(const Scene& input, const WriteOptions& options, b
   using namespace write_impl;
   ops::check_scene(input);
   std::vector<TextureLookup> textures = material_textures(input, options);
-  const std::optional<Scene> tangents = with_normal_map_tangents(input, textures, diags);
-  const std::optional<Scene> apart = with_repeated_faces_apart(tangents ? *tangents : input);
+  const std::optional<Scene> baked = with_unwritten_mappings_baked(input, textures, diags);
+  const Scene& mapped = baked ? *baked : input;
+  const std::optional<Scene> tangents = with_normal_map_tangents(mapped, textures, diags);
+  const std::optional<Scene> apart = with_repeated_faces_apart(tangents ? *tangents : mapped);
   std::vector<std::optional<MorphRanges>> morph_ranges;
   std::vector<std::string> range_warnings;
   const std::optional<Scene> ranged =
-      with_morph_ranges(apart ? *apart : tangents ? *tangents : input, morph_ranges, range_warnings);
+      with_morph_ranges(apart ? *apart : tangents ? *tangents : mapped, morph_ranges, range_warnings);
   for (std::string& m : range_warnings) wwarn(diags, std::move(m));
-  const Scene& scene = ranged ? *ranged : apart ? *apart : tangents ? *tangents : input;
+  const Scene& scene = ranged ? *ranged : apart ? *apart : tangents ? *tangents : mapped;
   Writer w(scene, options, output_dir, diags);
   w.morph_ranges = std::move(morph_ranges);
   w.binary = binary;

@@ -181,6 +181,12 @@ std::vector<TextureLookup> material_textures(const Scene& s, const WriteOptions&
 // A copy of `s` with tangents generated (ops) when a mesh without them uses a material whose
 // normal map was found (the validator warns about tangent spaces left to the viewer); nothing
 // when none does.
+// A copy of `s` whose used materials' base colour mapping (texCoord, KHR_texture_transform) is
+// baked into the texture coordinates (ops/texture_transform.h, warning) where the base colour
+// texture is not found, so not written, and the mapping would be lost with it (gltfpack's
+// dequantizing transform of quantized texture coordinates); nothing when there is none.
+std::optional<Scene> with_unwritten_mappings_baked(const Scene& s, const std::vector<TextureLookup>& textures,
+                                                   Diagnostics& d);
 std::optional<Scene> with_normal_map_tangents(const Scene& s, const std::vector<TextureLookup>& textures,
                                               Diagnostics& d);
 

@@ -13,10 +13,12 @@
 // glTF slot: it is kept by name in the extras, or baked into the base colour page when
 // WriteOptions::team_colour is set.
 #include "formats/gltf_write.h"
+#include "formats/gltf_json.h"
 #include "text.h"
 
 #include "image/image.h"
 #include "ops/team_colour.h"
+#include "ops/texture_transform.h"
 #include "ops/textures.h"
 
 #include <meshport/process.h>
@@ -52,6 +54,7 @@ struct Entry {
   std::vector<uint8_t> bytes;
   std::string mime;
   std::string stem;       // glTF image name; the side file is stem + extension
+  std::string extension;  // ".png", ".jpg", or the reference's own (".jpeg", ".PNG")
   std::string canonical;  // the file it is a byte-for-byte copy of, if any
 };
 
@@ -66,7 +69,26 @@ struct Images {
   std::map<std::string, Made> made;               // by source key
   std::unordered_multimap<size_t, size_t> by_hash;  // bytes hash -> index into list
   std::set<std::string> inputs;                    // canonical paths of every texture file read
+  // glTF textures: (image, sampler) in order of first use.
+  std::vector<std::pair<size_t, TextureSampler>> textures;
+  std::map<std::array<uint32_t, 5>, size_t> texture_index;
 };
+
+// The glTF texture of image `image` sampled by `sampler`, added when new.
+int texture_for(Images& im, int image, const TextureSampler& sampler) {
+  const std::array<uint32_t, 5> key = {uint32_t(image), sampler.mag_filter, sampler.min_filter, sampler.wrap_s,
+                                       sampler.wrap_t};
+  auto [it, added] = im.texture_index.emplace(key, im.textures.size());
+  if (added) im.textures.emplace_back(size_t(image), sampler);
+  return int(it->second);
+}
+
+// The sampler of material `m`'s slot (Material::samplers), default when it has none.
+TextureSampler slot_sampler(const Material& m, const std::string& slot) {
+  for (const auto& [name, s] : m.samplers)
+    if (name == slot) return s;
+  return {};
+}
 
 std::string canonical_of(const fs::path& p) {
   std::error_code ec;
@@ -98,7 +120,15 @@ std::string source_key(const TextureLookup& l) {
 // The image name: the file name's stem (image_file_name without its extension).
 std::string stem_of(std::string_view hint, std::string_view mime) {
   std::string n = image::image_file_name(hint, mime);
-  return n.substr(0, n.size() - image::image_file_extension(mime).size());
+  const size_t dot = n.rfind('.');
+  return dot == std::string::npos || dot == 0 ? n : n.substr(0, dot);
+}
+
+// The side file's extension: the one the reference gives when it fits the type (".jpeg" stays).
+std::string extension_of(std::string_view hint, std::string_view mime) {
+  std::string n = image::image_file_name(hint, mime);
+  const size_t dot = n.rfind('.');
+  return dot == std::string::npos || dot == 0 ? image::image_file_extension(mime) : n.substr(dot);
 }
 
 // The index of an image with these bytes, adding it when new.
@@ -132,6 +162,7 @@ int image_for(Writer& w, Images& im, const TextureLookup& l, std::string& why) {
     } else {
       Entry e;
       e.stem = stem_of(src.hint, c.mime_type);
+      e.extension = extension_of(src.hint, c.mime_type);
       e.mime = c.mime_type;
       e.canonical = c.converted ? std::string() : src.canonical;
       e.bytes = std::move(c.bytes);
@@ -172,6 +203,7 @@ int team_coloured(Writer& w, Images& im, const TextureLookup& base, const Textur
     entry.bytes = image::encode_png(p.pixels);
     entry.mime = "image/png";
     entry.stem = stem_of(page.hint, entry.mime) + "-team";
+    entry.extension = ".png";
     made.index = entry.bytes.empty() ? -1 : int(add(im, std::move(entry)));
     if (made.index < 0) made.error = "the team-coloured page cannot be encoded as PNG";
   }
@@ -197,7 +229,7 @@ void emit_images(Writer& w, Images& im) {
     } else {
       // A unique name that is not another texture this write reads (a converted skin.tga must
       // not replace a skin.png beside the output that the model also uses).
-      const std::string ext = image::image_file_extension(e.mime);
+      const std::string& ext = e.extension;
       std::string name;
       for (size_t n = 1;; ++n) {
         name = n == 1 ? e.stem + ext : fmt::format("{}-{}{}", e.stem, n, ext);
@@ -212,18 +244,88 @@ void emit_images(Writer& w, Images& im) {
     }
     e.bytes = std::vector<uint8_t>();
     images.push_back(std::move(img));
-    textures.push_back({{"source", i}});
+  }
+  // The textures the materials use, then one for each image none uses (the team colour mask).
+  std::vector<bool> textured(im.list.size(), false);
+  for (const auto& t : im.textures) textured[t.first] = true;
+  for (size_t i = 0; i < im.list.size(); ++i)
+    if (!textured[i]) im.textures.emplace_back(i, TextureSampler{});
+  json samplers = json::array();
+  std::map<std::array<uint32_t, 4>, size_t> sampler_index;
+  for (const auto& [image, smp] : im.textures) {
+    json t = {{"source", image}};
+    if (!smp.is_default()) {
+      auto [it, added] = sampler_index.emplace(
+          std::array<uint32_t, 4>{smp.mag_filter, smp.min_filter, smp.wrap_s, smp.wrap_t}, samplers.size());
+      if (added) {
+        json j = json::object();
+        if (smp.mag_filter) j["magFilter"] = smp.mag_filter;
+        if (smp.min_filter) j["minFilter"] = smp.min_filter;
+        if (smp.wrap_s != 10497) j["wrapS"] = smp.wrap_s;
+        if (smp.wrap_t != 10497) j["wrapT"] = smp.wrap_t;
+        samplers.push_back(std::move(j));
+      }
+      t["sampler"] = it->second;
+    }
+    textures.push_back(std::move(t));
   }
   w.root["images"] = std::move(images);
   w.root["textures"] = std::move(textures);
+  if (!samplers.empty()) w.root["samplers"] = std::move(samplers);
+}
+
+// The materials a written mesh uses (Mesh::material or one of its KHR_materials_variants).
+template <class F>
+void for_each_material(const Mesh& m, size_t count, F f) {
+  if (m.material >= 0 && size_t(m.material) < count) f(size_t(m.material));
+  for (const Mesh::VariantMapping& v : m.material_variants)
+    if (v.material >= 0 && size_t(v.material) < count && v.material != m.material) f(size_t(v.material));
 }
 
 // Which materials a written mesh uses.
 std::vector<bool> used_materials(const Scene& s) {
   std::vector<bool> used(s.materials.size(), false);
   for (const Mesh& m : s.meshes)
-    if (written(m) && m.material >= 0 && size_t(m.material) < s.materials.size()) used[size_t(m.material)] = true;
+    if (written(m)) for_each_material(m, s.materials.size(), [&](size_t i) { used[i] = true; });
   return used;
+}
+
+// Material::gltf_extensions with every textureInfo's index k (Material::extension_textures[k])
+// replaced by `index[k]`, the glTF texture written, or the textureInfo removed when it is -1.
+// Sets `transform` when a textureInfo uses KHR_texture_transform.
+void remap_extension_textures(json& e, const std::vector<int>& index, bool& transform) {
+  if (e.is_array()) {
+    for (json& x : e) remap_extension_textures(x, index, transform);
+    return;
+  }
+  if (!e.is_object()) return;
+  std::vector<std::string> gone;
+  for (auto& [key, v] : e.items()) {
+    const json* k = v.is_object() ? json_util::field(v, "index") : nullptr;
+    if (key.size() > 7 && key.compare(key.size() - 7, 7, "Texture") == 0 && k && k->is_number_unsigned()) {
+      const size_t at = k->get<size_t>();
+      if (at >= index.size() || index[at] < 0) {
+        gone.push_back(key);
+        continue;
+      }
+      v["index"] = index[at];
+      const json* x = json_util::field(v, "extensions");
+      if (x && x->is_object() && json_util::field(*x, "KHR_texture_transform")) transform = true;
+      continue;
+    }
+    remap_extension_textures(v, index, transform);
+  }
+  for (const std::string& k : gone) e.erase(k);
+}
+
+// Whether the material's specular texture is its KHR_materials_specular.specularTexture (read
+// so where the file has no specularColorTexture) rather than a colour texture of its own.
+bool specular_is_strength(const Material& m, const json& ext) {
+  const json* spec = json_util::field(ext, "KHR_materials_specular");
+  const json* t = spec ? json_util::field(*spec, "specularTexture") : nullptr;
+  const json* k = t ? json_util::field(*t, "index") : nullptr;
+  return k && k->is_number_unsigned() && k->get<size_t>() < m.extension_textures.size() &&
+         m.extension_textures[k->get<size_t>()] == m.specular_texture;
 }
 
 float clamp01(float v, float otherwise) { return std::isfinite(v) ? std::clamp(v, 0.0f, 1.0f) : otherwise; }
@@ -275,6 +377,29 @@ std::vector<TextureLookup> material_textures(const Scene& s, const WriteOptions&
   return r;
 }
 
+std::optional<Scene> with_unwritten_mappings_baked(const Scene& s, const std::vector<TextureLookup>& textures,
+                                                   Diagnostics& d) {
+  const std::vector<bool> used = used_materials(s);
+  std::vector<bool> found(s.materials.size(), false), bake(s.materials.size(), false);
+  for (const TextureLookup& l : textures)
+    if (l.slot == "base colour" && l.found()) found[size_t(l.material)] = true;
+  bool any = false;
+  for (size_t i = 0; i < s.materials.size(); ++i) {
+    const Material& m = s.materials[i];
+    if (!used[i] || found[i] || !ops::base_color_mapped(m)) continue;
+    bake[i] = any = true;
+    wwarn(d, fmt::format("material '{}': base colour texture {}: its texture coordinate mapping (texCoord / "
+                         "KHR_texture_transform) is baked into the texture coordinates of the meshes using it",
+                         m.name,
+                         m.base_color_texture.empty() ? std::string("none")
+                                                      : fmt::format("'{}' not found", m.base_color_texture)));
+  }
+  if (!any) return std::nullopt;
+  std::optional<Scene> r = s;
+  ops::bake_texture_transforms(*r, bake, d);
+  return r;
+}
+
 std::optional<Scene> with_normal_map_tangents(const Scene& s, const std::vector<TextureLookup>& textures,
                                               Diagnostics& d) {
   std::vector<bool> normal_mapped(s.materials.size(), false);
@@ -305,28 +430,30 @@ json emit_materials(Writer& w) {
   std::vector<std::string> fewest(s.materials.size());
   const std::vector<bool> used = used_materials(s);
   for (const Mesh& m : s.meshes) {
-    if (!written(m) || m.material < 0 || size_t(m.material) >= s.materials.size()) continue;
+    if (!written(m)) continue;
     const std::string name = m.name.empty() ? std::string("(unnamed)") : m.name;
-    if (!m.find(Attribute::Texcoord) && lacking[size_t(m.material)].empty()) lacking[size_t(m.material)] = name;
-    if (!m.find(Attribute::Tangent) && no_tangents[size_t(m.material)].empty()) no_tangents[size_t(m.material)] = name;
     const std::vector<int> sets = texcoord_sets(m);
     const uint32_t n = sets.empty() ? 0 : uint32_t(*std::max_element(sets.begin(), sets.end()) + 1);
-    if (n < uv_sets[size_t(m.material)]) uv_sets[size_t(m.material)] = n, fewest[size_t(m.material)] = name;
+    for_each_material(m, s.materials.size(), [&](size_t i) {
+      if (!m.find(Attribute::Texcoord) && lacking[i].empty()) lacking[i] = name;
+      if (!m.find(Attribute::Tangent) && no_tangents[i].empty()) no_tangents[i] = name;
+      if (n < uv_sets[i]) uv_sets[i] = n, fewest[i] = name;
+    });
   }
   std::map<std::pair<int32_t, std::string>, const TextureLookup*> lookups;
   for (const TextureLookup& l : w.textures) lookups.emplace(std::make_pair(l.material, l.slot), &l);
-  auto lookup = [&](size_t mi, const char* slot) -> const TextureLookup* {
+  auto lookup = [&](size_t mi, const std::string& slot) -> const TextureLookup* {
     auto it = lookups.find({int32_t(mi), slot});
     return it == lookups.end() ? nullptr : it->second;
   };
 
   Images im;
-  bool specular_used = false, transform_used = false;
+  bool transform_used = false;
   // A written slot's textureInfo: its texture coordinate set and KHR_texture_transform, each only
   // when every mesh using the material has that set.
-  auto texture_info = [&](size_t i, const char* slot, int index, uint32_t set, const TextureTransform& t) {
+  auto texture_info = [&](size_t i, const std::string& slot, int index, uint32_t set, const TextureTransform& t) {
     const Material& m = s.materials[i];
-    json info = {{"index", index}};
+    json info = {{"index", texture_for(im, index, slot_sampler(m, slot))}};
     auto has = [&](uint32_t k, const char* what) {
       if (k < uv_sets[i]) return true;
       wwarn(w.diags, fmt::format("material '{}': {} texture: texture coordinate set {}{} not written (set 0 is used): "
@@ -357,7 +484,10 @@ json emit_materials(Writer& w) {
   const bool names_are_textures = material_names_are_textures(w.options.texture_model);
   for (size_t i = 0; i < s.materials.size(); ++i) {
     const Material& m = s.materials[i];
-    json pbr = {{"metallicFactor", num(clamp01(m.metallic, 0))}};
+    // metallicFactor is left out at glTF's default (1), as the source did; the Scene's default is
+    // 0 (game models are not metal), written.
+    json pbr = json::object();
+    if (const float metal = clamp01(m.metallic, 0); metal != 1) pbr["metallicFactor"] = num(metal);
     if (m.base_color != std::array<float, 4>{1, 1, 1, 1}) {
       json factor = json::array();
       for (float c : m.base_color) factor.push_back(num(clamp01(c, 1)));
@@ -370,12 +500,34 @@ json emit_materials(Writer& w) {
     if (!m.normal_texture.empty()) extras["normal_texture"] = w.text(m.normal_texture);
     if (!m.specular_texture.empty()) extras["specular_texture"] = w.text(m.specular_texture);
     if (!m.team_colour_texture.empty()) extras["team_colour_texture"] = w.text(m.team_colour_texture);
+    for (const auto& [key, slot] : {std::pair{"metallic_roughness_texture", &m.metallic_roughness_texture},
+                                    std::pair{"occlusion_texture", &m.occlusion_texture},
+                                    std::pair{"emissive_texture", &m.emissive_texture}})
+      if (!slot->texture.empty()) extras[key] = w.text(slot->texture);
+    if (!m.extension_textures.empty()) {
+      json x = json::array();
+      for (const std::string& t : m.extension_textures) x.push_back(w.text(t));
+      extras["extension_textures"] = std::move(x);
+    }
+    json ext = json::object();
+    if (!m.gltf_extensions.empty()) {
+      ext = json::parse(m.gltf_extensions, nullptr, false);
+      if (!ext.is_object()) {
+        wwarn(w.diags, fmt::format("material '{}': its glTF extensions are not a JSON object: not written", m.name));
+        ext = json::object();
+      }
+    }
+    std::vector<int> extension_index(m.extension_textures.size(), -1);
+    std::vector<std::string> slots = {"base colour", "normal", "specular", "metallic roughness", "occlusion", "emissive"};
+    for (size_t k = 0; k < m.extension_textures.size(); ++k) slots.push_back(extension_slot(k));
+    const bool specular_strength = specular_is_strength(m, ext);
 
     if (used[i] && w.options.warn_textures_not_found) {
       const std::string missing = textures_not_found_message(s, int32_t(i), w.textures, names_are_textures);
       if (!missing.empty()) wwarn(w.diags, missing);
     }
-    for (const char* slot : {"base colour", "normal", "specular"}) {
+    for (const std::string& slot : slots) {
+      if (slot == "specular" && specular_strength) continue;  // written with the extension
       const TextureLookup* l = used[i] ? lookup(i, slot) : nullptr;
       if (!l) continue;
       if (!l->found()) continue;  // warned once for the material, above
@@ -384,8 +536,8 @@ json emit_materials(Writer& w) {
                                    m.name, slot, l->reference, lacking[i]));
         continue;
       }
-      const bool base = std::string_view(slot) == "base colour";
-      if (std::string_view(slot) == "normal" && !no_tangents[i].empty()) {
+      const bool base = slot == "base colour";
+      if (slot == "normal" && !no_tangents[i].empty()) {
         wwarn(w.diags, fmt::format("material '{}': normal texture '{}' not used: mesh '{}' has no tangents (nor "
                                    "normals to make them from)",
                                    m.name, l->reference, no_tangents[i]));
@@ -412,14 +564,36 @@ json emit_materials(Writer& w) {
       }
       if (base) {
         pbr["baseColorTexture"] = texture_info(i, slot, index, m.base_color_texcoord, m.base_color_transform);
-      } else if (std::string_view(slot) == "normal") {
+      } else if (slot == "normal") {
         mat["normalTexture"] = texture_info(i, slot, index, m.normal_texcoord, m.normal_transform);
+        if (m.normal_scale != 1 && std::isfinite(m.normal_scale)) mat["normalTexture"]["scale"] = num(m.normal_scale);
+      } else if (slot == "specular") {
+        ext["KHR_materials_specular"]["specularColorTexture"] =
+            texture_info(i, slot, index, m.specular_texcoord, m.specular_transform);
+      } else if (slot == "metallic roughness") {
+        const TextureSlot& t = m.metallic_roughness_texture;
+        pbr["metallicRoughnessTexture"] = texture_info(i, slot, index, t.texcoord, t.transform);
+      } else if (slot == "occlusion") {
+        const TextureSlot& t = m.occlusion_texture;
+        mat["occlusionTexture"] = texture_info(i, slot, index, t.texcoord, t.transform);
+        if (m.occlusion_strength != 1 && std::isfinite(m.occlusion_strength))
+          mat["occlusionTexture"]["strength"] = num(m.occlusion_strength);
+      } else if (slot == "emissive") {
+        const TextureSlot& t = m.emissive_texture;
+        mat["emissiveTexture"] = texture_info(i, slot, index, t.texcoord, t.transform);
       } else {
-        mat["extensions"]["KHR_materials_specular"] = {
-            {"specularColorTexture", texture_info(i, slot, index, m.specular_texcoord, m.specular_transform)}};
-        specular_used = true;
+        extension_index[std::stoul(slot.substr(slot.rfind(' ') + 1))] = texture_for(im, index, slot_sampler(m, slot));
       }
     }
+    remap_extension_textures(ext, extension_index, transform_used);
+    if (!ext.empty()) {
+      for (auto& [name, v] : ext.items()) {
+        (void)v;
+        list_extension(w.root, "extensionsUsed", name.c_str());
+      }
+      mat["extensions"] = std::move(ext);
+    }
+    if (m.double_sided) mat["doubleSided"] = true;
     if (used[i]) embed_team_colour_mask(w, im, i, lookup(i, "team colour"), lacking[i], extras);
     mat["pbrMetallicRoughness"] = std::move(pbr);
     write_alpha(w, m, mat, extras);
@@ -428,11 +602,25 @@ json emit_materials(Writer& w) {
       for (float c : m.emissive) e.push_back(num(clamp01(c, 0)));
       if (e != json::array({0.0, 0.0, 0.0})) mat["emissiveFactor"] = std::move(e);
     }
-    mat["extras"] = {{"meshport", std::move(extras)}};
+    json all_extras = json::object();
+    if (!m.gltf_extras.empty()) {
+      all_extras = json::parse(m.gltf_extras, nullptr, false);
+      if (!all_extras.is_object()) {
+        wwarn(w.diags, fmt::format("material '{}': its glTF extras are not a JSON object: not written", m.name));
+        all_extras = json::object();
+      }
+    }
+    all_extras["meshport"] = std::move(extras);
+    mat["extras"] = std::move(all_extras);
     materials.push_back(std::move(mat));
   }
   emit_images(w, im);
-  if (specular_used) list_extension(w.root, "extensionsUsed", "KHR_materials_specular");
+  if (!s.material_variants.empty()) {
+    json variants = json::array();
+    for (const std::string& v : s.material_variants) variants.push_back({{"name", w.text(v)}});
+    w.root["extensions"]["KHR_materials_variants"] = {{"variants", std::move(variants)}};
+    list_extension(w.root, "extensionsUsed", "KHR_materials_variants");
+  }
   if (transform_used) list_extension(w.root, "extensionsUsed", "KHR_texture_transform");
   return materials;
 }

@@ -361,6 +361,23 @@ void emit_mesh(Writer& w, size_t mi, const Influences* inf_in) {
     prim["indices"] = w.buf.integers(m.triangles, 1, wide ? kUInt : kUShort, kElementArrayBuffer);
   }
   if (m.material >= 0) prim["material"] = m.material;
+  // KHR_materials_variants: mappings to materials and variants the Scene has (others: warning).
+  if (!m.material_variants.empty()) {
+    json mappings = json::array();
+    const size_t nvar = w.scene.material_variants.size();
+    for (const Mesh::VariantMapping& v : m.material_variants) {
+      const bool ok = v.material >= 0 && size_t(v.material) < w.scene.materials.size() && !v.variants.empty() &&
+                      std::all_of(v.variants.begin(), v.variants.end(), [&](uint32_t x) { return x < nvar; });
+      if (!ok) {
+        wwarn(w.diags, fmt::format("{}: a material variant mapping names a material or variant the model does not "
+                                   "have: not written",
+                                   label));
+        continue;
+      }
+      mappings.push_back({{"material", v.material}, {"variants", v.variants}});
+    }
+    if (!mappings.empty()) prim["extensions"]["KHR_materials_variants"] = {{"mappings", std::move(mappings)}};
+  }
 
   json mesh = json::object();
   if (!m.name.empty()) mesh["name"] = w.text(m.name);

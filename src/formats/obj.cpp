@@ -15,7 +15,9 @@
 //
 // Not converted (each ignored with one warning per keyword): points and lines (p, l), curves and
 // surfaces (vp, cstype, curv, surf, ...), and the display and rendering statements. MTL files
-// give materials their names and base colour texture (map_Kd) only. The writer cannot express
+// give materials their names, base colour texture (map_Kd), emissive colour and texture (Ke,
+// map_Ke) only; what else a material holds (glTF's other slots and extensions) is named in a
+// warning (ops/material_loss.h). The writer cannot express
 // skeletons, animations, blend weights, morph targets, tangents (readers regenerate them) or
 // IQE's other smoothing rules; all but tangents are warned about.
 //
@@ -33,6 +35,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -318,7 +321,8 @@ struct MaterialTable {
   }
 };
 
-// MTL: `newmtl name` and `map_Kd [options] file` are read; everything else (colours, other maps,
+// MTL: `newmtl name`, `map_Kd [options] file`, `map_Ke [options] file` (the emissive texture) and
+// `Ke r g b` (the emissive colour) are read; everything else (other colours, other maps,
 // illumination models) is ignored, as the Scene has no place for it. Decision: Kd is ignored too;
 // the writer writes Kd 1 1 1 so that the texture shows unmodulated. Problems in a library are
 // warnings: it only adds materials.
@@ -342,6 +346,24 @@ class MtlReader : Scanner {
     if (cmd.empty()) return;
     if (cmd == "newmtl") return newmtl(cmd.data());
     if (cmd == "map_Kd") return map_kd(cmd.data());
+    if (cmd == "map_Ke") return map_kd(cmd.data(), true);
+    if (cmd == "Ke") return ke(cmd.data());
+  }
+
+  // Ke r g b: the emissive colour. Decision: a malformed one is ignored with a warning.
+  void ke(const char* at) {
+    std::array<float, 3> c{0, 0, 0};
+    try {
+      for (float& v : c)
+        if (!next_float(v)) {
+          warn(at, "Ke without three numbers ignored");
+          return;
+        }
+    } catch (const Error& e) {
+      warn(at, fmt::format("Ke ignored: {}", e.diagnostic().message));
+      return;
+    }
+    if (current_ >= 0) table_.list[size_t(current_)].emissive = c;
   }
 
   void newmtl(const char* at) {
@@ -415,18 +437,20 @@ class MtlReader : Scanner {
     }
   }
 
-  void map_kd(const char* at) {
+  // map_Kd / map_Ke (`emissive`): the base colour / emissive texture.
+  void map_kd(const char* at, bool emissive = false) {
+    const char* cmd = emissive ? "map_Ke" : "map_Kd";
     skip_options();
     std::string_view file = rest();
     if (file.empty()) {
-      warn(at, "map_Kd without a file name ignored");
+      warn(at, fmt::format("{} without a file name ignored", cmd));
       return;
     }
     if (current_ == -2) return;  // the repeated definition was warned about
     if (current_ < 0) {
       if (!warned_before_) {
         warned_before_ = true;
-        warn(at, "map_Kd before the first newmtl ignored");
+        warn(at, fmt::format("{} before the first newmtl ignored", cmd));
       }
       return;
     }
@@ -434,7 +458,8 @@ class MtlReader : Scanner {
     // Decision: a texture path relative to a library in another folder is made relative to the
     // OBJ's folder, which is what texture paths in the Scene are relative to.
     if (!dir_.empty() && !std::filesystem::path(path).is_absolute()) path = dir_ + "/" + path;
-    table_.list[size_t(current_)].base_color_texture = std::move(path);  // the last map_Kd wins
+    Material& m = table_.list[size_t(current_)];
+    (emissive ? m.emissive_texture.texture : m.base_color_texture) = std::move(path);  // the last one wins
   }
 };
 
@@ -1404,9 +1429,11 @@ class Writer {
   // The colour map of material `i`: the file find_textures() finds for it (textures.h: the model's
   // folder, WriteOptions::texture_dirs, known layouts, sidecars), relative to the output folder;
   // else the reference as stored.
-  std::string texture_path(size_t i) {
+  std::string texture_path(size_t i, const char* slot = "base colour") {
     namespace fs = std::filesystem;
-    const std::string& stored = scene_.materials[i].base_color_texture;
+    const Material& mat = scene_.materials[i];
+    const std::string& stored =
+        std::string_view(slot) == "emissive" ? mat.emissive_texture.texture : mat.base_color_texture;
     if (output_dir_.empty()) return stored;
     if (!lookups_) {
       TextureSearch search = texture_search(options_);
@@ -1414,7 +1441,7 @@ class Writer {
                                                                     : find_textures(scene_, search);
     }
     for (const TextureLookup& l : *lookups_) {
-      if (l.material != int32_t(i) || l.slot != "base colour" || l.file.empty()) continue;
+      if (l.material != int32_t(i) || l.slot != slot || l.file.empty()) continue;
       std::error_code ec;
       fs::path from = fs::absolute(fs::path(output_dir_), ec).lexically_normal();
       if (ec) return stored;
@@ -1432,13 +1459,25 @@ class Writer {
       t += "\nnewmtl ";
       t += mat_names_[i];
       t += "\nKd 1 1 1\n";
-      std::string tex = texture_path(i);
-      if (tex.empty()) continue;
-      std::string path = clean(tex, "texture path");
-      if (!path.empty() && path[0] == '-') path = "./" + path;  // not an option
-      t += "map_Kd ";
-      t += path;
-      t += '\n';
+      const Material& mat = scene_.materials[i];
+      // The emissive colour (Ke) and map (map_Ke), which Blender and other tools read.
+      if (mat.emissive != std::array<float, 3>{0, 0, 0} || !mat.emissive_texture.texture.empty()) {
+        t += "Ke";
+        for (float c : mat.emissive) {
+          t += ' ';
+          text::append_float(t, c);
+        }
+        t += '\n';
+      }
+      for (const char* slot : {"base colour", "emissive"}) {
+        std::string tex = texture_path(i, slot);
+        if (tex.empty()) continue;
+        std::string path = clean(tex, "texture path");
+        if (!path.empty() && path[0] == '-') path = "./" + path;  // not an option
+        t += std::string_view(slot) == "emissive" ? "map_Ke " : "map_Kd ";
+        t += path;
+        t += '\n';
+      }
     }
     return t;
   }

@@ -50,6 +50,10 @@ std::string image_file_name(std::string_view name, std::string_view mime_type) {
     std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
     constexpr std::array<std::string_view, 9> kKnown = {".png", ".jpg", ".jpeg", ".tga", ".bmp",
                                                         ".psd", ".gif", ".pcx", ".dds"};
+    // An extension the bytes' type already has is kept as given ("photo.jpeg", "Skin.PNG").
+    const bool fits = (mime_type == "image/jpeg" && (ext == ".jpg" || ext == ".jpeg")) ||
+                      (mime_type == "image/png" && ext == ".png");
+    if (fits && dot > 0) return stem;
     if (std::find(kKnown.begin(), kKnown.end(), ext) != kKnown.end()) stem.resize(dot);
   }
   if (stem.empty()) stem = "image";

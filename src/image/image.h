@@ -83,7 +83,8 @@ std::string image_file_extension(std::string_view mime_type);
 // A file name for an image extracted from a model: the last path component of `name` (either
 // slash), without a known image extension (.png .jpg .jpeg .tga .bmp .psd .gif .pcx .dds, any
 // case), plus image_file_extension(mime_type). "textures/Skin.TGA", "image/png" -> "Skin.png";
-// an empty stem gives "image".
+// an empty stem gives "image". An extension that fits the type is kept as given:
+// "photo.jpeg", "image/jpeg" -> "photo.jpeg"; "Skin.PNG", "image/png" -> "Skin.PNG".
 std::string image_file_name(std::string_view name, std::string_view mime_type);
 
 }  // namespace meshport::image

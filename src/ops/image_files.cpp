@@ -16,7 +16,7 @@ namespace meshport::ops {
 
 namespace {
 
-enum class Kind { Base, Normal, Specular, TeamColour };
+enum class Kind { Base, Normal, Specular, TeamColour, Emissive };
 
 bool page_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
@@ -41,6 +41,7 @@ auto slots(M& m, const ImageFileRules& r) {
   if (r.normal) out.emplace_back(&m.normal_texture, Kind::Normal);
   if (r.specular) out.emplace_back(&m.specular_texture, Kind::Specular);
   if (r.team_colour) out.emplace_back(&m.team_colour_texture, Kind::TeamColour);
+  if (r.emissive) out.emplace_back(&m.emissive_texture.texture, Kind::Emissive);
   return out;
 }
 
@@ -202,7 +203,7 @@ std::vector<OutputFile> image_files(Scene& scene, const ImageFileRules& rules, c
   for (size_t m = 0; m < scene.materials.size(); ++m) {
     Material& mat = scene.materials[m];
     for (std::string* t : {&mat.base_color_texture, &mat.normal_texture, &mat.specular_texture,
-                           &mat.team_colour_texture})
+                           &mat.team_colour_texture, &mat.emissive_texture.texture})
       if (auto it = renamed.find(*t); it != renamed.end()) *t = it->second;
     if (rules.name_references && w[m] && !mat.base_color_texture.empty()) {
       const bool written = std::any_of(files.begin(), files.end(),
@@ -228,7 +229,7 @@ size_t load_texture_files(Scene& scene, const ImageFileRules& rules, const Textu
     std::string* slot = nullptr;
     for (auto [s, kind] : slots(mat, rules)) {
       const char* name = kind == Kind::Base ? "base colour" : kind == Kind::Normal ? "normal"
-                         : kind == Kind::Specular ? "specular" : "team colour";
+                         : kind == Kind::Specular ? "specular" : kind == Kind::Emissive ? "emissive" : "team colour";
       if (l.slot == name) slot = s;
     }
     if (!slot || (!slot->empty() && usable(*slot))) continue;

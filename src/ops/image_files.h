@@ -21,6 +21,7 @@ struct ImageFileRules {
   bool normal = false;
   bool specular = false;
   bool team_colour = false;
+  bool emissive = false;  // the emissive texture (OBJ map_Ke)
   // The format names a material's texture by the material's name (IQM, IQE, QMSH): a material
   // whose base colour is an image written beside the output gets that file's name as its name,
   // unless its name already is that name or its stem.

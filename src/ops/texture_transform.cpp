@@ -99,12 +99,21 @@ bool has_texture_transforms(const Scene& scene) {
   return std::any_of(scene.materials.begin(), scene.materials.end(), [](const Material& m) {
     return !mapping(m.base_color_texcoord, m.base_color_transform).as_is() ||
            !mapping(m.normal_texcoord, m.normal_transform).as_is() ||
-           !mapping(m.specular_texcoord, m.specular_transform).as_is();
+           !mapping(m.specular_texcoord, m.specular_transform).as_is() ||
+           (!m.emissive_texture.texture.empty() &&
+            !mapping(m.emissive_texture.texcoord, m.emissive_texture.transform).as_is());
   });
 }
 
+bool base_color_mapped(const Material& m) { return !mapping(m.base_color_texcoord, m.base_color_transform).as_is(); }
+
 void bake_texture_transforms(Scene& scene, Diagnostics& diags) {
+  bake_texture_transforms(scene, std::vector<bool>(scene.materials.size(), true), diags);
+}
+
+void bake_texture_transforms(Scene& scene, const std::vector<bool>& only, Diagnostics& diags) {
   for (size_t i = 0; i < scene.materials.size(); ++i) {
+    if (i >= only.size() || !only[i]) continue;
     Material& mat = scene.materials[i];
     const Mapping base = mapping(mat.base_color_texcoord, mat.base_color_transform);
     if (!base.as_is())
@@ -117,7 +126,9 @@ void bake_texture_transforms(Scene& scene, Diagnostics& diags) {
     };
     for (const Other& o : {Other{"normal", mat.normal_texture, mapping(mat.normal_texcoord, mat.normal_transform)},
                            Other{"specular", mat.specular_texture,
-                                 mapping(mat.specular_texcoord, mat.specular_transform)}})
+                                 mapping(mat.specular_texcoord, mat.specular_transform)},
+                           Other{"emissive", mat.emissive_texture.texture,
+                                 mapping(mat.emissive_texture.texcoord, mat.emissive_texture.transform)}})
       if (!(o.map == base) && !o.texture.empty())
         diags.add(warning("", fmt::format("material '{}': the {} texture is mapped differently from the base colour "
                                           "texture (texture coordinate set or KHR_texture_transform); only the base "
@@ -125,6 +136,7 @@ void bake_texture_transforms(Scene& scene, Diagnostics& diags) {
                                           mat.name, o.name)));
     mat.base_color_texcoord = mat.normal_texcoord = mat.specular_texcoord = 0;
     mat.base_color_transform = mat.normal_transform = mat.specular_transform = TextureTransform{};
+    mat.emissive_texture.texcoord = 0, mat.emissive_texture.transform = TextureTransform{};
   }
 }
 

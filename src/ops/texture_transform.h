@@ -7,6 +7,8 @@
 #include <meshport/diagnostics.h>
 #include <meshport/scene.h>
 
+#include <vector>
+
 namespace meshport::ops {
 
 // Whether any material maps a texture slot other than as is: a transform that is not the
@@ -22,5 +24,9 @@ bool has_texture_transforms(const Scene& scene);
 // specular texture that was mapped differently from the base colour one gets a warning: only the
 // base colour's mapping is baked. The team colour mask is sampled like the base colour.
 void bake_texture_transforms(Scene& scene, Diagnostics& diags);
+// The same for the materials i with only[i] true (the others are left as they are).
+void bake_texture_transforms(Scene& scene, const std::vector<bool>& only, Diagnostics& diags);
+// Whether material `m`'s base colour slot is mapped other than as is.
+bool base_color_mapped(const Material& m);
 
 }  // namespace meshport::ops

@@ -14,6 +14,8 @@
 namespace meshport {
 namespace fs = std::filesystem;
 
+std::string extension_slot(size_t k) { return fmt::format("extension texture {}", k); }
+
 namespace {
 
 char lower(char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; }
@@ -463,11 +465,18 @@ class Finder {
     std::vector<TextureLookup> out;
     for (size_t m = 0; m < scene_.materials.size(); ++m) {
       const Material& mat = scene_.materials[m];
-      const std::pair<const char*, const std::string*> slots[] = {{"base colour", &mat.base_color_texture},
-                                                                    {"normal", &mat.normal_texture},
-                                                                    {"specular", &mat.specular_texture},
-                                                                    {"team colour", &mat.team_colour_texture}};
-      for (const auto& [slot, ref] : slots) {
+      std::vector<std::pair<std::string, const std::string*>> slots = {
+          {"base colour", &mat.base_color_texture},
+          {"normal", &mat.normal_texture},
+          {"specular", &mat.specular_texture},
+          {"team colour", &mat.team_colour_texture},
+          {"metallic roughness", &mat.metallic_roughness_texture.texture},
+          {"occlusion", &mat.occlusion_texture.texture},
+          {"emissive", &mat.emissive_texture.texture}};
+      for (size_t k = 0; k < mat.extension_textures.size(); ++k)
+        slots.emplace_back(extension_slot(k), &mat.extension_textures[k]);
+      for (const auto& [slot_name, ref] : slots) {
+        const char* slot = slot_name.c_str();
         std::vector<TextureLookup> candidates;
         std::string note;
         const bool base_slot = std::string_view(slot) == "base colour";

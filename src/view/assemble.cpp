@@ -91,8 +91,14 @@ Scene assemble(std::vector<Part> parts, const AssembleOptions& options, Diagnost
     for (Image& im : s.images)
       if (std::none_of(out.images.begin(), out.images.end(), [&](const Image& o) { return o.path == im.path; }))
         out.images.push_back(std::move(im));
+    const uint32_t variant_offset = uint32_t(out.material_variants.size());
+    out.material_variants.insert(out.material_variants.end(), s.material_variants.begin(), s.material_variants.end());
     for (Mesh& m : s.meshes) {
       if (m.material >= 0 && size_t(m.material) < material_index.size()) m.material = material_index[size_t(m.material)];
+      for (Mesh::VariantMapping& v : m.material_variants) {
+        if (v.material >= 0 && size_t(v.material) < material_index.size()) v.material = material_index[size_t(v.material)];
+        for (uint32_t& x : v.variants) x += variant_offset;
+      }
       if (VertexStream* b = m.find(Attribute::BlendIndices))
         for (float& v : b->data) v += float(joint_offset);
       unique(mesh_names, m.name, p);
