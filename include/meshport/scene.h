@@ -153,6 +153,9 @@ struct Mesh {
   VertexStream* find(Attribute a);
   const FaceChannel* find_channel(std::string_view name) const;
   FaceChannel* find_channel(std::string_view name);
+  // The reader made `name` up (from the file's name or a number: PIE levels and clips, ModeDef
+  // "material<k>"): it names nothing the file holds, and diff never pairs items by it (docs/diff.md).
+  bool name_made_up = false;
   bool operator==(const Mesh&) const = default;
 };
 
@@ -210,6 +213,7 @@ struct Material {
   AlphaMode alpha_mode = AlphaMode::Opaque;
   float alpha_cutoff = 0.5f;  // Mask: the least alpha drawn (glTF alphaCutoff)
   BlendOp blend = BlendOp::Over;  // Blend: how
+  bool name_made_up = false;  // as Mesh::name_made_up
   bool operator==(const Material&) const = default;
 };
 
@@ -227,6 +231,7 @@ struct Joint {
   std::string name;
   int32_t parent = -1;  // index into Scene::joints, -1 for a root; parents precede children
   Transform rest;       // relative to the parent
+  bool name_made_up = false;  // as Mesh::name_made_up
   bool operator==(const Joint&) const = default;
 };
 
@@ -259,6 +264,7 @@ struct Animation {
   Interpolation interpolation = Interpolation::Linear;  // between frames (poses)
 
   size_t frame_count() const { return channels ? poses.size() / channels : 0; }
+  bool name_made_up = false;  // as Mesh::name_made_up
   bool operator==(const Animation&) const = default;
 };
 
@@ -271,6 +277,7 @@ struct Attachment {
   int32_t mesh = -1;
   int32_t joint = -1;
   Transform transform;
+  bool name_made_up = false;  // as Mesh::name_made_up
   bool operator==(const Attachment&) const = default;
 };
 
