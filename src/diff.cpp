@@ -930,7 +930,15 @@ void fields(const Ctx& c, const std::string& p, const QmshTmpData& a, const Qmsh
 }
 void fields(const Ctx& c, const std::string& p, const ModeDefData& a, const ModeDefData& b) {
   field(c, p + ".kind", a.kind, b.kind);
-  field(c, p + ".models", a.models, b.models);
+  // A .model's own file name is not its content (a copy under another name is the same model).
+  if (a.kind == ModeDefData::Kind::Model && b.kind == a.kind && !a.models.empty() && !b.models.empty() &&
+      a.models[0].file != b.models[0].file) {
+    std::vector<ModeDefModelFile> x = a.models, y = b.models;
+    x[0].file = y[0].file;
+    field(c, p + ".models", x, y);
+  } else {
+    field(c, p + ".models", a.models, b.models);
+  }
   field(c, p + ".props", a.props, b.props);
   field(c, p + ".paths", a.paths, b.paths);
   field(c, p + ".state", a.state, b.state);
