@@ -2,6 +2,7 @@
 #include <meshport/diff.h>
 #include <meshport/meshport.h>
 
+#include "diff_members.h"
 #include "ops/bounds.h"
 #include "ops/math.h"
 #include "ops/skinning.h"
@@ -12,6 +13,8 @@
 #include <charconv>
 #include <cmath>
 #include <map>
+#include <optional>
+#include <tuple>
 #include <type_traits>
 #include <unordered_map>
 #include <utility>
@@ -22,13 +25,43 @@ namespace {
 
 // ---- Reporting --------------------------------------------------------------------------------
 
+struct Pairings;
+
+// A Scene with the normals its meshes imply where they have none (generate_normals: by the
+// meshes' smoothing rules, as convert would make them; flat for a PIE level without NORMALS),
+// made when first needed.
+struct Implied {
+  const Scene* source = nullptr;
+  std::optional<Scene> scene;
+  bool tried = false;
+  const Scene* get() {
+    if (!tried) {
+      tried = true;
+      try {
+        Scene s = *source;
+        generate_normals(s);
+        scene = std::move(s);
+      } catch (const std::exception&) {  // an inconsistent mesh: no normals are implied
+      }
+    }
+    return scene ? &*scene : nullptr;
+  }
+};
+
 struct Ctx {
+  const struct Pairings* pairs = nullptr;
+  Implied* implied_a = nullptr;
+  Implied* implied_b = nullptr;
   float size = 0;     // the larger bounding-box diagonal
   float pos_tol = 0;  // positions and translations
   float tol = 0;      // everything else
   std::vector<Difference>* out = nullptr;
+  std::vector<Difference>* notes = nullptr;  // may be null
   void add(std::string path, std::string a, std::string b, std::string message = {}) const {
     out->push_back({std::move(path), std::move(a), std::move(b), std::move(message)});
+  }
+  void note(std::string path, std::string a, std::string b, std::string message = {}) const {
+    if (notes) notes->push_back({std::move(path), std::move(a), std::move(b), std::move(message)});
   }
 };
 
@@ -117,6 +150,76 @@ void report_unpaired(const Ctx& c, const char* list, const Pairing& p, const std
   for (size_t i : p.only_a) c.add(item(list, a[i], i), kPresent, kMissing);
   for (size_t i : p.only_b) c.add(item(list, b[i], i), kMissing, kPresent);
 }
+
+// Names a reader made up (Mesh::name_made_up: from the file's name, a number) name nothing
+// the file holds: such items pair as unnamed ones do.
+template <class T>
+std::vector<std::string> pairing_names(const std::vector<T>& items) {
+  std::vector<std::string> n;
+  for (const T& x : items) n.push_back(x.name_made_up ? std::string() : x.name);
+  return n;
+}
+
+template <class T>
+std::vector<bool> made_up(const std::vector<T>& items) {
+  std::vector<bool> m;
+  for (const T& x : items) m.push_back(x.name_made_up);
+  return m;
+}
+
+// Items left over whose flag is set pair in order: with each other first, then with the other
+// side's remaining items.
+void pair_in_order(Pairing& p, const std::vector<bool>& fa, const std::vector<bool>& fb) {
+  std::vector<size_t> ea, eb, ra, rb;
+  for (size_t i : p.only_a) (fa[i] ? ea : ra).push_back(i);
+  for (size_t j : p.only_b) (fb[j] ? eb : rb).push_back(j);
+  auto zip = [&](std::vector<size_t>& x, std::vector<size_t>& y, bool a_first) {
+    const size_t n = std::min(x.size(), y.size());
+    for (size_t k = 0; k < n; ++k) p.pairs.push_back(a_first ? std::pair{x[k], y[k]} : std::pair{y[k], x[k]});
+    x.erase(x.begin(), x.begin() + std::ptrdiff_t(n));
+    y.erase(y.begin(), y.begin() + std::ptrdiff_t(n));
+  };
+  zip(ea, eb, true);
+  zip(ea, rb, true);
+  zip(eb, ra, false);
+  p.only_a = ra;
+  p.only_a.insert(p.only_a.end(), ea.begin(), ea.end());
+  p.only_b = rb;
+  p.only_b.insert(p.only_b.end(), eb.begin(), eb.end());
+  std::sort(p.only_a.begin(), p.only_a.end());
+  std::sort(p.only_b.begin(), p.only_b.end());
+  std::sort(p.pairs.begin(), p.pairs.end());
+}
+
+// Items pair by name; unnamed items and items with made-up names pair in order.
+template <class T>
+Pairing pair_items(const std::vector<T>& a, const std::vector<T>& b) {
+  const std::vector<std::string> na = pairing_names(a), nb = pairing_names(b);
+  Pairing p = pair_by_name(na, nb, true);
+  std::vector<bool> fa, fb;
+  for (const std::string& n : na) fa.push_back(n.empty());
+  for (const std::string& n : nb) fb.push_back(n.empty());
+  pair_in_order(p, fa, fb);
+  return p;
+}
+
+// For each item of A, the item of B it pairs with (-1: none).
+std::vector<int32_t> b_of_a(const Pairing& p, size_t na) {
+  std::vector<int32_t> m(na, -1);
+  for (auto [i, j] : p.pairs) m[i] = int32_t(j);
+  return m;
+}
+
+// Whether reference x (an index into A's list, -1 for none) and y (into B's) name paired items.
+bool same_ref(const std::vector<int32_t>& map, size_t nb, int32_t x, int32_t y) {
+  const bool hx = x >= 0 && size_t(x) < map.size(), hy = y >= 0 && size_t(y) < nb;
+  return hx ? hy && map[size_t(x)] == y : !hy;
+}
+
+// The pairings of the Scenes' lists that items refer to by index.
+struct Pairings {
+  std::vector<int32_t> meshes, materials, joints;
+};
 
 // ---- Mesh geometry ----------------------------------------------------------------------------
 
@@ -229,28 +332,49 @@ bool items_match(const Geometry& a, size_t i, const Geometry& b, size_t j, uint3
 
 using Grid = std::unordered_map<Cell, std::vector<uint32_t>, CellHash>;
 
-// Records the first unused item of b near item i of a that matches it; false when none does.
+// The largest distance between corresponding corners of item i of a and item j of b (rotation r).
+float item_distance(const Geometry& a, size_t i, const Geometry& b, size_t j, uint32_t r) {
+  float d = 0;
+  for (uint32_t c = 0; c < a.k; ++c) {
+    const float e = length(a.corners[i * a.k + c].p - b.corners[j * b.k + (c + r) % b.k].p);
+    d = std::max(d, std::isnan(e) ? 0.0f : e);
+  }
+  return d;
+}
+
+// Records the unused item of b near item i of a that matches it (the closest one, so that
+// near-duplicate items do not take each other's partners); false when none does.
 bool find_match(const Geometry& a, size_t i, const Geometry& b, const Grid& grid, double cell, const Tolerances& t,
                 Match& m) {
   const Cell c = cell_of(centroid(a, i), cell);
+  int64_t best = -1;
+  uint32_t best_r = 0;
+  float best_d = INFINITY;
   for (int dx = -1; dx <= 1; ++dx)
     for (int dy = -1; dy <= 1; ++dy)
       for (int dz = -1; dz <= 1; ++dz) {
         auto it = grid.find({c[0] + dx, c[1] + dy, c[2] + dz});
         if (it == grid.end()) continue;
         for (uint32_t j : it->second)
-          for (uint32_t r = 0; r < a.k && !m.b_used[j]; ++r)
-            if (items_match(a, i, b, j, r, t)) {
-              m.b_of_a[i] = j;
-              m.rotation[i] = uint8_t(r);
-              m.b_used[j] = true;
-              ++m.matched;
-              return true;
-            }
+          for (uint32_t r = 0; r < a.k && !m.b_used[j]; ++r) {
+            if (!items_match(a, i, b, j, r, t)) continue;
+            const float d = item_distance(a, i, b, j, r);
+            if (best < 0 || d < best_d) best = j, best_r = r, best_d = d;
+            if (d == 0) goto found;  // none is closer
+          }
       }
-  return false;
+found:
+  if (best < 0) return false;
+  m.b_of_a[i] = best;
+  m.rotation[i] = uint8_t(best_r);
+  m.b_used[size_t(best)] = true;
+  ++m.matched;
+  return true;
 }
 
+// Items are matched in two passes: equal items first (equality is transitive, so a model
+// matches itself completely however many near-duplicates it holds), then the rest within the
+// tolerances, each to its closest unused partner.
 Match match_items(const Geometry& a, const Geometry& b, const Tolerances& t) {
   Match m;
   m.b_of_a.assign(a.items(), -1);
@@ -261,7 +385,11 @@ Match match_items(const Geometry& a, const Geometry& b, const Tolerances& t) {
   const double cell = std::max(double(t.cell), 1e-30);
   Grid grid;
   for (size_t j = 0; j < b.items(); ++j) grid[cell_of(centroid(b, j), cell)].push_back(uint32_t(j));
-  for (size_t i = 0; i < a.items(); ++i) find_match(a, i, b, grid, cell, t, m);
+  Tolerances exact = t;
+  exact.pos = exact.other = 0;
+  for (size_t i = 0; i < a.items(); ++i) find_match(a, i, b, grid, cell, exact, m);
+  for (size_t i = 0; i < a.items(); ++i)
+    if (m.b_of_a[i] < 0) find_match(a, i, b, grid, cell, t, m);
   return m;
 }
 
@@ -303,12 +431,16 @@ void pair_by_geometry(const Ctx& c, const Scene& a, const Scene& b, Pairing& p) 
   std::vector<size_t> rest_a;
   for (size_t i : p.only_a) {
     const Geometry ga = geometry(a.meshes[i]);
+    // The mesh that matches the largest share of the larger mesh's items (not merely the most
+    // items: a mesh containing this one's triangles and more is a worse partner than its equal).
     size_t best = 0, best_matched = 0;
+    double best_share = 0;
     for (size_t k = 0; k < p.only_b.size(); ++k) {
       const Geometry& gb = gbs[k];
       const size_t most = std::max(ga.items(), gb.items());
       const size_t matched = match_items(ga, gb, tolerances(c, ga, gb)).matched;
-      if (most > 0 && matched * 2 > most && matched > best_matched) best = k, best_matched = matched;
+      const double share = most > 0 ? double(matched) / double(most) : 0.0;
+      if (matched * 2 > most && share > best_share) best = k, best_matched = matched, best_share = share;
     }
     if (best_matched == 0) {
       rest_a.push_back(i);
@@ -417,14 +549,46 @@ void compare_face_channels(const Ctx& c, const MeshPair& mp) {
 
 void compare_transform(const Ctx& c, const std::string& path, const Transform& x, const Transform& y);
 
+// Normals on one side only: the other side's mesh is compared with the normals it implies
+// (Implied). When they agree it is a note (derived data only), else a difference saying how
+// many triangles' normals differ.
+void compare_normals(const Ctx& c, const MeshPair& mp) {
+  if (mp.ga.normal == mp.gb.normal) return;
+  const bool a_lacks = !mp.ga.normal;
+  const Scene* implied = (a_lacks ? c.implied_a : c.implied_b)->get();
+  const std::string path = mp.path + ".normals";
+  const char* va = a_lacks ? kMissing : kPresent;
+  const char* vb = a_lacks ? kPresent : kMissing;
+  const Geometry gi = implied ? geometry(implied->meshes[a_lacks ? mp.a : mp.b]) : Geometry{};
+  if (!gi.normal) {
+    c.add(path, va, vb);
+    return;
+  }
+  const Geometry& other = a_lacks ? mp.gb : mp.ga;
+  const Match m = match_items(gi, other, tolerances(c, gi, other));
+  const char* side = a_lacks ? "A" : "B";
+  if (m.matched == gi.items() && m.matched == other.items()) {
+    c.note(path, va, vb, fmt::format("the normals {} implies (generated by its smoothing rules, as convert makes them) agree", side));
+    return;
+  }
+  // Triangles that match by position but not with the implied normals.
+  Tolerances no_normals = tolerances(c, gi, other);
+  no_normals.normal = false;
+  const size_t by_position = match_items(gi, other, no_normals).matched;
+  c.add(path, va, vb,
+        fmt::format("the normals {} implies differ at {} of {} triangles", side,
+                    by_position > m.matched ? by_position - m.matched : 0, gi.items()));
+}
+
 void compare_mesh(const Ctx& c, const Scene& a, const Scene& b, MeshPair& mp) {
   const Mesh& ma = a.meshes[mp.a];
   const Mesh& mb = b.meshes[mp.b];
-  if (ma.name != mb.name) c.add(mp.path + ".name", quoted(ma.name), quoted(mb.name), "paired by geometry");
-  if (material_name(a, ma) != material_name(b, mb))
+  if (ma.name != mb.name && !ma.name_made_up && !mb.name_made_up)
+    c.add(mp.path + ".name", quoted(ma.name), quoted(mb.name), "paired by geometry");
+  if (!same_ref(c.pairs->materials, b.materials.size(), ma.material, mb.material))
     c.add(mp.path + ".material", quoted(material_name(a, ma)), quoted(material_name(b, mb)));
   compare_presence(c, mp.path + ".texcoords", mp.ga.uv, mp.gb.uv);
-  compare_presence(c, mp.path + ".normals", mp.ga.normal, mp.gb.normal);
+  compare_normals(c, mp);
   compare_items(c, mp);
   compare_morphs(c, mp);
   compare_face_channels(c, mp);
@@ -432,8 +596,10 @@ void compare_mesh(const Ctx& c, const Scene& a, const Scene& b, MeshPair& mp) {
   if (ma.topology != mb.topology)
     c.add(mp.path + ".topology", topology[int(ma.topology)], topology[int(mb.topology)]);
   if (ma.lod != mb.lod) c.add(mp.path + ".lod", fmt::format("{}", ma.lod), fmt::format("{}", mb.lod));
-  const std::string of_a = ma.lod ? mesh_name_of(a, ma.lod_of) : "", of_b = mb.lod ? mesh_name_of(b, mb.lod_of) : "";
-  if (of_a != of_b) c.add(mp.path + ".lod_of", quoted(of_a), quoted(of_b));
+  if (!same_ref(c.pairs->meshes, b.meshes.size(), ma.lod ? ma.lod_of : -1, mb.lod ? mb.lod_of : -1)) {
+    const std::string of_a = ma.lod ? mesh_name_of(a, ma.lod_of) : "", of_b = mb.lod ? mesh_name_of(b, mb.lod_of) : "";
+    c.add(mp.path + ".lod_of", quoted(of_a), quoted(of_b));
+  }
   if (ma.instances.size() != mb.instances.size())
     c.add(mp.path + ".instances", fmt::format("{}", ma.instances.size()), fmt::format("{}", mb.instances.size()));
   else
@@ -441,11 +607,16 @@ void compare_mesh(const Ctx& c, const Scene& a, const Scene& b, MeshPair& mp) {
       compare_transform(c, fmt::format("{}.instances[{}]", mp.path, k), ma.instances[k], mb.instances[k]);
 }
 
-std::vector<MeshPair> compare_meshes(const Ctx& c, const Scene& a, const Scene& b) {
-  Pairing p = pair_by_name(names(a.meshes), names(b.meshes), true);
+// Meshes pair by name, then by geometry, then (those with made-up names) in order.
+Pairing pair_meshes(const Ctx& c, const Scene& a, const Scene& b) {
+  Pairing p = pair_by_name(pairing_names(a.meshes), pairing_names(b.meshes), true);
   pair_by_geometry(c, a, b, p);
+  pair_in_order(p, made_up(a.meshes), made_up(b.meshes));
+  return p;
+}
+
+std::vector<MeshPair> compare_meshes(const Ctx& c, const Scene& a, const Scene& b, const Pairing& p) {
   report_unpaired(c, "meshes", p, names(a.meshes), names(b.meshes));
-  std::sort(p.pairs.begin(), p.pairs.end());
   std::vector<MeshPair> out;
   for (auto [i, j] : p.pairs) {
     MeshPair mp;
@@ -464,8 +635,7 @@ std::vector<MeshPair> compare_meshes(const Ctx& c, const Scene& a, const Scene& 
 
 // ---- Materials, skeleton, attachments ---------------------------------------------------------
 
-void compare_materials(const Ctx& c, const Scene& a, const Scene& b) {
-  Pairing p = pair_by_name(names(a.materials), names(b.materials));
+void compare_materials(const Ctx& c, const Scene& a, const Scene& b, const Pairing& p) {
   report_unpaired(c, "materials", p, names(a.materials), names(b.materials));
   for (auto [i, j] : p.pairs) {
     const Material& x = a.materials[i];
@@ -522,26 +692,27 @@ void compare_transform(const Ctx& c, const std::string& path, const Transform& x
   if (!near(x.scale, y.scale, c.tol)) c.add(path + ".scale", vec(x.scale), vec(y.scale));
 }
 
-void compare_joints(const Ctx& c, const Scene& a, const Scene& b) {
-  Pairing p = pair_by_name(names(a.joints), names(b.joints));
+void compare_joints(const Ctx& c, const Scene& a, const Scene& b, const Pairing& p) {
   report_unpaired(c, "joints", p, names(a.joints), names(b.joints));
   for (auto [i, j] : p.pairs) {
     const std::string path = item("joints", a.joints[i].name, i);
-    const std::string pa = joint_name(a, a.joints[i].parent), pb = joint_name(b, b.joints[j].parent);
-    if (pa != pb) c.add(path + ".parent", pa, pb);
+    if (!same_ref(c.pairs->joints, b.joints.size(), a.joints[i].parent, b.joints[j].parent))
+      c.add(path + ".parent", joint_name(a, a.joints[i].parent), joint_name(b, b.joints[j].parent));
     compare_transform(c, path + ".rest", a.joints[i].rest, b.joints[j].rest);
   }
 }
 
 void compare_attachments(const Ctx& c, const Scene& a, const Scene& b) {
-  Pairing p = pair_by_name(names(a.attachments), names(b.attachments));
+  Pairing p = pair_items(a.attachments, b.attachments);
   report_unpaired(c, "attachments", p, names(a.attachments), names(b.attachments));
   for (auto [i, j] : p.pairs) {
     const Attachment& x = a.attachments[i];
     const Attachment& y = b.attachments[j];
     const std::string path = item("attachments", x.name, i);
-    if (joint_name(a, x.joint) != joint_name(b, y.joint)) c.add(path + ".joint", joint_name(a, x.joint), joint_name(b, y.joint));
-    if (mesh_name(a, x.mesh) != mesh_name(b, y.mesh)) c.add(path + ".mesh", mesh_name(a, x.mesh), mesh_name(b, y.mesh));
+    if (!same_ref(c.pairs->joints, b.joints.size(), x.joint, y.joint))
+      c.add(path + ".joint", joint_name(a, x.joint), joint_name(b, y.joint));
+    if (!same_ref(c.pairs->meshes, b.meshes.size(), x.mesh, y.mesh))
+      c.add(path + ".mesh", mesh_name(a, x.mesh), mesh_name(b, y.mesh));
     compare_transform(c, path + ".transform", x.transform, y.transform);
   }
 }
@@ -577,14 +748,16 @@ void compare_frame(const Ctx& c, const MeshPair& mp, const std::vector<Mat3x4>& 
 // Joint world positions by joint name, for scenes without meshes to skin (animation-only files).
 void compare_joint_positions(const Ctx& c, const Scene& a, const Scene& b, const Animation& x, const Animation& y,
                              const std::string& path) {
-  const Pairing p = pair_by_name(names(a.joints), names(b.joints));
+  std::vector<std::pair<size_t, size_t>> pairs;
+  for (size_t i = 0; i < c.pairs->joints.size(); ++i)
+    if (c.pairs->joints[i] >= 0) pairs.push_back({i, size_t(c.pairs->joints[i])});
   const size_t frames = std::min(x.frame_count(), y.frame_count());
-  std::vector<bool> reported(p.pairs.size(), false);
+  std::vector<bool> reported(pairs.size(), false);
   for (size_t f = 0; f < frames; ++f) {
     const std::vector<Mat3x4> wa = ops::joint_world_matrices(a.joints, x.poses.data() + f * x.channels, x.channels);
     const std::vector<Mat3x4> wb = ops::joint_world_matrices(b.joints, y.poses.data() + f * y.channels, y.channels);
-    for (size_t k = 0; k < p.pairs.size(); ++k) {
-      const auto [i, j] = p.pairs[k];
+    for (size_t k = 0; k < pairs.size(); ++k) {
+      const auto [i, j] = pairs[k];
       const Vec3 pa{wa[i][9], wa[i][10], wa[i][11]}, pb{wb[j][9], wb[j][10], wb[j][11]};
       if (reported[k] || near_point(pa, pb, c.pos_tol)) continue;
       reported[k] = true;
@@ -628,7 +801,7 @@ void compare_animation(const Ctx& c, const Scene& a, const Scene& b, const Anima
 }
 
 void compare_animations(const Ctx& c, const Scene& a, const Scene& b, const std::vector<MeshPair>& meshes) {
-  Pairing p = pair_by_name(names(a.animations), names(b.animations));
+  Pairing p = pair_items(a.animations, b.animations);
   report_unpaired(c, "animations", p, names(a.animations), names(b.animations));
   for (auto [i, j] : p.pairs)
     compare_animation(c, a, b, a.animations[i], b.animations[j], item("animations", a.animations[i].name, i), meshes);
@@ -645,8 +818,23 @@ struct IsFloatArray : std::false_type {};
 template <size_t N>
 struct IsFloatArray<std::array<float, N>> : std::true_type {};
 
+using diff_members::HasMembers;
+using diff_members::members;
+
+// Calls f(name, field of x, field of y) for each field of two structs (diff_members.h) in order
+// until f returns true.
+template <class T, class F>
+bool any_member(const T& x, const T& y, F&& f) {
+  const auto mx = members(x), my = members(y);
+  return std::apply(
+      [&](const auto&... ex) {
+        return std::apply([&](const auto&... ey) { return (f(ex.name, ex.value, ey.value) || ...); }, my);
+      },
+      mx);
+}
+
 // A field's value as text: numbers, strings and float tuples as such, lists by their size, other
-// structures as "differs".
+// structures as "differs" (diff names the field of a struct that differs instead, see field()).
 template <class T>
 std::string describe(const T& v) {
   if constexpr (std::is_same_v<T, bool>) return v ? "true" : "false";
@@ -671,9 +859,11 @@ bool agree(const T& a, const T& b, float tol) {
     for (size_t i = 0; i < a.size(); ++i)
       if (!close(a[i], b[i], tol)) return false;
     return true;
+  } else if constexpr (HasMembers<T>) {
+    return !any_member(a, b, [&](const char*, const auto& x, const auto& y) { return !agree(x, y, tol); });
   } else if constexpr (IsVector<T>::value) {
     using E = typename T::value_type;
-    if constexpr (std::is_floating_point_v<E> || IsFloatArray<E>::value) {
+    if constexpr (std::is_floating_point_v<E> || IsFloatArray<E>::value || HasMembers<E>) {
       if (a.size() != b.size()) return false;
       for (size_t i = 0; i < a.size(); ++i)
         if (!agree(a[i], b[i], tol)) return false;
@@ -686,6 +876,9 @@ bool agree(const T& a, const T& b, float tol) {
   }
 }
 
+// One difference for a field that differs, at its first differing part: a list of equal length
+// names its first differing entry, a struct (diff_members.h) its first differing field, down to
+// a value ("pie.levels[0].points: 12 items vs 13 items").
 template <class T>
 void field(const Ctx& c, const std::string& path, const T& a, const T& b) {
   if (agree(a, b, c.tol)) return;
@@ -693,9 +886,16 @@ void field(const Ctx& c, const std::string& path, const T& a, const T& b) {
     if (a.size() == b.size()) {
       size_t i = 0;
       while (agree(a[i], b[i], c.tol)) ++i;
-      c.add(fmt::format("{}[{}]", path, i), describe(a[i]), describe(b[i]));
+      field(c, fmt::format("{}[{}]", path, i), a[i], b[i]);
       return;
     }
+  } else if constexpr (HasMembers<T>) {
+    const bool found = any_member(a, b, [&](const char* name, const auto& x, const auto& y) {
+      if (agree(x, y, c.tol)) return false;
+      field(c, path + "." + name, x, y);
+      return true;
+    });
+    if (found) return;
   }
   c.add(path, describe(a), describe(b));
 }
@@ -730,7 +930,15 @@ void fields(const Ctx& c, const std::string& p, const QmshTmpData& a, const Qmsh
 }
 void fields(const Ctx& c, const std::string& p, const ModeDefData& a, const ModeDefData& b) {
   field(c, p + ".kind", a.kind, b.kind);
-  field(c, p + ".models", a.models, b.models);
+  // A .model's own file name is not its content (a copy under another name is the same model).
+  if (a.kind == ModeDefData::Kind::Model && b.kind == a.kind && !a.models.empty() && !b.models.empty() &&
+      a.models[0].file != b.models[0].file) {
+    std::vector<ModeDefModelFile> x = a.models, y = b.models;
+    x[0].file = y[0].file;
+    field(c, p + ".models", x, y);
+  } else {
+    field(c, p + ".models", a.models, b.models);
+  }
   field(c, p + ".props", a.props, b.props);
   field(c, p + ".paths", a.paths, b.paths);
   field(c, p + ".state", a.state, b.state);
@@ -756,8 +964,12 @@ void side_data(const Ctx& c, const char* name, const std::optional<T>& a, const 
 
 }  // namespace
 
-std::vector<Difference> diff(const Scene& a, const Scene& b, const DiffOptions& options) {
+std::vector<Difference> diff(const Scene& a, const Scene& b, const DiffOptions& options,
+                             std::vector<Difference>* notes) {
   std::vector<Difference> out;
+  Implied implied_a, implied_b;
+  implied_a.source = &a;
+  implied_b.source = &b;
   const Bounds ba = ops::rest_bounds(a), bb = ops::rest_bounds(b);
   auto diagonal = [](const Bounds& x) {
     return x.empty ? 0.0f : length(Vec3{x.max[0] - x.min[0], x.max[1] - x.min[1], x.max[2] - x.min[2]});
@@ -768,10 +980,18 @@ std::vector<Difference> diff(const Scene& a, const Scene& b, const DiffOptions& 
   c.size = std::isfinite(size) ? size : 0.0f;
   c.pos_tol = c.size > 0 ? c.tol * c.size : c.tol;
   c.out = &out;
+  c.notes = notes;
+  c.implied_a = &implied_a;
+  c.implied_b = &implied_b;
 
-  std::vector<MeshPair> meshes = compare_meshes(c, a, b);
-  compare_materials(c, a, b);
-  compare_joints(c, a, b);
+  const Pairing mesh_pairs = pair_meshes(c, a, b), material_pairs = pair_items(a.materials, b.materials),
+                joint_pairs = pair_items(a.joints, b.joints);
+  Pairings pairs{b_of_a(mesh_pairs, a.meshes.size()), b_of_a(material_pairs, a.materials.size()),
+                 b_of_a(joint_pairs, a.joints.size())};
+  c.pairs = &pairs;
+  std::vector<MeshPair> meshes = compare_meshes(c, a, b, mesh_pairs);
+  compare_materials(c, a, b, material_pairs);
+  compare_joints(c, a, b, joint_pairs);
   compare_animations(c, a, b, meshes);
   compare_attachments(c, a, b);
   if (a.comment != b.comment)

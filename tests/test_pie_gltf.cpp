@@ -55,7 +55,8 @@ TEST(PieGltf, EveryCorpusModelGoesToGlbAndBack) {
     std::vector<uint8_t> glb = write_memory(a, Format::Glb, {}, &d);
     Scene b = read_memory(glb, Format::Glb, "mem.glb", &d);
     EXPECT_EQ(b.pie, a.pie);
-    EXPECT_EQ(b.attachments, a.attachments);
+    // The names made up after the file are real names in the glb.
+    EXPECT_EQ(b.attachments, testutil::without_made_up(a).attachments);
     std::vector<uint8_t> pie = write_memory(b, Format::Pie, {}, &d);
     Scene c = read_memory(pie, Format::Pie, path, &d);
     EXPECT_EQ(c.pie, a.pie);

@@ -718,6 +718,7 @@ TEST(PieWrite, HandBuiltScenesReadBackEqual) {
   animate(s, 0, two_frames());
   back = read_pie(write_pie(s));
   expect_same_pie(*back.pie, *s.pie, "one_triangle");
+  back = testutil::without_made_up(back);  // the reader names the levels and clip after the file
   EXPECT_TRUE(back.animations == s.animations);
   EXPECT_TRUE(back.meshes == s.meshes);
 }

@@ -98,6 +98,18 @@ inline meshport::Transform trs(std::array<float, 3> t, std::array<float, 4> r = 
 }
 
 // One joint standing still for `frames` frames ("idle", 30 fps): IQM stores no frame data for it.
+// The Scene with every name_made_up flag cleared: a reader marks the names it makes up (a PIE's
+// levels after the file), and a name written out and read back is real; tests comparing Scenes
+// across that step compare them without the flags.
+inline meshport::Scene without_made_up(meshport::Scene s) {
+  for (auto& x : s.meshes) x.name_made_up = false;
+  for (auto& x : s.materials) x.name_made_up = false;
+  for (auto& x : s.joints) x.name_made_up = false;
+  for (auto& x : s.animations) x.name_made_up = false;
+  for (auto& x : s.attachments) x.name_made_up = false;
+  return s;
+}
+
 inline meshport::Scene still_animation(size_t frames) {
   meshport::Scene s;
   s.joints.push_back({"root", -1, {}});

@@ -35,7 +35,10 @@ struct Difference {
 
 // Every difference between `a` and `b`, in a stable order (meshes, materials, skeleton,
 // animations, attachments, comment, format side data). Empty when they are the same model.
-std::vector<Difference> diff(const Scene& a, const Scene& b, const DiffOptions& options = {});
+// What differs only in data derived from the rest (a mesh without normals against one holding
+// the normals it implies) is no difference: it goes to `notes` when given, in the same form.
+std::vector<Difference> diff(const Scene& a, const Scene& b, const DiffOptions& options = {},
+                             std::vector<Difference>* notes = nullptr);
 
 // "path: a vs b (message)", as `meshport diff` prints it.
 std::string to_string(const Difference& d);

@@ -162,6 +162,9 @@ struct Mesh {
   VertexStream* find(Attribute a);
   const FaceChannel* find_channel(std::string_view name) const;
   FaceChannel* find_channel(std::string_view name);
+  // The reader made `name` up (from the file's name or a number: PIE levels and clips, ModeDef
+  // "material<k>"): it names nothing the file holds, and diff never pairs items by it (docs/diff.md).
+  bool name_made_up = false;
   bool operator==(const Mesh&) const = default;
 };
 
@@ -254,6 +257,7 @@ struct Material {
   // The samplers of the slots whose texture is not sampled the default way, by slot name
   // (TextureLookup::slot: "base colour", "normal", ..., "extension texture <k>").
   std::vector<std::pair<std::string, TextureSampler>> samplers;
+  bool name_made_up = false;  // as Mesh::name_made_up
   bool operator==(const Material&) const = default;
 };
 
@@ -271,6 +275,7 @@ struct Joint {
   std::string name;
   int32_t parent = -1;  // index into Scene::joints, -1 for a root; parents precede children
   Transform rest;       // relative to the parent
+  bool name_made_up = false;  // as Mesh::name_made_up
   bool operator==(const Joint&) const = default;
 };
 
@@ -303,6 +308,7 @@ struct Animation {
   Interpolation interpolation = Interpolation::Linear;  // between frames (poses)
 
   size_t frame_count() const { return channels ? poses.size() / channels : 0; }
+  bool name_made_up = false;  // as Mesh::name_made_up
   bool operator==(const Animation&) const = default;
 };
 
@@ -315,6 +321,7 @@ struct Attachment {
   int32_t mesh = -1;
   int32_t joint = -1;
   Transform transform;
+  bool name_made_up = false;  // as Mesh::name_made_up
   bool operator==(const Attachment&) const = default;
 };
 

@@ -355,7 +355,8 @@ void read_animation(Reader& rd, uint32_t ai) {
   const json* mp = meshport_extras(o);
   const bool resampled = !mp;
   if (!mp) mp = kept_animation_extras(rd, ai, anim_name);
-  if (anim_name.empty() && !mp) anim_name = fmt::format("animation{}", ai);  // meshport omits only empty names
+  const bool made_up = anim_name.empty() && !mp;
+  if (made_up) anim_name = fmt::format("animation{}", ai);  // meshport omits only empty names
   // What a node's channels animate: a Scene joint, or in an animation-only file a pose.
   const bool poses_only = rd.mp.mapped && rd.mp.animation_only;
   auto channel_of = [&](uint32_t node) -> int32_t {
@@ -543,6 +544,7 @@ void read_animation(Reader& rd, uint32_t ai) {
   // Framerate: the writer's, else the key grid's, else 30.
   Animation anim;
   anim.name = anim_name;
+  anim.name_made_up = made_up;
   double fps = 0;
   // A value and a flag rather than std::optional<float>: GCC 12 -O2 warns (falsely) that the
   // optional's value may be used uninitialised.

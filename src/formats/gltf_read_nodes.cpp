@@ -106,6 +106,24 @@ Quat unit(Quat q) {
   return quat_normalize(q);
 }
 
+// Whether two affine matrices agree within float rounding of what composing a node hierarchy
+// gives: each column within 1e-5 of the larger of its two lengths (at least 1). Relative to the
+// column, not to each value: a translation component near 0 of a joint far from the origin
+// carries the rounding of the whole column (a writer's inverse bind matrices, computed in
+// double, then differ from the float inverse in such a component by more than 1e-5 of itself,
+// and re-binding would move the vertices a little on every rewrite).
+static bool same_within_rounding(const Mat3x4& a, const Mat3x4& b) {
+  for (int c = 0; c < 4; ++c) {
+    double la = 0, lb = 0, d = 0;
+    for (int r = 0; r < 3; ++r) {
+      const double x = a[c * 3 + r], y = b[c * 3 + r];
+      la += x * x, lb += y * y, d += (x - y) * (x - y);
+    }
+    if (!(std::sqrt(d) <= 1e-5 * std::max({1.0, std::sqrt(la), std::sqrt(lb)}))) return false;
+  }
+  return true;
+}
+
 // ---- Nodes -----------------------------------------------------------------------------------
 
 void read_nodes(Reader& rd) {
@@ -451,8 +469,7 @@ void read_skeleton(Reader& rd) {
         const Mat3x4 ibm = affine_from_mat4(&m[k * 16]);
         const Mat3x4& world = rd.nodes[skin_nodes[s][k]].world;
         const Mat3x4 inv = mat_inverse(world);
-        for (int c = 0; c < 12 && !differs; ++c)
-          differs = !(std::fabs(ibm[c] - inv[c]) <= 1e-5f * std::max({1.0f, std::fabs(ibm[c]), std::fabs(inv[c])}));
+        differs = differs || !same_within_rounding(ibm, inv);
         fix.push_back(mat_mul(world, ibm));
       }
       if (differs) skin.rebind = std::move(fix);

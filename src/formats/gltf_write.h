@@ -16,6 +16,7 @@
 
 #include <array>
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -59,6 +60,10 @@ using ops::d_mul;
 // A unit quaternion; one of unit length within float rounding is kept bit for bit (see
 // gltf_write_skins.cpp).
 Quat unit_quat(Quat q);
+// Whether a vector whose squared length is `l2` is of unit length within float rounding
+// (|l2 - 1| <= 1e-6): normals, tangents and rotations that are are written bit for bit, so that
+// rewriting meshport's own output gives the same bytes (normalising again moves them a float step).
+inline bool unit_within_rounding(double l2) { return std::abs(l2 - 1) <= 1e-6; }
 // A node's translation / rotation / scale, each omitted when it is the identity.
 void put_trs(json& n, const Transform& t);
 bool finite(const Transform& t);

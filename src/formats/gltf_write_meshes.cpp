@@ -225,11 +225,12 @@ void emit_mesh(Writer& w, size_t mi, const Influences* inf_in) {
         size_t zero = 0;
         for (size_t v = 0; v < nv; ++v) {
           Vec3 x{n[v * 3], n[v * 3 + 1], n[v * 3 + 2]};
-          const double l = std::sqrt(double(x[0]) * x[0] + double(x[1]) * x[1] + double(x[2]) * x[2]);
-          if (!(l > 0)) {
+          const double l2 = double(x[0]) * x[0] + double(x[1]) * x[1] + double(x[2]) * x[2];
+          if (!(l2 > 0)) {
             ++zero;
             x = {0, 1, 0};
-          } else {
+          } else if (!unit_within_rounding(l2)) {
+            const double l = std::sqrt(l2);
             for (int c = 0; c < 3; ++c) x[c] = float(x[c] / l);
           }
           std::copy(x.begin(), x.end(), n.begin() + long(v * 3));
@@ -249,11 +250,12 @@ void emit_mesh(Writer& w, size_t mi, const Influences* inf_in) {
         size_t zero = 0, sign = 0;
         for (size_t v = 0; v < nv; ++v) {
           float* x = t.data() + v * 4;
-          const double l = std::sqrt(double(x[0]) * x[0] + double(x[1]) * x[1] + double(x[2]) * x[2]);
-          if (!(l > 0)) {
+          const double l2 = double(x[0]) * x[0] + double(x[1]) * x[1] + double(x[2]) * x[2];
+          if (!(l2 > 0)) {
             ++zero;
             x[0] = 1, x[1] = 0, x[2] = 0;
-          } else {
+          } else if (!unit_within_rounding(l2)) {
+            const double l = std::sqrt(l2);
             for (int c = 0; c < 3; ++c) x[c] = float(x[c] / l);
           }
           if (x[3] != 1.0f && x[3] != -1.0f) {

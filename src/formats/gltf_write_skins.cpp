@@ -15,11 +15,41 @@ Quat unit_quat(Quat q) {
   const double l2 = double(q[0]) * q[0] + double(q[1]) * q[1] + double(q[2]) * q[2] + double(q[3]) * q[3];
   const double l = std::sqrt(l2);
   if (!(l > 0) || !std::isfinite(l)) return {0, 0, 0, 1};
-  if (std::fabs(l2 - 1) <= 1e-6) return q;
+  if (unit_within_rounding(l2)) return q;
   Quat r;
   for (int c = 0; c < 4; ++c) r[c] = std::clamp(float(q[c] / l), -1.0f, 1.0f);
   return r;
 }
+
+namespace {
+
+// The float sum of weights as the validator adds them: component-major across the sets of 4.
+float validator_sum(const double* w, uint32_t n) {
+  float sum = 0;
+  for (uint32_t c = 0; c < 4; ++c)
+    for (uint32_t e = c; e < n; e += 4) sum += float(w[e]);
+  return sum;
+}
+
+// When moving the largest weight did not make the float sum 1 (rounding skipped over it): the
+// last weight added, w, becomes 1 - s, s the sum of those before it, which is exact for s in
+// [0.5, 1], so that the sum is 1 and a reader writing the weights again keeps them (a sum off by
+// a float step was renormalised on the next rewrite).
+void exact_last_weight(float* ow, uint32_t sets) {
+  // The slots in the order the validator adds them.
+  std::vector<size_t> order;
+  for (size_t c = 0; c < 4; ++c)
+    for (size_t set = 0; set < sets; ++set) order.push_back(set * 4 + c);
+  size_t last = order.size();
+  for (size_t i = 0; i < order.size(); ++i)
+    if (ow[order[i]] != 0) last = i;
+  if (last == order.size()) return;
+  float before = 0;
+  for (size_t i = 0; i < last; ++i) before += ow[order[i]];
+  if (before >= 0.5f && before <= 1.0f) ow[order[last]] = 1.0f - before;
+}
+
+}  // namespace
 
 // A node's translation / rotation / scale, each omitted when it is the identity.
 void put_trs(json& n, const Transform& t) {
@@ -79,7 +109,10 @@ Influences influences(const Mesh& m, size_t num_joints, uint32_t static_joint) {
       continue;
     }
     if (std::fabs(sum - 1.0) > 1e-3) ++r.renormalised;
-    for (uint32_t e = 0; e < n; ++e) lw[e] /= sum;
+    // Weights whose float sum, added as the validator adds them, is 1 already are kept bit for
+    // bit (rewriting meshport's output gives the same bytes); others are divided by their sum.
+    if (validator_sum(lw, n) != 1.0f)
+      for (uint32_t e = 0; e < n; ++e) lw[e] /= sum;
     count[v] = n;
     widest = std::max<size_t>(widest, n);
   }
@@ -98,13 +131,15 @@ Influences influences(const Mesh& m, size_t num_joints, uint32_t static_joint) {
       if (ow[e] > ow[largest]) largest = e;
     }
     // Make the float sum, accumulated as the validator does (component-major across sets), 1.
+    float sum = 0;
     for (int pass = 0; pass < 4; ++pass) {
-      float sum = 0;
+      sum = 0;
       for (size_t c = 0; c < 4; ++c)
         for (size_t set = 0; set < r.sets; ++set) sum += ow[set * 4 + c];
       if (sum == 1.0f) break;
       ow[largest] = std::max(0.0f, ow[largest] + (1.0f - sum));
     }
+    if (sum != 1.0f) exact_last_weight(ow, r.sets);
   }
   return r;
 }
@@ -177,10 +212,28 @@ void emit_skeleton(Writer& w, bool skinned, bool any_unweighted) {
   }
 }
 
+// The matrix a reader composes for the node written for rest `t`: from the rotation as written
+// (unit_quat), used as it is, as readers use a rotation of unit length within float rounding
+// (meshport's keeps it; three.js composes it as given). Normalising it again here made the inverse
+// bind matrices differ from the inverse of the rests a reader sees by up to 1e-6 per level of the
+// skeleton, so that meshport's reader re-bound the meshes of its own output (Monster: positions
+// moved 1e-5 on every rewrite).
+D34 written_matrix(const Transform& t) {
+  const Quat q = unit_quat(t.rotation);
+  const double x = q[0], y = q[1], z = q[2], w = q[3];
+  D34 m{1 - 2 * (y * y + z * z), 2 * (x * y + z * w),     2 * (x * z - y * w),
+        2 * (x * y - z * w),     1 - 2 * (x * x + z * z), 2 * (y * z + x * w),
+        2 * (x * z + y * w),     2 * (y * z - x * w),     1 - 2 * (x * x + y * y),
+        t.translation[0],        t.translation[1],        t.translation[2]};
+  for (int c = 0; c < 3; ++c)
+    for (int r = 0; r < 3; ++r) m[c * 3 + r] *= t.scale[c];
+  return m;
+}
+
 json emit_skin(Writer& w) {
   std::vector<D34> world(w.joint_nodes);
   for (size_t j = 0; j < w.joint_nodes; ++j) {
-    const D34 local = d_from_trs(w.rests[j]);
+    const D34 local = written_matrix(w.rests[j]);
     world[j] = w.parents[j] >= 0 ? d_mul(world[size_t(w.parents[j])], local) : local;
   }
   json joints = json::array();

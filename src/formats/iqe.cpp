@@ -1577,6 +1577,7 @@ class Reader {
       next = std::max(next, i + 1);
       while (used.count("animation" + std::to_string(next))) ++next;
       out[i].name = "animation" + std::to_string(next++);
+      out[i].name_made_up = true;
       used.insert(out[i].name);
     }
     return out;

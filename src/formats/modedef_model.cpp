@@ -888,6 +888,7 @@ void append_model_meshes(Scene& scene, int32_t model, int32_t object, const std:
     for (size_t k = 0; k < m.materials.size(); ++k) {
       Material mat;
       mat.name = fmt::format("material{}", k);
+      mat.name_made_up = true;
       mat.base_color = m.materials[k].diffuse;
       mat.emissive = {m.materials[k].emissive[0], m.materials[k].emissive[1], m.materials[k].emissive[2]};
       mat.roughness = roughness_of(m.materials[k]);
@@ -990,6 +991,7 @@ Scene read_model(std::string_view text, const std::string& name, Diagnostics& di
   const Token& t = first.peek();
   append_model_meshes(scene, 0, -1, std::filesystem::path(name).stem().string(), diags,
                       ErrorPlace{name, t.line, t.column, ""});
+  for (Mesh& m : scene.meshes) m.name_made_up = true;  // named after the file
   return scene;
 }
 

@@ -750,6 +750,7 @@ class Reader {
     const LevelWork& w = work_[i];
     Mesh m;
     m.name = level_mesh_name(model_, i);
+    m.name_made_up = true;  // from the file name
     m.material = material_of(i, s);
     VertexStream pos = float_stream(Attribute::Position, 3);
     VertexStream uv = float_stream(Attribute::Texcoord, 2);
@@ -798,6 +799,7 @@ class Reader {
       L.joint = int32_t(s.joints.size());
       Joint j;
       j.name = level_mesh_name(model_, i);
+      j.name_made_up = true;
       s.joints.push_back(std::move(j));
       if (L.mesh < 0) continue;
       Mesh& m = s.meshes[size_t(L.mesh)];
@@ -817,6 +819,7 @@ class Reader {
       for (size_t k = 0; k < cs.size(); ++k) {
         Attachment a;
         a.name = fmt::format("{}_connector{}", level_mesh_name(model_, i), k + 1);
+        a.name_made_up = true;
         a.mesh = L.mesh;
         a.joint = L.joint;
         a.transform.translation = connector_to_scene(cs[k]);
@@ -865,6 +868,7 @@ class Reader {
     for (const AnimGroup& g : groups) {
       Animation a;
       a.name = groups.size() == 1 ? model_ : level_mesh_name(model_, g.levels.front());
+      a.name_made_up = true;
       a.framerate = float(1000.0 / g.time);
       a.loop = g.cycles == 0;
       a.interpolation = g.step ? Interpolation::Step : Interpolation::Linear;

@@ -43,24 +43,32 @@ using cli::print_diagnostics;
 // `meshport diff`: 0 same, 1 different, 2 when a file cannot be read.
 int run_diff(const std::string& a, const std::string& b, const std::string& from_a, const std::string& from_b,
              const std::string& max_memory, const DiffOptions& options, bool as_json) {
-  std::vector<Difference> found;
+  std::vector<Difference> found, notes;
   ReadOptions ra, rb;
   ra.format = parse_format(from_a, "--from-a");
   rb.format = parse_format(from_b, "--from-b");
   ra.max_memory = rb.max_memory = cli::parse_max_memory(max_memory);
   try {
     const Scene sa = read(a, ra), sb = read(b, rb);
-    found = diff(sa, sb, options);
+    found = diff(sa, sb, options, &notes);
   } catch (const std::exception& e) {  // meshport::Error, or out of memory
     fmt::print(stderr, "{}\n", e.what());
     if (as_json) fmt::print("{}\n", nlohmann::json{{"error", e.what()}}.dump());
     return 2;
   }
   if (as_json) {
-    nlohmann::json list = nlohmann::json::array();
-    for (const Difference& d : found) list.push_back({{"path", d.path}, {"a", d.a}, {"b", d.b}, {"message", d.message}});
-    fmt::print("{}\n", nlohmann::json{{"same", found.empty()}, {"count", found.size()}, {"differences", list}}.dump(2));
+    auto listed = [](const std::vector<Difference>& ds) {
+      nlohmann::json list = nlohmann::json::array();
+      for (const Difference& d : ds) list.push_back({{"path", d.path}, {"a", d.a}, {"b", d.b}, {"message", d.message}});
+      return list;
+    };
+    fmt::print("{}\n", nlohmann::json{{"same", found.empty()},
+                                      {"count", found.size()},
+                                      {"differences", listed(found)},
+                                      {"notes", listed(notes)}}
+                           .dump(2));
   } else {
+    for (const Difference& d : notes) fmt::print("note: {}\n", to_string(d));
     for (const Difference& d : found) fmt::print("{}\n", to_string(d));
     fmt::print("{}\n", found.empty()          ? std::string("same")
                        : found.size() == 1 ? std::string("1 difference")
@@ -172,8 +180,10 @@ int main(int argc, char** argv) {
       "Meshes pair by name (else by geometry) and compare as sets of triangles whose corners carry position,\n"
       "texture coordinate and normal, never by vertex index. Materials, joints (parent, rest transform),\n"
       "animations (frames, framerate, loop, skinned vertex positions at every frame) and attachments pair by\n"
-      "name; format data (pie, iqm, qmsh, qmsh_tmp, modedef) compares field by field. Prints one line per\n"
-      "difference, then \"same\" or \"N differences\" (docs/diff.md). Example:\n"
+      "name (names meshport made up, from the file name, pair in order); format data (pie, iqm, qmsh, qmsh_tmp,\n"
+      "modedef) compares field by field. Prints a \"note:\" line per difference in derived data only (normals\n"
+      "one side lacks and implies), one line per difference, then \"same\" or \"N differences\"\n"
+      "(docs/diff.md). Example:\n"
       "  meshport diff tentacle.iqe tentacle.glb --tolerance 1e-3");
   diff_cmd->add_option("a", diff_a, "First model")->required();
   diff_cmd->add_option("b", diff_b, "Second model")->required();
@@ -186,7 +196,8 @@ int main(int argc, char** argv) {
   std::string diff_max_memory;
   cli::add_max_memory_option(diff_cmd, diff_max_memory);
   diff_cmd->add_flag("--json", diff_json,
-                     "Print one JSON object: {\"same\", \"count\", \"differences\": [{\"path\", \"a\", \"b\", \"message\"}]}");
+                     "Print one JSON object: {\"same\", \"count\", \"differences\": [{\"path\", \"a\", \"b\", \"message\"}], "
+                     "\"notes\": [the same]}");
 
   // formats
   auto* list = app.add_subcommand("formats", "List the formats and what meshport can do with each");
