@@ -493,7 +493,7 @@ TEST(Summary, FormatListsComeFromTheTable) {
   std::istringstream lines(table);
   std::string line;
   std::getline(lines, line);
-  EXPECT_EQ(line, "format   read   write  extensions   description");
+  EXPECT_EQ(line, "format        read  write extensions description");
   for (const auto& f : formats()) {
     EXPECT_NE(names.find(std::string(f.name)), std::string::npos) << f.name;
     EXPECT_NE(format_names(true).find(std::string(f.name)), std::string::npos) << f.name;

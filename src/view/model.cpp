@@ -11,6 +11,7 @@ Model load_model(const LoadOptions& options, Diagnostics* diags) {
   if (options.files.empty()) fail("view", "no model file given");
   ReadOptions ro;
   ro.format = options.from;
+  ro.max_memory = options.max_memory;
   Model model;
   Format format = Format::Glb;
   if (options.files.size() == 1) {

@@ -5,6 +5,7 @@
 #include "view/assemble.h"
 #include "view/site.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@ struct LoadOptions {
   std::optional<Format> from;      // by extension when unset
   AssembleOptions assemble;
   std::vector<std::string> texture_dirs;  // searched after the model's folder (--textures)
+  uint64_t max_memory = 0;                // ReadOptions::max_memory (--max-memory)
 };
 
 // Reads (and assembles) the files, summarises the result as `info --json` does, and processes

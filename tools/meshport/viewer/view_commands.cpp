@@ -3,6 +3,7 @@
 
 #include "../cli_diagnostics.h"
 #include "../conversion_options.h"
+#include "../memory_option.h"
 
 #include <meshport/meshport.h>
 
@@ -36,6 +37,7 @@ view::LoadOptions load_options(const ViewerArgs& args, const std::vector<std::st
   o.from = parse_format(args.from, "--from");
   o.assemble.vtol = args.vtol;
   o.texture_dirs = args.textures;
+  o.max_memory = parse_max_memory(args.max_memory);
   return o;
 }
 
@@ -194,6 +196,7 @@ void add_viewer_commands(CLI::App& app, ViewerArgs& args, const std::string& fro
         ->type_name("DIR")
         ->allow_extra_args(false);
     c->add_flag("-q,--quiet", args.quiet, "Do not print warnings");
+    add_max_memory_option(c, args.max_memory);
   };
   args.view = app.add_subcommand("view", "Show a model in the browser: serves a page on 127.0.0.1 and prints its address");
   args.view->add_option("files", args.view_files, parts_help)->required();

@@ -12,6 +12,7 @@ struct ViewerArgs {
   std::vector<std::string> view_files, assemble_files, thumbnail_files;
   std::string from, output, out_dir, chromium;
   std::vector<std::string> textures;
+  std::string max_memory;  // --max-memory SIZE (memory_option.h)
   bool vtol = false, quiet = false, thumbnail_assemble = false;
   unsigned port = 0;
   double idle = 30, timeout = 0;
