@@ -220,14 +220,7 @@ void emit_skeleton(Writer& w, bool skinned, bool any_unweighted) {
 // moved 1e-5 on every rewrite).
 D34 written_matrix(const Transform& t) {
   const Quat q = unit_quat(t.rotation);
-  const double x = q[0], y = q[1], z = q[2], w = q[3];
-  D34 m{1 - 2 * (y * y + z * z), 2 * (x * y + z * w),     2 * (x * z - y * w),
-        2 * (x * y - z * w),     1 - 2 * (x * x + z * z), 2 * (y * z + x * w),
-        2 * (x * z + y * w),     2 * (y * z - x * w),     1 - 2 * (x * x + y * y),
-        t.translation[0],        t.translation[1],        t.translation[2]};
-  for (int c = 0; c < 3; ++c)
-    for (int r = 0; r < 3; ++r) m[c * 3 + r] *= t.scale[c];
-  return m;
+  return ops::d_from_unit_trs(t, {q[0], q[1], q[2], q[3]});
 }
 
 json emit_skin(Writer& w) {

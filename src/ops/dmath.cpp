@@ -12,6 +12,11 @@ D34 d_from_trs(const Transform& t) {
   const double l = std::sqrt(x * x + y * y + z * z + w * w);
   if (l > 0) x /= l, y /= l, z /= l, w /= l;
   else x = y = z = 0, w = 1;
+  return d_from_unit_trs(t, {x, y, z, w});
+}
+
+D34 d_from_unit_trs(const Transform& t, const std::array<double, 4>& q) {
+  const double x = q[0], y = q[1], z = q[2], w = q[3];
   D34 m{1 - 2 * (y * y + z * z), 2 * (x * y + z * w),     2 * (x * z - y * w),
         2 * (x * y - z * w),     1 - 2 * (x * x + z * z), 2 * (y * z + x * w),
         2 * (x * z + y * w),     2 * (y * z - x * w),     1 - 2 * (x * x + y * y),
