@@ -366,6 +366,16 @@ void write_alpha(Writer& w, const Material& m, json& mat, json& extras) {
   }
 }
 
+// A material's kept glTF `what` ("extensions", "extras": JSON text, "" for none) as an object;
+// text that is not a JSON object is left out with a warning.
+json kept_object(Writer& w, const Material& m, const std::string& text, const char* what) {
+  if (text.empty()) return json::object();
+  json j = json::parse(text, nullptr, false);
+  if (j.is_object()) return j;
+  wwarn(w.diags, fmt::format("material '{}': its glTF {} are not a JSON object: not written", m.name, what));
+  return json::object();
+}
+
 }  // namespace
 
 std::vector<TextureLookup> material_textures(const Scene& s, const WriteOptions& o) {
@@ -509,14 +519,7 @@ json emit_materials(Writer& w) {
       for (const std::string& t : m.extension_textures) x.push_back(w.text(t));
       extras["extension_textures"] = std::move(x);
     }
-    json ext = json::object();
-    if (!m.gltf_extensions.empty()) {
-      ext = json::parse(m.gltf_extensions, nullptr, false);
-      if (!ext.is_object()) {
-        wwarn(w.diags, fmt::format("material '{}': its glTF extensions are not a JSON object: not written", m.name));
-        ext = json::object();
-      }
-    }
+    json ext = kept_object(w, m, m.gltf_extensions, "extensions");
     std::vector<int> extension_index(m.extension_textures.size(), -1);
     std::vector<std::string> slots = {"base colour", "normal", "specular", "metallic roughness", "occlusion", "emissive"};
     for (size_t k = 0; k < m.extension_textures.size(); ++k) slots.push_back(extension_slot(k));
@@ -602,14 +605,7 @@ json emit_materials(Writer& w) {
       for (float c : m.emissive) e.push_back(num(clamp01(c, 0)));
       if (e != json::array({0.0, 0.0, 0.0})) mat["emissiveFactor"] = std::move(e);
     }
-    json all_extras = json::object();
-    if (!m.gltf_extras.empty()) {
-      all_extras = json::parse(m.gltf_extras, nullptr, false);
-      if (!all_extras.is_object()) {
-        wwarn(w.diags, fmt::format("material '{}': its glTF extras are not a JSON object: not written", m.name));
-        all_extras = json::object();
-      }
-    }
+    json all_extras = kept_object(w, m, m.gltf_extras, "extras");
     all_extras["meshport"] = std::move(extras);
     mat["extras"] = std::move(all_extras);
     materials.push_back(std::move(mat));
