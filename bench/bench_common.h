@@ -2,8 +2,8 @@
 // temporary folder removed at exit), its parsed Scene and its IQM bytes.
 #pragma once
 
-#include "formats/iqe.h"
-#include "formats/iqm.h"
+#include "formats/iqe/iqe.h"
+#include "formats/iqm/iqm.h"
 #include "generate.h"
 
 #include <benchmark/benchmark.h>

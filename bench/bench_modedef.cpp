@@ -1,7 +1,7 @@
 // ModeDef .model: parse, read into a Scene (morph targets per mode), print, and deform a large
 // synthetic model: a 40 x 10 x 10 node bar (4,000 nodes) split into 15,795 tetrahedra,
 // 20 modes, and a 200 x 200 render grid (40,000 vertices, 79,202 triangles) embedded by carton.
-#include "formats/modedef.h"
+#include "formats/modedef/modedef.h"
 
 #include <benchmark/benchmark.h>
 #include <meshport/meshport.h>

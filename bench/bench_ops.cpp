@@ -5,7 +5,7 @@
 
 #include <meshport/process.h>
 
-#include "ops/bounds.h"
+#include "ops/mesh/bounds.h"
 
 namespace meshport::bench {
 namespace {

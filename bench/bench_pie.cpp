@@ -1,7 +1,7 @@
 // PIE text: parse and write a large synthetic model (64 levels, each a 64 x 64 grid of points,
 // 7,938 textured triangles with normals: near the engine's 8,192-polygon limit per level).
 #include "bench_common.h"
-#include "formats/pie.h"
+#include "formats/pie/pie.h"
 
 #include <fmt/format.h>
 

@@ -1,8 +1,8 @@
 // QMSH: parse + process a large .qmsh.tmp (a 180 x 180 grid object of quads, 32,400 vertices,
 // 32,041 faces, smooth), and read / write the binary TFQMSH10 it converts to.
 #include "bench_common.h"
-#include "formats/qmsh.h"
-#include "formats/qmsh_tmp.h"
+#include "formats/qmsh/qmsh.h"
+#include "formats/qmsh/qmsh_tmp.h"
 
 namespace meshport::bench {
 namespace {

@@ -15,7 +15,7 @@
 // building behind the parsers is reached too.
 #include <meshport/meshport.h>
 
-#include "formats/modedef.h"
+#include "formats/modedef/modedef.h"
 
 #include <cstdint>
 #include <cstdio>

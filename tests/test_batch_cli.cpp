@@ -225,7 +225,6 @@ TEST(BatchCli, InterruptLeavesNoPartialFiles) {
   // The report says which were not started.
   const nlohmann::json j = nlohmann::json::parse(testutil::slurp(t.path / "r.json"));
   EXPECT_EQ(j["summary"]["cancelled"], true);
-  // (the large models are warned about the old polygon limit of pie.md)
   EXPECT_EQ(j["summary"]["converted"].get<size_t>() + j["summary"]["warned"].get<size_t>(), models);
   EXPECT_EQ(j["summary"]["skipped"].get<size_t>() + j["summary"]["failed"].get<size_t>() + models, 401u);
 }
@@ -314,6 +313,26 @@ TEST(BatchCli, ValidateReadsStandardInput) {
   const CliRun bad = run_cli("validate - < '" + (kCli / "turret.pie").string() + "'");
   EXPECT_EQ(bad.status, 1) << bad.out;
   EXPECT_NE(bad.out.find("-: error: standard input: give its format with --from"), std::string::npos) << bad.out;
+}
+
+// Strict means "the engine would refuse or misdraw it": a level above the PIE 2/3 specification's
+// 512 polygons, which Warzone 2100 4.x draws, is valid under --strict (a note, named as the
+// specification's limit), and one above the engine's 8192 is not.
+TEST(BatchCli, StrictValidateAcceptsWhatTheEngineDraws) {
+  TempDir t;
+  std::ofstream(t.path / "big.pie", std::ios::binary) << big_pie(600);
+  fs::copy_file(fs::path(MESHPORT_TEST_DATA) / "images/rgba.png", t.path / "page-1.png");
+  const CliRun ok = run_cli("validate --strict " + q(t.path / "big.pie"));
+  EXPECT_EQ(ok.status, 0) << ok.out;
+  EXPECT_NE(ok.out.find("1 file: 1 valid, 0 warned, 0 invalid, 0 skipped"), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find("note: POLYGONS 600: more than 512, the limit of the PIE 2/3 specification (Warzone 2100's "
+                        "doc/PIE.md)"),
+            std::string::npos)
+      << ok.out;
+  std::ofstream(t.path / "huge.pie", std::ios::binary) << big_pie(8193);
+  const CliRun bad = run_cli("validate --strict " + q(t.path / "huge.pie"));
+  EXPECT_EQ(bad.status, 1) << bad.out;
+  EXPECT_NE(bad.out.find("POLYGONS 8193: more than 8192 polygons in a level"), std::string::npos) << bad.out;
 }
 
 TEST(BatchCli, HelpDescribesEveryCommand) {

@@ -1,7 +1,7 @@
 // `meshport deform` and `convert --modes-animation` on tests/data/modedef/bar.model.
 #include <meshport/meshport.h>
 
-#include "formats/modedef.h"
+#include "formats/modedef/modedef.h"
 #include "test_util.h"
 
 #include <gtest/gtest.h>

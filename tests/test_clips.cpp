@@ -4,7 +4,7 @@
 // and outputs with nothing in them refused.
 #include "test_util.h"
 
-#include "ops/skinning.h"
+#include "ops/animation/skinning.h"
 
 #include <meshport/clips.h>
 #include <meshport/diff.h>

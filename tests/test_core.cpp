@@ -1,7 +1,7 @@
 #include <meshport/meshport.h>
 
-#include "ops/axes.h"
-#include "ops/math.h"
+#include "core/math.h"
+#include "ops/mesh/axes.h"
 
 #include <gtest/gtest.h>
 

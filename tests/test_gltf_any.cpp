@@ -4,7 +4,7 @@
 #include "gltf_builder.h"
 #include "image/image.h"
 #include "image_samples.h"
-#include "ops/material_names.h"
+#include "ops/materials/material_names.h"
 #include "test_util.h"
 
 #include <meshport/meshport.h>

@@ -1,12 +1,12 @@
-// Attachments (Scene::attachments) and PIE data (Scene::pie) through glTF: src/formats/gltf_write.cpp,
+// Attachments (Scene::attachments) and PIE data (Scene::pie) through glTF: src/formats/gltf/gltf_write.cpp,
 // gltf_read.cpp and gltf_pie.cpp. A hand-built Scene goes to .gltf and .glb and back exactly; the
 // written files pass the Khronos glTF Validator (run here with node, as the CTest GltfValidator
 // does: the test fails, not skips, when node or the validator is missing); a hand-written glTF
 // like Blender's (an empty under a mesh object) gives attachments; check_scene rejects attachments
 // naming meshes or joints that do not exist.
-#include "formats/gltf.h"
-#include "formats/gltf_pie.h"
-#include "ops/check.h"
+#include "formats/gltf/gltf.h"
+#include "formats/shared/gltf_pie.h"
+#include "ops/mesh/check.h"
 
 #include "test_util.h"
 

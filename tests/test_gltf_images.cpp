@@ -1,10 +1,10 @@
-// glTF images read into Scene::images (src/formats/gltf_read_materials.cpp) and written beside
-// the outputs of formats that reference texture files (src/ops/image_files.cpp, meshport.cpp):
+// glTF images read into Scene::images (src/formats/gltf/gltf_read_materials.cpp) and written beside
+// the outputs of formats that reference texture files (src/ops/materials/image_files.cpp, meshport.cpp):
 // docs/textures.md, "glTF input and extraction". The GLBs are built here, with PNG and JPEG
 // images made by the tests.
-#include "image_samples.h"
-#include "ops/image_files.h"
 #include "gltf_builder.h"
+#include "image_samples.h"
+#include "ops/materials/image_files.h"
 #include "test_util.h"
 
 #include <fmt/format.h>

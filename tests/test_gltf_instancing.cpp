@@ -1,8 +1,8 @@
-// Issue 18: EXT_mesh_gpu_instancing (Mesh::instances, ops/instances.h), vertex arrays shared by
+// Issue 18: EXT_mesh_gpu_instancing (Mesh::instances, ops/mesh/instances.h), vertex arrays shared by
 // many primitives within the memory guard, and points and lines (Mesh::topology). The glTF files
 // are built here: JSON with the binary data in a base64 data URI, or a .glb.
-#include "ops/instances.h"
-#include "ops/math.h"
+#include "core/math.h"
+#include "ops/mesh/instances.h"
 #include "test_util.h"
 
 #include <meshport/diff.h>

@@ -10,7 +10,7 @@
 #include <meshport/simulate.h>
 
 #include "blender_run.h"
-#include "ops/skinning.h"
+#include "ops/animation/skinning.h"
 #include "test_util.h"
 
 #include <fmt/format.h>

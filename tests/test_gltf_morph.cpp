@@ -2,7 +2,7 @@
 // processing steps that renumber, weld and transform vertices.
 #include <meshport/meshport.h>
 
-#include "formats/modedef.h"
+#include "formats/modedef/modedef.h"
 #include "test_util.h"
 
 #include <fmt/format.h>

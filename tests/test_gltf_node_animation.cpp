@@ -6,9 +6,9 @@
 #include <meshport/meshport.h>
 #include <meshport/process.h>
 
-#include "ops/math.h"
-#include "ops/remap.h"
-#include "ops/skinning.h"
+#include "core/math.h"
+#include "ops/animation/skinning.h"
+#include "ops/mesh/remap.h"
 #include "test_util.h"
 
 #include <fmt/format.h>

@@ -1,6 +1,6 @@
-// glTF 2.0 reader: src/formats/gltf_read.cpp. Test files are built in the tests: JSON text with
+// glTF 2.0 reader: src/formats/gltf/gltf_read.cpp. Test files are built in the tests: JSON text with
 // the binary data in a base64 data URI (or a .glb, or a .bin beside the file in a temp folder).
-#include "ops/math.h"
+#include "core/math.h"
 #include "gltf_builder.h"
 #include "test_util.h"
 

@@ -4,9 +4,9 @@
 // accessors). Test files are built in the tests, like gltfpack's output of the Khronos Duck:
 // ushort positions dequantized by the node's scale and translation, byte normals, ushort
 // texture coordinates dequantized by the base colour texture's KHR_texture_transform.
-#include "image/image.h"
-#include "ops/texture_transform.h"
 #include "gltf_builder.h"
+#include "image/image.h"
+#include "ops/materials/texture_transform.h"
 #include "test_util.h"
 
 #include <meshport/diff.h>

@@ -1,4 +1,4 @@
-// The glTF writer's images (src/formats/gltf_write_materials.cpp, docs/textures.md "glTF output"):
+// The glTF writer's images (src/formats/gltf/gltf_write_materials.cpp, docs/textures.md "glTF output"):
 // textures found by find_textures() embedded in a .glb (byte for byte, or converted to PNG),
 // written beside a .gltf or with --external-textures, as data URIs in memory; the normal,
 // specular and emissive slots; the team colour baked in; warnings for what cannot be used; the

@@ -1,7 +1,7 @@
-// glTF 2.0 writer: src/formats/gltf_write.cpp. Every test writes a Scene, parses the JSON (and the
+// glTF 2.0 writer: src/formats/gltf/gltf_write.cpp. Every test writes a Scene, parses the JSON (and the
 // GLB container or the buffer) back with nlohmann-json, and checks the exact structure and
 // values. The Khronos validator run over real files is the separate CTest GltfValidator.
-#include "formats/gltf.h"
+#include "formats/gltf/gltf.h"
 
 #include "test_util.h"
 

@@ -1,7 +1,7 @@
 // Atomic output: a failed write never leaves a partial file or clobbers an existing one.
 #include <meshport/meshport.h>
 
-#include "io.h"
+#include "core/io.h"
 
 #include "test_util.h"
 

@@ -3,9 +3,9 @@
 // does), and read -> write -> read round trips.
 #include <meshport/meshport.h>
 
-#include "formats/iqe.h"
-#include "io.h"
-#include "ops/math.h"
+#include "core/io.h"
+#include "core/math.h"
+#include "formats/iqe/iqe.h"
 
 #include <gtest/gtest.h>
 

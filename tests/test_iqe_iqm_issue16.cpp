@@ -7,8 +7,8 @@
 #include <meshport/meshport.h>
 #include <meshport/validate.h>
 
-#include "formats/iqe.h"
-#include "formats/iqm.h"
+#include "formats/iqe/iqe.h"
+#include "formats/iqm/iqm.h"
 #include "test_util.h"
 
 #include <gtest/gtest.h>

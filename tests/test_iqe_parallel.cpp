@@ -1,13 +1,13 @@
-// IQE read on several threads (src/formats/iqe_chunks.cpp): the Scene and the diagnostics are
+// IQE read on several threads (src/formats/iqe/iqe_chunks.cpp): the Scene and the diagnostics are
 // exactly those of the serial read, on generated text with irregular lines, on the corpus, and
 // for errors far into a file.
 #include <gtest/gtest.h>
 
 #include <meshport/meshport.h>
 
-#include "formats/iqe.h"
-#include "formats/iqe_chunks.h"
-#include "io.h"
+#include "core/io.h"
+#include "formats/iqe/iqe.h"
+#include "formats/iqe/iqe_chunks.h"
 
 #include <algorithm>
 #include <cstdio>

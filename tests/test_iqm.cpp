@@ -1,11 +1,11 @@
-// IQM reader (v1, v2) and writer (v2): src/formats/iqm.cpp. Test files are built in memory by
+// IQM reader (v1, v2) and writer (v2): src/formats/iqm/iqm.cpp. Test files are built in memory by
 // a small byte writer; the corpus (MESHPORT_CORPUS) supplies mrfixit and the reference
 // compiler's outputs.
-#include "formats/iqm.h"
+#include "formats/iqm/iqm.h"
 
-#include "ops/adjacency.h"
-#include "ops/axes.h"
-#include "ops/components.h"
+#include "ops/mesh/adjacency.h"
+#include "ops/mesh/axes.h"
+#include "ops/mesh/components.h"
 #include "test_util.h"
 
 #include <fmt/format.h>

@@ -1,4 +1,4 @@
-// Levels of detail (issue 22): make_lods (src/ops/lods.cpp), the simplifier's error, convert
+// Levels of detail (issue 22): make_lods (src/ops/mesh/lods.cpp), the simplifier's error, convert
 // --lods (files NAME_lodN.EXT) and --msft-lod (glTF MSFT_lod, validator-clean, read back).
 #include "test_util.h"
 

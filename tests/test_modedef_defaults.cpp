@@ -10,7 +10,7 @@
 #include <meshport/simulate.h>
 #include <meshport/summary.h>
 
-#include "ops/carton.h"
+#include "physics/carton.h"
 #include "test_util.h"
 
 #include <fmt/format.h>

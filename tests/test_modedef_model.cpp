@@ -4,8 +4,8 @@
 // and the writer (kept model, model derived from any Scene).
 #include <meshport/meshport.h>
 
-#include "formats/modedef.h"
-#include "formats/modedef_token.h"
+#include "formats/modedef/modedef.h"
+#include "formats/modedef/modedef_token.h"
 #include "test_util.h"
 
 #include <gtest/gtest.h>

@@ -1,12 +1,12 @@
-// ModeDef .prop, .state and .path (src/formats/modedef_scene.cpp, docs/modedef.md): every field of
+// ModeDef .prop, .state and .path (src/formats/modedef/modedef_scene.cpp, docs/modedef.md): every field of
 // the hand-written fixtures in tests/data/modedef/state with exact values, print / parse round
 // trips, one fixture per error with its exact location, truncation, the .state Scene (joints,
 // mesh copies, planes, constraints, animation), the writers and the .state -> .state round trip
 // through files.
 #include <meshport/meshport.h>
 
-#include "formats/modedef.h"
-#include "ops/euler_zyx.h"
+#include "formats/modedef/modedef.h"
+#include "ops/animation/euler_zyx.h"
 #include "test_util.h"
 
 #include <gtest/gtest.h>

@@ -4,8 +4,8 @@
 #include <meshport/modal.h>
 #include <meshport/modes.h>
 
-#include "ops/carton.h"
-#include "ops/fem.h"
+#include "physics/carton.h"
+#include "physics/fem.h"
 #include "test_util.h"
 
 #include <fmt/format.h>

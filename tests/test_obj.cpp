@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "formats/iqe.h"
-#include "formats/obj.h"
-#include "io.h"
+#include "core/io.h"
+#include "formats/iqe/iqe.h"
+#include "formats/obj/obj.h"
 #include "test_util.h"
 
 using namespace meshport;

@@ -1,5 +1,5 @@
-// Position-based triangle adjacency (src/ops/adjacency.h).
-#include "ops/adjacency.h"
+// Position-based triangle adjacency (src/ops/mesh/adjacency.h).
+#include "ops/mesh/adjacency.h"
 
 #include "test_util.h"
 

@@ -1,8 +1,8 @@
-// Rest and per-frame skinned bounds (src/ops/bounds.h).
-#include "ops/bounds.h"
+// Rest and per-frame skinned bounds (src/ops/mesh/bounds.h).
+#include "ops/mesh/bounds.h"
 
-#include "ops/axes.h"
-#include "ops/math.h"
+#include "core/math.h"
+#include "ops/mesh/axes.h"
 #include "test_util.h"
 
 #include <fmt/format.h>

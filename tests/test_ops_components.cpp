@@ -1,5 +1,5 @@
-// Component decoding and encoding (src/ops/components.h).
-#include "ops/components.h"
+// Component decoding and encoding (src/ops/mesh/components.h).
+#include "ops/mesh/components.h"
 
 #include <gtest/gtest.h>
 

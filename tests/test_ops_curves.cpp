@@ -1,5 +1,5 @@
-// Blender 2.4x IPO curve evaluation (src/ops/curves.h): values computed by hand.
-#include "ops/curves.h"
+// Blender 2.4x IPO curve evaluation (src/ops/animation/curves.h): values computed by hand.
+#include "ops/animation/curves.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
-// Euler angles <-> quaternions (src/ops/euler.h): R = Rx * Ry * Rz, degrees.
-#include "ops/euler.h"
+// Euler angles <-> quaternions (src/ops/animation/euler.h): R = Rx * Ry * Rz, degrees.
+#include "ops/animation/euler.h"
 
 #include <gtest/gtest.h>
 

@@ -1,10 +1,10 @@
 // Mesh::face_channels stay on the triangles they describe through every step that reorders,
-// drops or duplicates triangles (ops/face_channels.h), and through the steps that only renumber
+// drops or duplicates triangles (ops/mesh/face_channels.h), and through the steps that only renumber
 // vertices (weld, normals, tangents), which leave triangle order alone.
 #include <meshport/process.h>
 
-#include "ops/face_channels.h"
-#include "ops/triangulate.h"
+#include "ops/mesh/face_channels.h"
+#include "ops/mesh/triangulate.h"
 #include "test_util.h"
 
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
-// ops/mesh_parts.h: triangles picked, reordered and joined with their smoothing rules and face
+// ops/mesh/mesh_parts.h: triangles picked, reordered and joined with their smoothing rules and face
 // channels; repeated faces given vertices of their own.
-#include "ops/mesh_parts.h"
+#include "ops/mesh/mesh_parts.h"
 
 #include "test_util.h"
 

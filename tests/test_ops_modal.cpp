@@ -1,8 +1,8 @@
-// Modal deformation (src/ops/modal.cpp, include/meshport/modal.h, docs/modedef.md) on the
+// Modal deformation (src/physics/modal.cpp, include/meshport/modal.h, docs/modedef.md) on the
 // hand-written bar of tests/data/modedef/bar.model, built here in memory as well.
 #include <meshport/meshport.h>
 
-#include "formats/modedef.h"
+#include "formats/modedef/modedef.h"
 #include "test_util.h"
 
 #include <fmt/format.h>

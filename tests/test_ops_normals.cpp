@@ -1,4 +1,4 @@
-// Normal generation (process.h generate_normals, src/ops/normals.cpp).
+// Normal generation (process.h generate_normals, src/ops/mesh/normals.cpp).
 #include <meshport/meshport.h>
 #include <meshport/process.h>
 

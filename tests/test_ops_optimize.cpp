@@ -1,7 +1,7 @@
-// optimize_meshes (src/ops/optimize.cpp): vertex cache and fetch optimisation.
+// optimize_meshes (src/ops/mesh/optimize.cpp): vertex cache and fetch optimisation.
 #include <meshport/process.h>
 
-#include "ops/triangulate.h"
+#include "ops/mesh/triangulate.h"
 
 #include <gtest/gtest.h>
 #include <meshoptimizer.h>

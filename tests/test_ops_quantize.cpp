@@ -1,5 +1,5 @@
-// Animation frame quantisation (src/ops/quantize.h).
-#include "ops/quantize.h"
+// Animation frame quantisation (src/ops/mesh/quantize.h).
+#include "ops/mesh/quantize.h"
 
 #include <gtest/gtest.h>
 

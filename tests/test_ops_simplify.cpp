@@ -1,4 +1,4 @@
-// ops: simplify_meshes (src/ops/simplify.cpp): fewer triangles, per-triangle data kept on the
+// ops: simplify_meshes (src/ops/mesh/simplify.cpp): fewer triangles, per-triangle data kept on the
 // region it described, every stream following the kept vertices, limits that always hold.
 #include "test_util.h"
 

@@ -14,7 +14,7 @@
 #include <tuple>
 #include <vector>
 
-#include "ops/math.h"
+#include "core/math.h"
 
 using namespace meshport;
 

@@ -1,8 +1,8 @@
-// transform_scene, flip_v and flip_winding (src/ops/transform.cpp).
+// transform_scene, flip_v and flip_winding (src/ops/mesh/transform.cpp).
 #include <meshport/process.h>
 
-#include "ops/math.h"
-#include "ops/triangulate.h"
+#include "core/math.h"
+#include "ops/mesh/triangulate.h"
 
 #include "test_util.h"
 

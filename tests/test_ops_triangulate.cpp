@@ -1,5 +1,5 @@
-// Polygons as triangle fans (src/ops/triangulate.h).
-#include "ops/triangulate.h"
+// Polygons as triangle fans (src/ops/mesh/triangulate.h).
+#include "ops/mesh/triangulate.h"
 
 #include <gtest/gtest.h>
 

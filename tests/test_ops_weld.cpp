@@ -1,7 +1,7 @@
 // Welding and unused-vertex removal (process.h weld_vertices / remove_unused_vertices,
-// src/ops/weld.cpp) and the vertex renumbering helpers (src/ops/remap.h).
-#include "ops/remap.h"
-#include "ops/weld.h"
+// src/ops/mesh/weld.cpp) and the vertex renumbering helpers (src/ops/mesh/remap.h).
+#include "ops/mesh/remap.h"
+#include "ops/mesh/weld.h"
 
 #include <meshport/process.h>
 

@@ -4,7 +4,7 @@
 #include <meshport/meshport.h>
 #include <meshport/process.h>
 
-#include "formats/pie_common.h"
+#include "formats/pie/pie_common.h"
 #include "test_util.h"
 
 #include <fmt/format.h>

@@ -3,8 +3,8 @@
 // shipped corpus against MANIFEST.tsv, and hostile input.
 #include <meshport/meshport.h>
 
-#include "formats/pie.h"
-#include "formats/pie_common.h"
+#include "formats/pie/pie.h"
+#include "formats/pie/pie_common.h"
 #include "test_util.h"
 
 #include <gtest/gtest.h>
@@ -159,17 +159,18 @@ TEST(PieRead, MoreThan8192PolygonsIsAnError) {
   EXPECT_EQ(s.meshes[0].triangles.size(), 8192u * 3);
   EXPECT_EQ(s.meshes[0].vertex_count(), 3u);
   EXPECT_EQ(messages(d), std::vector<std::string>{
-                             "max.pie:10:10: warning: POLYGONS 8192: more than 512 polygons, the old limit of pie.md "
-                             "(the engine accepts them)"});
+                             "max.pie:10:10: note: POLYGONS 8192: more than 512, the limit of the PIE 2/3 "
+                             "specification (Warzone 2100's doc/PIE.md); Warzone 2100 4.4+ accepts up to 8192"});
 }
 
-TEST(PieRead, OldPointAndPolygonLimitsOnlyWarn) {
+TEST(PieRead, OldPointAndPolygonLimitsAreNotes) {
   Diagnostics d;
   Scene s = read_text(generated_level(769, 513), "old.pie", &d);
   std::vector<std::string> expected = {
-      "old.pie:6:8: warning: POINTS 769: more than 768 points, the old limit of pie.md (the engine accepts them)",
-      "old.pie:776:10: warning: POLYGONS 513: more than 512 polygons, the old limit of pie.md (the engine accepts "
-      "them)"};
+      "old.pie:6:8: note: POINTS 769: more than 768, the limit of the PIE 2/3 specification (Warzone 2100's "
+      "doc/PIE.md); Warzone 2100 4.x reads any count",
+      "old.pie:776:10: note: POLYGONS 513: more than 512, the limit of the PIE 2/3 specification (Warzone 2100's "
+      "doc/PIE.md); Warzone 2100 4.4+ accepts up to 8192"};
   EXPECT_EQ(messages(d), expected);
   EXPECT_EQ(s.pie->levels[0].points.size(), 769u);
   EXPECT_EQ(polygons_of(s, s.pie->levels[0]).size(), 513u);

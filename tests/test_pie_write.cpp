@@ -1,7 +1,7 @@
-// PIE writer (src/formats/pie_write.cpp; docs/pie.md, "Out of the Scene"): exact text for
+// PIE writer (src/formats/pie/pie_write.cpp; docs/pie.md, "Out of the Scene"): exact text for
 // hand-built Scenes, every error and warning, and round trips over the PIE corpus.
-#include "formats/pie.h"
-#include "formats/pie_common.h"
+#include "formats/pie/pie.h"
+#include "formats/pie/pie_common.h"
 #include "test_util.h"
 
 #include <fmt/format.h>

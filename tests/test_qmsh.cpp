@@ -1,11 +1,11 @@
-// Binary TFQMSH10 (The Final Quest engine): src/formats/qmsh.cpp, docs/qmsh.md "Binary TFQMSH10".
+// Binary TFQMSH10 (The Final Quest engine): src/formats/qmsh/qmsh.cpp, docs/qmsh.md "Binary TFQMSH10".
 // The 16 engine files of the corpus (MESHPORT_CORPUS/qmsh) are read, checked against counts and
 // values measured independently, written back byte for byte, cut and corrupted; Scenes of other
 // formats go through .qmsh and back; every sample goes to .glb and back (key times kept) and the
 // .glb files pass the Khronos glTF Validator (run with node, as tests/test_gltf_attachments.cpp
 // does: the test fails, not skips, when node or the validator is missing).
-#include "formats/gltf.h"
-#include "formats/qmsh.h"
+#include "formats/gltf/gltf.h"
+#include "formats/qmsh/qmsh.h"
 
 #include "test_util.h"
 

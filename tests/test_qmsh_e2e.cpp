@@ -3,7 +3,7 @@
 // checked by values at each step.
 #include "test_util.h"
 
-#include "ops/math.h"
+#include "core/math.h"
 
 #include <cmath>
 

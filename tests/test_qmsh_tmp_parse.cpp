@@ -1,10 +1,10 @@
-// QMSH TMP 10 tokenizer, parser and printer (src/formats/qmsh_token.h, qmsh_tmp.h): tokens,
+// QMSH TMP 10 tokenizer, parser and printer (src/formats/qmsh/qmsh_token.h, qmsh_tmp.h): tokens,
 // every grammar element with exact values (tests/data/qmsh), every error with its exact message
 // and row:col, parse(print(d)) == d for the files and for random data, hostile input.
 #include <meshport/meshport.h>
 
-#include "formats/qmsh_tmp.h"
-#include "formats/qmsh_token.h"
+#include "formats/qmsh/qmsh_tmp.h"
+#include "formats/qmsh/qmsh_token.h"
 #include "test_util.h"
 
 #include <gtest/gtest.h>

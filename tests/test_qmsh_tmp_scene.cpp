@@ -1,10 +1,10 @@
-// QMSH TMP 10 processing (src/formats/qmsh_tmp_scene.cpp): build_scene on data built here, and
+// QMSH TMP 10 processing (src/formats/qmsh/qmsh_tmp_scene.cpp): build_scene on data built here, and
 // scene_to_tmp round trips. Axes: Scene = Blender (x, z, -y).
 #include <meshport/meshport.h>
 
-#include "formats/qmsh_tmp.h"
-#include "ops/curves.h"
-#include "ops/math.h"
+#include "core/math.h"
+#include "formats/qmsh/qmsh_tmp.h"
+#include "ops/animation/curves.h"
 #include "test_util.h"
 
 #include <gtest/gtest.h>

@@ -5,9 +5,9 @@
 #include <meshport/meshport.h>
 #include <meshport/simulate.h>
 
-#include "ops/euler_zyx.h"
-#include "ops/math.h"
-#include "ops/simulate_world.h"
+#include "core/math.h"
+#include "ops/animation/euler_zyx.h"
+#include "physics/simulate_world.h"
 #include "test_util.h"
 
 #include <fmt/format.h>

@@ -1,5 +1,5 @@
 // ops/team_colour: Warzone 2100's grain merge of a team colour into a texture page.
-#include "ops/team_colour.h"
+#include "ops/materials/team_colour.h"
 
 #include <gtest/gtest.h>
 

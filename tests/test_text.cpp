@@ -1,10 +1,10 @@
-// text::fast_decimal (src/text_decimal.h), the number scanner of the IQE, OBJ and PIE readers: every
+// text::fast_decimal (src/core/text_decimal.h), the number scanner of the IQE, OBJ and PIE readers: every
 // number it takes is exactly std::from_chars's, with the same characters consumed; what it leaves
 // to from_chars (returns false) leaves `p` alone; and the plain decimals exporters write are
 // taken (so the fast path is the one used).
 #include <gtest/gtest.h>
 
-#include "text.h"
+#include "core/text.h"
 
 #include <charconv>
 #include <cmath>

@@ -1,10 +1,10 @@
-// text::window_numbers (src/text_window.h), the line scanner of the IQE reader: every number it
+// text::window_numbers (src/core/text_window.h), the line scanner of the IQE reader: every number it
 // reads is exactly std::from_chars's for the whole token; it stops at the first token it does not
 // read (for the reader's general path) and never reads a token past the line's end or a '#'; the
 // bytes after the line, which it may load, never change what it gives.
 #include <gtest/gtest.h>
 
-#include "text_window.h"
+#include "core/text_window.h"
 
 #include <charconv>
 #include <cmath>

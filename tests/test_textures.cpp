@@ -5,7 +5,7 @@
 #include <meshport/summary.h>
 #include <meshport/textures.h>
 
-#include "ops/textures.h"
+#include "ops/materials/textures.h"
 #include "test_util.h"
 
 #include <gtest/gtest.h>

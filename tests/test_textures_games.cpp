@@ -8,7 +8,7 @@
 
 #include "image/image.h"
 #include "image_samples.h"
-#include "ops/textures.h"
+#include "ops/materials/textures.h"
 #include "test_util.h"
 
 #include <gtest/gtest.h>

@@ -243,7 +243,7 @@ function applyBlending(object) {
 
 // Team colour from the masks embedded in the .glb (material extras `team_colour_image`, an image
 // index; meshport writes one texture per image, in image order): the page's colour in sRGB plus
-// (team - 0.5) x the mask's alpha, as `convert --team-colour` bakes it (src/ops/team_colour.cpp).
+// (team - 0.5) x the mask's alpha, as `convert --team-colour` bakes it (src/ops/materials/team_colour.cpp).
 // Resolves to false when a team-coloured material has no embedded mask.
 async function embeddedMasks(gltf) {
   const materials = [];

@@ -1,6 +1,6 @@
 // Animation clips: listing them, and picking, renaming, cutting and retiming them
 // (`meshport anims`, convert's --anim, --rename-anim, --clip, --fps, --loop / --no-loop;
-// docs/animations.md). Implementation: src/ops/clips.cpp.
+// docs/animations.md). Implementation: src/ops/animation/clips.cpp.
 #pragma once
 
 #include <meshport/diagnostics.h>
@@ -74,7 +74,7 @@ void edit_clips(Scene& scene, const ClipOptions& options, const std::string& fil
 // ConvertOptions::allow_empty.
 bool has_content(const Scene& scene);
 
-// ---- Retargeting (src/ops/clips.cpp) -----------------------------------------------------------
+// ---- Retargeting (src/ops/animation/clips.cpp) -----------------------------------------------------------
 // Frames of `poses` (channels per frame = source.size()) animating skeleton `source`, as poses of
 // skeleton `target`: map[t] is the source joint driving target joint t, or -1. Each mapped joint
 // gets the world transform A_t = A_s * B_s^-1 * B_t (A animated world, B rest world), so that
@@ -84,5 +84,14 @@ bool has_content(const Scene& scene);
 // for uniform scales).
 std::vector<Transform> retarget_poses(const std::vector<Joint>& source, const std::vector<Joint>& target,
                                       const std::vector<int64_t>& map, const std::vector<Transform>& poses);
+
+// Appends `source`'s animations to `target`, remapping their channels to target's joints: by name
+// when both skeletons name every joint, else by index when they have the same joint count and
+// parents. Poses are retargeted where matched joints differ in rest pose or parent (clips.h
+// retarget_poses). A clip whose name is taken is dropped (a note) when its data is the same, else
+// renamed NAME.2, NAME.3, ... (a warning). Throws meshport::Error (naming `source_name`) when the
+// skeletons cannot be matched, naming the first joint that differs.
+void attach_animations(Scene& target, const Scene& source, const std::string& source_name,
+                       Diagnostics* diags = nullptr);
 
 }  // namespace meshport

@@ -1,7 +1,7 @@
 // Modal deformation (Hauser, Shen and O'Brien 2003; ModeDef .model files, docs/modedef.md).
 // A model's node i moves by u_i = sum_k q_k phi_k[i] for mode amplitudes q_k. With carton data a
 // render vertex moves by the barycentric blend of its tetrahedron's node displacements; without,
-// render vertex i is node i. Implementation: src/ops/modal.cpp.
+// render vertex i is node i. Implementation: src/physics/modal.cpp.
 #pragma once
 
 #include <meshport/scene.h>

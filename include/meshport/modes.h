@@ -1,8 +1,8 @@
 // Vibration modes of a closed mesh (`meshport modes`, issue 21): a tetrahedral carton around the
 // mesh, linear finite elements, the lowest non-rigid modes of K phi = lambda M phi, and the
 // result as a ModeDef model (+ .prop) in a Scene. Equations and choices: docs/modedef.md
-// "Computing modes". Implementation: src/formats/modedef_modes.cpp, src/ops/carton.cpp,
-// src/ops/fem.cpp.
+// "Computing modes". Implementation: src/formats/modedef/modedef_modes.cpp, src/physics/carton.cpp,
+// src/physics/fem.cpp.
 #pragma once
 
 #include <meshport/diagnostics.h>

@@ -12,7 +12,7 @@
 
 namespace meshport {
 
-// ---- Normals (src/ops/normals.cpp) ---------------------------------------------------------
+// ---- Normals (src/ops/mesh/normals.cpp) ---------------------------------------------------------
 // Triangle corners that share a position (across meshes, as iqe.txt says) are smoothed together
 // only when they pass every test in force for both faces: equal `smoothgroup` keys, the angle
 // between the face normals within the faces' `smoothangle`, equal texture coordinates when
@@ -30,7 +30,7 @@ struct NormalOptions {
 // Returns the number of meshes given normals.
 size_t generate_normals(Scene& scene, const NormalOptions& options = {}, Diagnostics* diags = nullptr);
 
-// ---- Tangents (src/ops/tangents.cpp) -------------------------------------------------------
+// ---- Tangents (src/ops/mesh/tangents.cpp) -------------------------------------------------------
 // MikkTSpace-equivalent tangent frames (xyz + handedness w) for meshes with normals and texture
 // coordinates and no tangents (or every such mesh with recompute). Vertices whose corners need
 // different tangent frames are split. Explicit tangents are never touched otherwise. `threads`
@@ -41,21 +41,21 @@ struct TangentOptions {
 size_t generate_tangents(Scene& scene, const TangentOptions& options = {}, Diagnostics* diags = nullptr,
                          unsigned threads = 0);
 
-// ---- Welding (src/ops/weld.cpp) ------------------------------------------------------------
+// ---- Welding (src/ops/mesh/weld.cpp) ------------------------------------------------------------
 // Merges vertices of a mesh whose every attribute (and vs key) is bit-identical, then drops
 // vertices no triangle uses (a mesh without triangles loses them all). Keeps first-occurrence
 // order. Returns vertices removed. Throws meshport::Error for an inconsistent mesh.
 size_t weld_vertices(Scene& scene);
 size_t remove_unused_vertices(Scene& scene);
 
-// ---- Optimisation (src/ops/optimize.cpp, meshoptimizer) -------------------------------------
+// ---- Optimisation (src/ops/mesh/optimize.cpp, meshoptimizer) -------------------------------------
 // Vertex cache then vertex fetch optimisation of every mesh with triangles. Reorders triangles
 // and vertices: source polygons are cleared (their smoothing rules become per-triangle ones,
 // which move with their triangles) and unused vertices are dropped. Throws meshport::Error,
 // before changing anything, when a mesh is inconsistent (an index out of range, a short stream).
 void optimize_meshes(Scene& scene);
 
-// ---- Transforms (src/ops/transform.cpp) ----------------------------------------------------
+// ---- Transforms (src/ops/mesh/transform.cpp) ----------------------------------------------------
 // A similarity transform p' = translate + R(rotate) * (scale * p), applied consistently to
 // meshes (positions; normals and tangents rotated), the skeleton and every animation frame, so
 // that skinned results transform the same way. Throws meshport::Error for a scale that is not
@@ -73,7 +73,7 @@ void flip_v(Scene& scene);
 // normals are kept: for assets authored with the wrong winding.
 void flip_winding(Scene& scene);
 
-// ---- Simplification (src/ops/simplify.cpp) --------------------------------------------------
+// ---- Simplification (src/ops/mesh/simplify.cpp) --------------------------------------------------
 // Fewer triangles per mesh with meshoptimizer's simplifier (edge collapses that keep the
 // vertices' attributes and the mesh's borders and UV seams). A mesh is reduced to
 // ceil(ratio * its triangles) and, when max_triangles > 0, to at most max_triangles; a mesh the
@@ -98,7 +98,7 @@ size_t simplify_meshes(Scene& scene, const SimplifyOptions& options, Diagnostics
                        std::vector<SimplifyResult>* results = nullptr);
 
 
-// ---- Bounds (src/ops/bounds.cpp) -----------------------------------------------------------
+// ---- Bounds (src/ops/mesh/bounds.cpp) -----------------------------------------------------------
 // Rest-pose box: scene_bounds() in meshport.h. Per animation frame, with skinning:
 struct FrameBounds {
   std::array<float, 3> min{0, 0, 0};
@@ -178,7 +178,7 @@ struct ProcessOptions {
 };
 void process(Scene& scene, const ProcessOptions& options, Diagnostics* diags = nullptr);
 
-// ---- Levels of detail (src/ops/lods.cpp) ---------------------------------------------------
+// ---- Levels of detail (src/ops/mesh/lods.cpp) ---------------------------------------------------
 // One Scene per ratio: a copy of `scene` with every mesh simplified from the full mesh (never
 // from the level before) to ceil(ratio * its triangles), then the steps of `after` that follow
 // simplification (normals, tangents, optimize, modes animation; its other steps and its

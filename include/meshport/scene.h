@@ -61,7 +61,7 @@ struct VertexStream {
 
 // A format's own per-vertex data, kept as a Custom stream named "<format>.<what>" like the face
 // channels below (PIE's "pie.point": the POINTS index each vertex came from). Every step follows
-// it as it follows any stream (ops/remap.h), so it stays on its vertex through welds, splits
+// it as it follows any stream (ops/mesh/remap.h), so it stays on its vertex through welds, splits
 // and reorders; its own format's reader and writer use it, meshport's glTF writer keeps it in
 // extras, and the writers of other formats leave it out. True for Custom streams whose name
 // starts with "pie.", "qmsh.", "iqm.", "iqe.", "modedef.", "obj." or "gltf.".
@@ -96,7 +96,7 @@ struct MorphTarget {
 // Per-triangle data a format keeps about its faces (PIE polygon flags and texture animation),
 // named "<format>.<what>" ("pie.flags"). One tuple of `components` values per triangle of the
 // mesh, in triangle order: every step that reorders, drops or duplicates triangles carries it
-// (ops/remap.h), so the data stays on the triangle it describes. Values are 32-bit words; a
+// (ops/mesh/remap.h), so the data stays on the triangle it describes. Values are 32-bit words; a
 // channel holding floats stores their bit patterns (std::bit_cast), as its format documents.
 struct FaceChannel {
   std::string name;
@@ -222,7 +222,7 @@ struct TextureSlot {
 
 // A material's texture slots each hold a reference as the source file gave it: a path relative
 // to the model's folder ("page-7-barbarians-arizona.png", "textures/body.tga"), a bare stem or
-// material name the texture finder resolves (ops/textures.h, docs/textures.md), or the `path` of
+// material name the texture finder resolves (ops/materials/textures.h, docs/textures.md), or the `path` of
 // one of Scene::images (images carried in the Scene itself, e.g. read from a GLB). Empty: none.
 struct Material {
   std::string name;
@@ -355,6 +355,13 @@ struct Scene {
   std::optional<QmshBinaryData> qmsh;
   std::optional<ModeDefData> modedef;
   bool operator==(const Scene&) const = default;
+};
+
+// An axis-aligned box (meshport::scene_bounds, `meshport info`).
+struct Bounds {
+  std::array<float, 3> min{0, 0, 0};
+  std::array<float, 3> max{0, 0, 0};
+  bool empty = true;
 };
 
 }  // namespace meshport

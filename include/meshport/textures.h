@@ -1,5 +1,5 @@
 // meshport: finding a model's texture files on disk (docs/textures.md, "Finding textures"). Implementation:
-// src/ops/textures.cpp.
+// src/ops/materials/textures.cpp.
 //
 // Every material texture slot (scene.h Material) holds a reference as the source file gave it.
 // find_textures() resolves each one to a file, or says why it could not, by these rules:

@@ -1,9 +1,9 @@
 // Planning a batch (plan.h): finding the models under the inputs, attaching animation files,
 // naming outputs. docs/batch.md, "Inputs" and "Animation files".
 #include "batch/plan.h"
-#include "text.h"
+#include "core/text.h"
 
-#include "ops/textures.h"
+#include "ops/materials/textures.h"
 
 #include <fmt/format.h>
 

@@ -2,7 +2,7 @@
 #include "batch/plan.h"
 #include "batch/stamp.h"
 
-#include "io.h"
+#include "core/io.h"
 
 #include <meshport/profiles.h>
 #include <meshport/textures.h>

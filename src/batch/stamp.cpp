@@ -1,7 +1,7 @@
 // The options stamp of a batch conversion (stamp.h).
 #include "batch/stamp.h"
 
-#include "io.h"
+#include "core/io.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

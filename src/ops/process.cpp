@@ -2,7 +2,7 @@
 #include <meshport/modal.h>
 #include <meshport/process.h>
 
-#include "ops/instances.h"
+#include "ops/mesh/instances.h"
 
 namespace meshport {
 

@@ -3,7 +3,7 @@
 // from: they are what an IQM conversion of it would carry.
 #include "profiles/profile_report.h"
 
-#include "text.h"
+#include "core/text.h"
 
 #include <fmt/format.h>
 

@@ -3,8 +3,8 @@
 // meshes the PIE writer would make levels of (every triangle mesh with triangles, in order).
 #include "profiles/profile_report.h"
 
-#include "ops/skinning.h"
-#include "text.h"
+#include "core/text.h"
+#include "ops/animation/skinning.h"
 
 #include <meshport/source/pie_mesh.h>
 
@@ -33,8 +33,8 @@ ProfileInfo wz2100_profile() {
   p.description = "Warzone 2100 4.x: what its PIE loader and renderer accept";
   p.rules = {
       {"wz2100.polygons-per-level", Severity::Error, "at most 8192 polygons (triangles) per level",
-       "specs/pie-notes.md: the 4.4+ loader refuses POLYGONS above 8192 (levels are drawn with 16-bit "
-       "indices); pie.md's 512 is obsolete"},
+       "Warzone 2100 4.4+ imdload.cpp: the loader refuses POLYGONS above 8192 (levels are drawn with 16-bit "
+       "indices); the 512 of the PIE 2/3 specification (doc/PIE.md) is obsolete"},
       {"wz2100.points-per-level", Severity::Warning, "at most 768 points per level",
        "Warzone 2100 doc/PIE.md (POINTS: \"must be less than or equal to 768\"); older engines drew through "
        "a 768-entry buffer (pie_MAX_VERTICES); the 4.4+ loader reads any count"},
@@ -68,7 +68,7 @@ ProfileInfo wz2100_profile() {
        "level\" and uses the first polygon's values for the whole level"},
       {"wz2100.normals-per-polygon", Severity::Warning,
        "NORMALS give 3 normals for every polygon (count = POLYGONS)",
-       "specs/pie-notes.md and doc/PIE.md: a NORMALS count different from POLYGONS discards the whole block "
+       "Warzone 2100 doc/PIE.md and imdload.cpp: a NORMALS count different from POLYGONS discards the whole block "
        "(the level is shaded flat)"},
       {"wz2100.normalmap-needs-normals", Severity::Warning, "a level with a normal map has NORMALS",
        "Warzone 2100 doc/PIE.md (NORMALS): without NORMALS the engine generates no tangents and reads the "
@@ -77,15 +77,15 @@ ProfileInfo wz2100_profile() {
        "imdload.cpp _imd_load_connectors: reads each coordinate as an integer (%d) and skips a fractional "
        "part"},
       {"wz2100.connector-rotation", Severity::Warning, "connectors are points (no rotation or scale)",
-       "specs/pie.md (CONNECTORS: x y z per line); meshport's PIE writer leaves rotation and scale out"},
+       "the PIE 2/3 specification, Warzone 2100 doc/PIE.md (CONNECTORS: x y z per line); meshport's PIE writer leaves rotation and scale out"},
       {"wz2100.skinning", Severity::Warning, "an animated level moves rigidly, bound to one joint",
-       "specs/pie.md (ANIMOBJECT: one transform per level and frame); meshport's PIE writer keeps a mesh "
+       "the PIE 2/3 specification, Warzone 2100 doc/PIE.md (ANIMOBJECT: one transform per level and frame); meshport's PIE writer keeps a mesh "
        "skinned to several joints in its rest pose"},
       {"wz2100.triangles-only", Severity::Warning, "levels are triangles (no line or point meshes)",
-       "specs/pie.md (polygons: \"Only triangles are supported\"); meshport's PIE writer leaves line and point "
+       "the PIE 2/3 specification, Warzone 2100 doc/PIE.md (polygons: \"Only triangles are supported\"); meshport's PIE writer leaves line and point "
        "meshes out"},
       {"wz2100.empty-level", Severity::Warning, "every level has polygons",
-       "specs/pie-notes.md: an empty level (POINTS 0 or POLYGONS 0) loads with a warning and draws nothing"},
+       "Warzone 2100 4.x imdload.cpp: an empty level (POINTS 0 or POLYGONS 0) loads with a warning and draws nothing"},
   };
   return p;
 }

@@ -1,7 +1,7 @@
 // Warzone 2100 units from parts (assemble.h, docs/viewer.md "Assembling units").
 #include "view/assemble.h"
 
-#include "ops/math.h"
+#include "core/math.h"
 
 #include <fmt/format.h>
 

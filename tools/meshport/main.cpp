@@ -12,10 +12,10 @@
 #ifdef MESHPORT_VIEWER
 #include "viewer/view_commands.h"
 #endif
+#include "anims_command.h"
 #include "docs.h"
 #include "modes_command.h"
 #include "simulate_command.h"
-#include "anims_command.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
