@@ -3,6 +3,7 @@
 
 #include <meshport/clips.h>
 #include <meshport/diagnostics.h>
+#include <meshport/formats.h>
 #include <meshport/modal.h>
 #include <meshport/options.h>
 #include <meshport/process.h>
@@ -18,19 +19,7 @@
 
 namespace meshport {
 
-struct FormatInfo {
-  Format format;
-  std::string_view name;         // "iqe"
-  std::string_view description;  // "Inter-Quake Export (text)"
-  std::vector<std::string_view> extensions;  // lower case, with the dot: ".iqe"
-  bool can_read;
-  bool can_write;
-};
-
-const std::vector<FormatInfo>& formats();
-const FormatInfo& format_info(Format f);
-std::optional<Format> format_from_name(std::string_view name);  // "iqm", case-insensitive
-std::optional<Format> format_from_path(std::string_view path);  // by extension
+// The format table (formats(), format_info(), what each format holds): formats.h.
 
 // Reading. Fatal problems throw meshport::Error; warnings go to `diags` when given. Formats
 // with side files (glTF .bin, OBJ .mtl) load them relative to the file's folder; from memory
@@ -51,6 +40,13 @@ void write(const Scene& scene, const std::string& path, const WriteOptions& opti
            Diagnostics* diags = nullptr);
 std::vector<uint8_t> write_memory(const Scene& scene, Format format, const WriteOptions& options = {},
                                   Diagnostics* diags = nullptr);
+
+// The Scene as `format` can hold it, as write() and write_memory() prepare it: what the format
+// does not hold (formats.h FormatCapabilities) converted (animations resampled to even frames,
+// texture transforms baked, GPU instances expanded) or dropped with a warning in `diags`
+// (docs/formats.md, "What each format holds"). Throws meshport::Error for what it refuses
+// (--compress outside glTF, uneven keys with --resample off).
+Scene fit_to_format(const Scene& scene, Format format, const WriteOptions& options, Diagnostics& diags);
 
 // Conversion: meshes, materials and skeleton come from the first input; animations from every
 // input, attached to the first input's skeleton by joint name (by index, with a count check,

@@ -235,4 +235,13 @@ std::string format_names(bool writable);
 // `meshport formats`: a header line and one line per format of formats().
 std::string formats_text();
 
+// `meshport formats --json`: an array with one object per format of formats(): name,
+// description, extensions, can_read, can_write, family and "holds", its capabilities by name
+// (formats.h capability_list).
+nlohmann::json formats_json();
+
+// The table of docs/formats.md, "What each format holds": one row per capability, one column per
+// format family (FormatInfo::family, in table order), "yes" or "no" in each cell.
+std::string capabilities_markdown();
+
 }  // namespace meshport

@@ -3,6 +3,7 @@
 #include <meshport/textures.h>
 
 #include "api/convert_lods.h"
+#include "api/fit.h"
 #include "core/io.h"
 #include "core/text.h"
 #include "formats/gltf/gltf.h"
@@ -14,11 +15,8 @@
 #include "formats/qmsh/qmsh.h"
 #include "formats/qmsh/qmsh_tmp.h"
 #include "ops/materials/image_files.h"
-#include "ops/materials/material_loss.h"
-#include "ops/materials/texture_transform.h"
 #include "ops/materials/textures.h"
 #include "ops/mesh/bounds.h"
-#include "ops/mesh/instances.h"
 
 #include <fmt/format.h>
 
@@ -27,53 +25,9 @@
 #include <thread>
 
 #include <algorithm>
-#include <cctype>
 #include <string_view>
 
 namespace meshport {
-
-const std::vector<FormatInfo>& formats() {
-  static const std::vector<FormatInfo> table = {
-      {Format::Iqe, "iqe", "Inter-Quake Export (text)", {".iqe"}, true, true},
-      {Format::Iqm, "iqm", "Inter-Quake Model (binary; v2 written, v1 and v2 read)", {".iqm", ".vvm"}, true, true},
-      {Format::Gltf, "gltf", "glTF 2.0 (JSON with .bin or data URIs)", {".gltf"}, true, true},
-      {Format::Glb, "glb", "glTF 2.0 binary", {".glb"}, true, true},
-      {Format::Obj, "obj", "Wavefront OBJ with MTL materials", {".obj"}, true, true},
-      {Format::Pie, "pie", "Warzone 2100 PIE 2, 3 and 4 (text)", {".pie"}, true, true},
-      {Format::QmshTmp, "qmsh-tmp", "QMSH TMP 10, The Final Quest's Blender export (text)", {".qmsh.tmp"}, true, true},
-      {Format::Qmsh, "qmsh", "TFQMSH10, The Final Quest engine mesh (binary)", {".qmsh"}, true, true},
-      {Format::ModeDefModel, "modedef-model", "ModeDef model: render mesh, tetrahedra, vibration modes (text)", {".model"}, true, true},
-      {Format::ModeDefProp, "modedef-prop", "ModeDef material properties, with their model (text)", {".prop"}, true, true},
-      {Format::ModeDefState, "modedef-state", "ModeDef scene: objects, planes, constraints, with their files (text)", {".state"}, true, true},
-      {Format::ModeDefPath, "modedef-path", "ModeDef animation path: translation and Euler keys (text)", {".path"}, true, true},
-  };
-  return table;
-}
-
-const FormatInfo& format_info(Format f) {
-  for (const auto& i : formats())
-    if (i.format == f) return i;
-  return formats().front();
-}
-
-std::optional<Format> format_from_name(std::string_view name) {
-  std::string n = text::lower(name);
-  if (!n.empty() && n.front() == '.') n.erase(0, 1);
-  for (const auto& i : formats()) {
-    if (i.name == n) return i.format;
-    for (auto ext : i.extensions)
-      if (ext.substr(1) == n) return i.format;
-  }
-  return std::nullopt;
-}
-
-std::optional<Format> format_from_path(std::string_view path) {
-  std::string p = text::lower(path);
-  for (const auto& i : formats())
-    for (auto ext : i.extensions)
-      if (p.size() > ext.size() && p.compare(p.size() - ext.size(), ext.size(), ext) == 0) return i.format;
-  return std::nullopt;
-}
 
 static Format resolve(const std::optional<Format>& given, const std::string& path) {
   if (given) return *given;
@@ -181,85 +135,6 @@ Scene read_with(std::span<const uint8_t> data, Format format, const std::string&
   }
 }
 
-// Formats whose animations are evenly spaced frames get animations with key times resampled
-// (30 fps unless the animation has a framerate).
-bool has_key_times(const Scene& s) {
-  for (const auto& a : s.animations)
-    if (!a.times.empty()) return true;
-  return false;
-}
-
-// `fps` > 0 (--resample FPS): every animation with frames not already at fps is sampled at fps.
-bool needs_resample(const Scene& s, float fps) {
-  if (!(fps > 0)) return false;
-  return std::any_of(s.animations.begin(), s.animations.end(), [&](const Animation& a) {
-    return a.frame_count() > 0 && (!a.times.empty() || a.framerate != fps);
-  });
-}
-
-std::string error_text(const ResampleError& e) {
-  return fmt::format("largest error {:.4g} in translation, {:.4g} degrees in rotation, {:.4g} in scale", e.translation,
-                     e.degrees, e.scale);
-}
-
-Scene with_even_frames(const Scene& scene, Format format, float fps, Diagnostics& d) {
-  Scene s = scene;
-  for (auto& a : s.animations) {
-    if (fps > 0 && a.frame_count() > 0 && (!a.times.empty() || a.framerate != fps)) {
-      Animation timed = a;
-      if (timed.times.empty()) {  // evenly spaced frames at another rate: their times
-        const double rate = a.framerate > 0 ? double(a.framerate) : 30.0;
-        for (size_t f = 0; f < a.frame_count(); ++f) timed.times.push_back(float(double(f) / rate));
-      }
-      a = resample_animation(timed, fps);
-      d.add(note("", fmt::format("animation '{}' resampled at {} fps (--resample): {}", a.name, fps,
-                                 error_text(resample_error(timed, a)))));
-      continue;
-    }
-    if (a.times.empty()) continue;
-    float rate = a.framerate > 0 ? a.framerate : 30.0f;
-    if (a.interpolation == Interpolation::Step && a.channels > 0 && a.times.front() > 0 &&
-        a.poses.size() >= a.channels) {
-      // STEP keys read from glTF keep their times; a player shows the first key from time 0, so
-      // the frames do too (frame f at f / rate holds the last key at or before it).
-      a.times.insert(a.times.begin(), 0.0f);
-      const std::vector<Transform> first(a.poses.begin(), a.poses.begin() + ptrdiff_t(a.channels));
-      a.poses.insert(a.poses.begin(), first.begin(), first.end());
-    }
-    const Animation source = a;
-    a = resample_animation(a, rate);
-    d.add(warning("", fmt::format("animation '{}' has unevenly spaced keys; {} frames are evenly spaced: "
-                                  "resampled at {} fps ({})",
-                                  a.name, format_info(format).name, rate, error_text(resample_error(source, a)))));
-  }
-  return s;
-}
-
-// What a format writes of its materials' textures, for Scene::images written beside it
-// (ops/materials/image_files.h); nullopt for formats that reference no texture files (ModeDef) or embed
-// images themselves (glTF).
-std::optional<ops::ImageFileRules> image_rules(Format format) {
-  ops::ImageFileRules r;
-  switch (format) {
-    case Format::Iqe:
-    case Format::Iqm:
-    case Format::Qmsh:
-    case Format::QmshTmp:
-      r.name_references = true;
-      return r;
-    case Format::Obj:
-      r.every_material = true;
-      r.emissive = true;  // map_Ke
-      return r;
-    case Format::Pie:
-      r.normal = r.specular = r.team_colour = true;
-      r.pie_pages = true;
-      return r;
-    default:
-      return std::nullopt;
-  }
-}
-
 std::vector<OutputFile> write_format(const Scene& scene, Format format, const WriteOptions& options,
                                      const std::string& path, Diagnostics& d);
 
@@ -269,14 +144,15 @@ std::vector<OutputFile> write_with(const Scene& input, Format format, const Writ
                                    const std::string& path, Diagnostics& d) {
   // PIE needs its pages as PNG files named [A-Za-z0-9._-]: texture files the materials name
   // otherwise (a .tga, a file without extension, a material name) are loaded to be written so.
+  const FormatCapabilities& holds = format_info(format).holds;
   std::optional<Scene> loaded;
-  if (format == Format::Pie && !path.empty()) {
+  if (holds.pie_pages && !path.empty()) {
     Scene s = input;
-    if (ops::load_texture_files(s, *image_rules(format), texture_search(options), ops::is_pie_texture_file, d))
+    if (ops::load_texture_files(s, *image_rules(holds), texture_search(options), ops::is_pie_texture_file, d))
       loaded = std::move(s);
   }
   const Scene& scene_in = loaded ? *loaded : input;
-  const std::optional<ops::ImageFileRules> rules = scene_in.images.empty() ? std::nullopt : image_rules(format);
+  const std::optional<ops::ImageFileRules> rules = scene_in.images.empty() ? std::nullopt : image_rules(holds);
   const size_t count = rules ? ops::referenced_images(scene_in, *rules) : 0;
   if (count == 0) return write_format(scene_in, format, options, path, d);
   if (path.empty()) {
@@ -300,66 +176,8 @@ std::vector<OutputFile> write_with(const Scene& input, Format format, const Writ
 // The files a writer produces for `path` ("" when writing to memory: the main file only).
 std::vector<OutputFile> write_format(const Scene& input, Format format, const WriteOptions& options,
                                    const std::string& path, Diagnostics& d) {
-  if (options.compress && format != Format::Gltf && format != Format::Glb)
-    fail(path, fmt::format("compression (--compress) is for glTF output (.gltf, .glb) only, not {}",
-                           format_info(format).name));
-  const bool fixed_rate = format != Format::Gltf && format != Format::Glb && format != Format::Qmsh &&
-                          format != Format::QmshTmp && format != Format::ModeDefModel && format != Format::ModeDefProp &&
-                          format != Format::ModeDefState && format != Format::ModeDefPath;
-  const bool resample_all = needs_resample(input, options.resample.fps);
-  const bool even_frames = resample_all || (fixed_rate && has_key_times(input));
-  if (even_frames && !resample_all && options.resample.off)
-    for (const Animation& a : input.animations)
-      if (!a.times.empty())
-        fail(path, fmt::format("animation '{}' has unevenly spaced keys, and {} holds evenly spaced frames only "
-                               "(--resample off); --resample FPS samples them, glTF and QMSH keep them",
-                               a.name, format_info(format).name));
-  if (format != Format::Gltf && format != Format::Glb) {
-    size_t tracks = 0;
-    for (const auto& a : input.animations) tracks += a.morph_weights.size();
-    if (tracks)
-      d.add(warning("", fmt::format("{} morph weight tracks of animations are not written: {} has no morph target "
-                                    "animation",
-                                    tracks, format_info(format).name)));
-  }
-  if (format != Format::Gltf && format != Format::Glb) {
-    std::string name(format_info(format).name);  // "OBJ", as the messages name formats
-    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return char(std::toupper(c)); });
-    ops::warn_material_data_not_kept(input, name,
-                                     ops::MaterialKeeps{.emissive_texture = format == Format::Obj}, d);
-  }
-  Scene resampled;
-  if (even_frames) resampled = with_even_frames(input, format, options.resample.fps, d);
-  // Texture coordinate transforms (KHR_texture_transform): only glTF holds them; the others get
-  // the base colour texture's baked into the texture coordinates. Formats without GPU instancing
-  // get the instances expanded, and formats without lines and points lose those meshes (warning);
-  // glTF keeps both (ops/mesh/instances.h).
-  const bool gltf = format == Format::Gltf || format == Format::Glb;
-  const Scene& timed = even_frames ? resampled : input;
-  if (format == Format::Iqe || format == Format::Iqm)
-    for (const Animation& a : timed.animations)
-      if (a.interpolation == Interpolation::Step && a.frame_count() > 1)
-        d.add(warning("", fmt::format("animation '{}': {} has no step interpolation: its {} frames hold the STEP "
-                                      "poses exactly, but players blend between them instead of holding each until "
-                                      "the next",
-                                      a.name, format_info(format).name, a.frame_count())));
-  const bool bake = !gltf && ops::has_texture_transforms(timed);
-  const bool prepare = !gltf && std::any_of(timed.meshes.begin(), timed.meshes.end(), [](const Mesh& m) {
-    return !m.instances.empty() || m.topology != Topology::Triangles || m.lod != 0;
-  });
-  Scene prepared;
-  if (bake || prepare) {
-    prepared = timed;
-    if (bake) ops::bake_texture_transforms(prepared, d);
-    const size_t instanced = ops::expand_instances(prepared);
-    if (instanced)
-      d.add(warning("", fmt::format("the GPU instances of {} meshes written as copies merged into each mesh: {} has "
-                                    "no instancing",
-                                    instanced, format_info(format).name)));
-    ops::drop_non_triangle_meshes(prepared, format_info(format).name, d);
-    ops::drop_lod_meshes(prepared, format_info(format).name, d);
-  }
-  const Scene& scene = bake || prepare ? prepared : timed;
+  const std::optional<Scene> fit = fitted(input, format, options, d);
+  const Scene& scene = fit ? *fit : input;
   namespace fs = std::filesystem;
   std::string dir = path.empty() ? std::string() : fs::path(path).parent_path().string();
   std::string stem = path.empty() ? std::string() : fs::path(path).stem().string();

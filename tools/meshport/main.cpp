@@ -201,6 +201,10 @@ int main(int argc, char** argv) {
 
   // formats
   auto* list = app.add_subcommand("formats", "List the formats and what meshport can do with each");
+  bool formats_json_out = false;
+  list->add_flag("--json", formats_json_out,
+                 "Print a JSON array: per format its name, description, extensions, can_read, can_write, family "
+                 "and \"holds\", what it holds by capability (docs/formats.md, \"What each format holds\")");
 
 #ifdef MESHPORT_VIEWER
   cli::ViewerArgs viewer_args;  // view, assemble, thumbnail
@@ -312,7 +316,7 @@ int main(int argc, char** argv) {
 #endif
     if (*docs_cmd) return cli::run_docs(app, docs_args, MESHPORT_VERSION);
     if (*list) {
-      fmt::print("{}", formats_text());
+      fmt::print("{}", formats_json_out ? formats_json().dump(2) + "\n" : formats_text());
       return 0;
     }
   } catch (const Error& e) {
