@@ -8,6 +8,7 @@
 #include "formats/iqe.h"
 #include "formats/iqe_chunks.h"
 #include "io.h"
+#include "corpus.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -181,6 +182,7 @@ TEST(IqeParallel, CommentCommandEndsTheCommandsInAnyWindow) {
 }
 
 TEST(IqeParallel, CorpusIsReadTheSame) {
+  REQUIRE_CORPUS();
   size_t files = 0;
   for (const auto& e : std::filesystem::recursive_directory_iterator(MESHPORT_CORPUS)) {
     if (e.path().extension() != ".iqe") continue;
