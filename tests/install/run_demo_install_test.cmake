@@ -19,6 +19,11 @@ function(run)
   set(out "${out}" PARENT_SCOPE)
 endfunction()
 
+# Not the flags and variables of a `make test` this runs under: the commands are the Makefile's alone.
+unset(ENV{MAKEFLAGS})
+unset(ENV{MFLAGS})
+unset(ENV{MAKELEVEL})
+
 set(demo ${WORK}/build-demo)
 set(prefix ${WORK}/prefix)
 file(REMOVE_RECURSE ${WORK})
