@@ -95,7 +95,7 @@ test-asan: build-asan npm-deps
 # where ours does not) and without GCC 12's false -Wstringop-overflow inside std::vector at -O1.
 # It builds every target of that folder (the CLI, the static and the shared library, the man page
 # and bash completion), so `cmake --install build-demo` works right after it; the shared library
-# links the objects the CLI already needed and the docs are the CLI's output (a few seconds).
+# links the objects the CLI already needed and the docs are the CLI's output (under a second).
 $(DEMO_BUILD)/CMakeCache.txt: | deps-cli web-deps
 	cmake -S . -B $(DEMO_BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG -Wno-stringop-overflow" \
 	  -DMESHPORT_PCH=ON -DMESHPORT_WERROR=OFF -DMESHPORT_TESTS=OFF -DMESHPORT_BENCH=OFF $(CMAKE_ARGS)
