@@ -146,8 +146,9 @@ std::string extension_of(std::string_view hint, std::string_view mime) {
 
 // The index of an image with these bytes, adding it when new.
 size_t add(Images& im, Entry e) {
-  const size_t h = std::hash<std::string_view>()(
-      std::string_view(reinterpret_cast<const char*>(e.bytes.data()), e.bytes.size()));
+  const size_t h = e.cached ? e.cached->hash  // hashed once by the cache
+                            : std::hash<std::string_view>()(
+                                  std::string_view(reinterpret_cast<const char*>(e.bytes.data()), e.bytes.size()));
   auto [lo, hi] = im.by_hash.equal_range(h);
   for (auto it = lo; it != hi; ++it)
     if (std::ranges::equal(im.list[it->second].bytes, e.bytes) && im.list[it->second].mime == e.mime)

@@ -14,6 +14,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <filesystem>
+#include <functional>
+#include <string_view>
 #include <system_error>
 
 namespace fs = std::filesystem;
@@ -43,6 +45,9 @@ std::shared_ptr<CachedTexture> fill(const std::string& path) {
   t->image_error = std::move(c.error);
   t->mime = std::move(c.mime_type);
   if (c.converted) t->converted = std::move(c.bytes);
+  const std::span<const uint8_t> b = t->gltf_bytes();
+  if (t->image_error.empty())
+    t->hash = std::hash<std::string_view>()(std::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
   return t;
 }
 

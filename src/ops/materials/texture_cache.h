@@ -30,6 +30,7 @@ struct CachedTexture {
   std::string mime;                    // "image/png" or "image/jpeg"; empty: no glTF image
   std::string image_error;             // why there is no glTF image (read_error included)
   std::string path;                    // the path it was first read by
+  size_t hash = 0;                     // std::hash of gltf_bytes() as a string_view
   std::span<const uint8_t> bytes() const { return file.bytes(); }
   std::span<const uint8_t> gltf_bytes() const {
     return converted.empty() ? file.bytes() : std::span<const uint8_t>(converted);
