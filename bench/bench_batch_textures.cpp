@@ -74,10 +74,12 @@ const Tree& warzone() {
     fs::remove_all(t.root);
     const fs::path in = t.root / "in";
     for (const char* part : {"base", "mp"}) {
+      fs::create_directories(in / part);
       const std::string cmd = fmt::format("unzip -q -o '{}' 'components/*' 'structs/*' 'features/*' 'effects/*' "
                                           "'misc/*' 'texpages/*.png' -x 'texpages/*/*' -d '{}' >/dev/null 2>&1",
                                           (data / (std::string(part) + ".wz")).string(), (in / part).string());
-      if (std::system(cmd.c_str()) != 0 && !fs::exists(in / part)) {
+      const int status = std::system(cmd.c_str());
+      if (status != 0 && !fs::exists(in / part / "components")) {  // mp.wz has no misc/: status 11
         t.skipped = "cannot unzip warzone2100-data (is `unzip` installed?)";
         return t;
       }

@@ -31,7 +31,7 @@ constexpr Folder kFolders[] = {
 
 std::string page_name(int i) { return fmt::format("page-{}-generated.png", i + 1); }
 
-// A page of `side` pixels: a gradient, with noise in the low 3 bits of each colour above 256.
+// A page of `side` pixels: a gradient, with noise in the low bit of red and green above 256.
 std::vector<uint8_t> page_png(uint32_t side, int variant) {
   image::Pixels p;
   p.width = p.height = side;
@@ -42,8 +42,8 @@ std::vector<uint8_t> page_png(uint32_t side, int variant) {
     for (uint32_t x = 0; x < side; ++x) {
       uint8_t* px = &p.rgba[(size_t(y) * side + x) * 4];
       const uint32_t n = noisy ? noise() : 0;
-      px[0] = uint8_t((x * 256 / side) ^ (n & 7)), px[1] = uint8_t((y * 256 / side) ^ ((n >> 3) & 7));
-      px[2] = uint8_t((variant * 20) ^ ((n >> 6) & 7)), px[3] = 255;
+      px[0] = uint8_t((x * 256 / side) ^ (n & 1)), px[1] = uint8_t((y * 256 / side) ^ ((n >> 1) & 1));
+      px[2] = uint8_t(variant * 20), px[3] = 255;
     }
   return image::encode_png(p);
 }
