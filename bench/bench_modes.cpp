@@ -16,7 +16,7 @@ void run(benchmark::State& state, const Scene& in, uint32_t resolution) {
   ModesOptions o;
   o.count = 20;
   o.resolution = resolution;
-  o.elements = ModeElements::Linear;  // the figures in README.md / docs/modedef.md are the linear elements'
+  o.elements = ModeElements::Linear;  // the figures in docs/performance.md / docs/modedef.md are the linear elements'
   ModesReport r;
   for (auto _ : state) {
     try {

@@ -27,7 +27,7 @@ Scene ten_cubes() {
   ModesOptions mo;
   mo.count = 20;
   mo.resolution = 6;
-  mo.elements = ModeElements::Linear;  // as the figures in README.md were measured
+  mo.elements = ModeElements::Linear;  // as the figures in docs/performance.md were measured
   mo.stem = "cube";
   Scene modes = compute_modes(box_scene({-0.5f, -0.5f, -0.5f}, {0.5f, 0.5f, 0.5f}), mo);
   // Penalty springs and damping for a 1000 kg cube.

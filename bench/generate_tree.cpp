@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 
 namespace fs = std::filesystem;
@@ -30,20 +31,39 @@ constexpr Folder kFolders[] = {
 
 std::string page_name(int i) { return fmt::format("page-{}-generated.png", i + 1); }
 
-void write_pages(const fs::path& dir, int pages) {
+// A page of `side` pixels: a gradient, with noise in the low bit of red and green above 256.
+std::vector<uint8_t> page_png(uint32_t side, int variant) {
+  image::Pixels p;
+  p.width = p.height = side;
+  p.rgba.resize(size_t(side) * side * 4);
+  std::mt19937 noise(uint32_t(variant) + 1);
+  const bool noisy = side > 256;
+  for (uint32_t y = 0; y < side; ++y)
+    for (uint32_t x = 0; x < side; ++x) {
+      uint8_t* px = &p.rgba[(size_t(y) * side + x) * 4];
+      const uint32_t n = noisy ? noise() : 0;
+      px[0] = uint8_t((x * 256 / side) ^ (n & 1)), px[1] = uint8_t((y * 256 / side) ^ ((n >> 1) & 1));
+      px[2] = uint8_t(variant * 20), px[3] = 255;
+    }
+  return image::encode_png(p);
+}
+
+// The pages; large ones are copies of a few encoded variants (encoding is slow), distinct files.
+uint64_t write_pages(const fs::path& dir, const TreeParams& params) {
   fs::create_directories(dir);
-  for (int i = 0; i < pages; ++i) {
-    image::Pixels p;
-    p.width = p.height = 256;
-    p.rgba.resize(size_t(256) * 256 * 4);
-    for (uint32_t y = 0; y < 256; ++y)
-      for (uint32_t x = 0; x < 256; ++x) {
-        uint8_t* px = &p.rgba[(size_t(y) * 256 + x) * 4];
-        px[0] = uint8_t(x), px[1] = uint8_t(y), px[2] = uint8_t(i * 20), px[3] = 255;
-      }
-    const std::vector<uint8_t> png = image::encode_png(p);
-    std::ofstream(dir / page_name(i), std::ios::binary).write(reinterpret_cast<const char*>(png.data()), std::streamsize(png.size()));
+  std::map<std::pair<uint32_t, int>, std::vector<uint8_t>> encoded;
+  uint64_t bytes = 0;
+  for (int i = 0; i < params.pages; ++i) {
+    const bool large = params.large_every > 0 && i % params.large_every == params.large_every - 1;
+    const uint32_t side = large ? 2048 : uint32_t(params.page_side);
+    const int variant = side > 256 ? i % 4 : i;
+    auto [it, added] = encoded.try_emplace({side, variant});
+    if (added) it->second = page_png(side, variant);
+    std::ofstream(dir / page_name(i), std::ios::binary)
+        .write(reinterpret_cast<const char*>(it->second.data()), std::streamsize(it->second.size()));
+    bytes += it->second.size();
   }
+  return bytes;
 }
 
 // One model: `polygons` triangles over about 2/3 as many points, in 1 to 3 levels.
@@ -79,8 +99,9 @@ TreeStats write_pie_tree(const std::string& root, const TreeParams& params) {
   std::uniform_real_distribution<double> unit(0, 1);
   int total_weight = 0;
   for (const Folder& f : kFolders) total_weight += f.weight;
-  write_pages(fs::path(root) / "base/texpages", params.pages);
   TreeStats stats;
+  stats.pages = params.pages;
+  stats.page_bytes = write_pages(fs::path(root) / "base/texpages", params);
   for (int i = 0; i < params.files; ++i) {
     double pick = unit(rng) * total_weight;
     const Folder* folder = &kFolders[0];

@@ -11,13 +11,20 @@ namespace meshport::bench {
 
 struct TreeParams {
   int files = 1046;  // the number of PIE files Warzone 2100 4.x ships
-  int pages = 12;    // texture pages (256 x 256 PNG) in texpages/
+  int pages = 12;    // texture pages (PNG) in texpages/
+  // Their size: `page_side` square (256: a smooth gradient, a few KB), every `large_every`-th
+  // page 2048 square (0: none). Pages over 256 carry noise in their low bits, so that their
+  // files have about the size of the game's (0.3 MB for 1024 x 1024, 1 MB for 2048 x 2048).
+  int page_side = 256;
+  int large_every = 0;
   uint64_t seed = 7;
 };
 
 struct TreeStats {
   int files = 0;
   uint64_t bytes = 0;  // of the models
+  int pages = 0;
+  uint64_t page_bytes = 0;  // of the texture pages
 };
 
 // Writes the tree under `root` (created; existing files overwritten).

@@ -39,6 +39,28 @@ if(NOT CMAKE_CROSSCOMPILING)
   add_custom_target(meshport_docs ALL DEPENDS ${MESHPORT_MAN_PAGE} ${MESHPORT_BASH_COMPLETION})
 endif()
 
+# `cmake --install` copies what the build made and builds nothing: in a folder where only some
+# targets were built (`--target meshport_cli`), it stops before copying anything, naming what is
+# missing and the command that builds it (instead of CMake's "file INSTALL cannot find" on the
+# first absent file, after a partial install).
+set(MESHPORT_INSTALLED_BUILD_FILES $<TARGET_FILE:meshport_cli> $<TARGET_FILE:meshport> $<TARGET_FILE:meshport_shared>)
+if(NOT CMAKE_CROSSCOMPILING)
+  list(APPEND MESHPORT_INSTALLED_BUILD_FILES ${MESHPORT_MAN_PAGE} ${MESHPORT_BASH_COMPLETION})
+endif()
+install(CODE "
+  set(files \"${MESHPORT_INSTALLED_BUILD_FILES}\")
+  set(missing \"\")
+  foreach(file IN LISTS files)
+    if(NOT EXISTS \"\${file}\")
+      string(APPEND missing \"\\n  \${file}\")
+    endif()
+  endforeach()
+  if(missing)
+    message(FATAL_ERROR \"not built yet:\${missing}\\nBuild every target of this folder first: \"
+                        \"cmake --build ${CMAKE_BINARY_DIR}\")
+  endif()
+")
+
 set(MESHPORT_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/meshport)
 install(TARGETS meshport_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS meshport meshport_shared EXPORT meshportTargets

@@ -159,3 +159,33 @@ TEST(Architecture, TheCheckFindsEachKindOfBreak) {
                    "include/meshport/scene.h: includes core/text.h (a public header includes a library source)"}))
       << joined(v);
 }
+
+// The README is a front door a newcomer reads in two minutes: under 250 lines, no table cell over
+// 40 words; the rest lives in docs/, and every docs/ page it links exists.
+TEST(Architecture, ReadmeIsAFrontDoor) {
+  const fs::path root = fs::path(MESHPORT_TEST_DATA) / ".." / "..";
+  const std::string readme = read_file(root / "README.md");
+  ASSERT_FALSE(readme.empty());
+  size_t lines = 0, widest = 0;
+  std::vector<std::string> missing;
+  std::istringstream in(readme);
+  for (std::string line; std::getline(in, line); ++lines) {
+    if (line.rfind("|", 0) == 0) {
+      std::istringstream cells(line);
+      for (std::string cell; std::getline(cells, cell, '|');) {
+        std::istringstream words(cell);
+        size_t n = 0;
+        for (std::string w; words >> w;) ++n;
+        widest = std::max(widest, n);
+      }
+    }
+    for (size_t at = line.find("](docs/"); at != std::string::npos; at = line.find("](docs/", at + 1)) {
+      const size_t end = line.find_first_of(")#", at + 2);
+      const std::string page = line.substr(at + 2, end - at - 2);
+      if (!fs::exists(root / page)) missing.push_back(page);
+    }
+  }
+  EXPECT_LT(lines, 250u);
+  EXPECT_LE(widest, 40u);
+  EXPECT_TRUE(missing.empty()) << joined(missing);
+}

@@ -55,6 +55,7 @@ std::string text_of(const std::vector<uint8_t>& b) { return {b.begin(), b.end()}
 // file's order (Blender writes them by name), and every frame but each animation's last (a key
 // just before a whole frame, docs/gltf-obj.md) the source's.
 TEST(BlenderRoundTrip, RootRestScaleComesBack) {
+  REQUIRE_CORPUS();
   testutil::TempDir dir;
   const Scene s = read(testutil::corpus("qmsh/Swordsman.qmsh"));
   ASSERT_EQ(s.joints[0].rest.scale, (std::array<float, 3>{0.22222f, 0.22222f, 0.22222f}));
@@ -86,6 +87,7 @@ TEST(BlenderRoundTrip, RootRestScaleComesBack) {
 // The glTF writer writes a joint's rest scale as a scale channel of every animation (Swordsman's
 // animations do not change the root's scale: before, no channel).
 TEST(GltfWriteRestScale, IsAnAnimationChannel) {
+  REQUIRE_CORPUS();
   const Scene s = read(testutil::corpus("qmsh/Swordsman.qmsh"));
   const std::vector<uint8_t> bytes = write_memory(s, Format::Gltf);
   const json j = json::parse(text_of(bytes));
@@ -110,6 +112,7 @@ TEST(GltfWriteRestScale, IsAnAnimationChannel) {
 // 0.8 s; "Die" at 2.5 fps) at 5 fps (before: 3, the first framerate rounded, which moved keys to
 // frames 1.2 and 1.8). Read back, the frames at the keys are the source's poses.
 TEST(QmshTmpWriteFps, KeysOnWholeFrames) {
+  REQUIRE_CORPUS();
   const Scene s = read(testutil::corpus("qmsh/Swordsman.qmsh"));
   Diagnostics d;
   const std::vector<uint8_t> bytes = write_memory(s, Format::QmshTmp, {}, &d);
@@ -140,6 +143,7 @@ TEST(QmshTmpWriteFps, KeysOnWholeFrames) {
 
 // Keys on no whole-frame grid up to 240 fps: the first framerate, and a warning counting them.
 TEST(QmshTmpWriteFps, KeysOffEveryGridWarn) {
+  REQUIRE_CORPUS();
   Scene s = read(testutil::corpus("qmsh/Swordsman.qmsh"));
   s.animations[2].times = {0.0f, 0.2f, 0.6f, 0.8037f};
   Diagnostics d;

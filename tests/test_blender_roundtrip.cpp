@@ -132,6 +132,7 @@ TEST(BlenderRoundTrip, PieKeepsItsData) {
 // (Blender's re-oriented bones are turned back), material names; the reference mrfixit model,
 // IQM and IQE; an animation-only IQE (walk.iqe: joints, no meshes) keeps its joint names.
 TEST(BlenderRoundTrip, IqeAndIqmKeepModelAnimationsAndSkeleton) {
+  REQUIRE_CORPUS();
   testutil::TempDir dir;
   struct Source {
     std::string file;
@@ -252,6 +253,7 @@ TEST(BlenderRoundTrip, SeveralRootsAndDetachedJoints) {
 // whole frames (0.79999995 s): Blender samples up to the last whole frame before the last key, so
 // the last pose is Blender's last sample (docs/gltf-obj.md); earlier frames are kept.
 TEST(BlenderRoundTrip, TfqmshKeepsModelAndAnimation) {
+  REQUIRE_CORPUS();
   testutil::TempDir dir;
   const Scene s = read(testutil::corpus("qmsh/Worm.qmsh"));
   write(s, dir / "in.glb");

@@ -145,3 +145,34 @@ TEST(CliDocs, GendocsReportsAnUnwritableOutput) {
   EXPECT_EQ(r.out, t / "missing/meshport.1" + ": error: cannot write\n");
   EXPECT_NE(run("gendocs html").status, 0);
 }
+
+// Every environment variable the sources read (getenv("X"), the shard code's getenv lookups
+// (getenv, "X"), and TMPDIR where a temporary folder is made) is named in the man page's
+// ENVIRONMENT section and in the README.
+TEST(CliDocs, EveryEnvironmentVariableIsDocumented) {
+  const std::filesystem::path root = std::filesystem::path(MESHPORT_TEST_DATA) / ".." / "..";
+  std::set<std::string> names;
+  const std::regex read_var(R"(getenv(?:\(|, )\"([A-Z_]+)\")");
+  for (const char* top : {"src", "tools"})
+    for (const auto& e : std::filesystem::recursive_directory_iterator(root / top)) {
+      if (!e.is_regular_file() || e.path().extension() != ".cpp") continue;
+      const std::string text = testutil::slurp(e.path());
+      for (auto it = std::sregex_iterator(text.begin(), text.end(), read_var); it != std::sregex_iterator(); ++it)
+        names.insert((*it)[1]);
+      if (text.find("temp_directory_path()") != std::string::npos) names.insert("TMPDIR");
+    }
+  for (const char* known : {"SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX", "MESHPORT_SHARD_COUNT", "MESHPORT_CHROMIUM"})
+    EXPECT_TRUE(names.count(known)) << known << " is no longer read: the scan of the sources is broken";
+  const CliRun r = run("gendocs man");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const size_t at = r.out.find(".SH ENVIRONMENT\n");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const std::string section = r.out.substr(at, r.out.find(".SH ", at + 1) - at);
+  const std::string readme = testutil::slurp(root / "README.md");
+  for (const std::string& n : names) {
+    std::string roff_name;
+    for (char c : n) roff_name += c == '-' ? std::string("\\-") : std::string(1, c);
+    EXPECT_NE(section.find(roff_name), std::string::npos) << n << " is not in the man page:\n" << section;
+    EXPECT_NE(readme.find(n), std::string::npos) << n << " is not in the README";
+  }
+}

@@ -433,7 +433,7 @@ TEST(Clips, ByIndexNeedsTheSameHierarchyAndNamesTheFirstJointThatDiffers) {
 // mrfixit (the corpus) and an animation-only copy of it without joints, as raylib ships guy.iqm and
 // guyanim.iqm; raylib's own files too when the corpus has them.
 TEST(Clips, CorpusModelAndItsAnimationFileGiveEachClipOnce) {
-  ASSERT_TRUE(testutil::have_corpus()) << "the corpus is missing: " << MESHPORT_CORPUS;
+  REQUIRE_CORPUS();
   TempDir t;
   const std::string model = testutil::corpus("iqm/lsalzman-iqm/mrfixit.iqm");
   const Scene m = read(model);

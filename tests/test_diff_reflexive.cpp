@@ -162,7 +162,7 @@ TEST(DiffReflexive, GeometryPairingPrefersTheEqualMesh) {
 
 // diff of every corpus file, test file and example with itself (read twice) is "same".
 TEST(DiffReflexive, EveryCorpusAndTestFileIsSameAsItself) {
-  ASSERT_TRUE(testutil::have_corpus());
+  REQUIRE_CORPUS();
   const Readable& r = readable();
   EXPECT_EQ(r.corpus, 94u);  // every model of the corpus but two broken IQE edge cases
   EXPECT_GE(r.paths.size(), 140u);
@@ -183,7 +183,7 @@ TEST(DiffReflexive, EveryCorpusAndTestFileIsSameAsItself) {
 // A byte-identical copy under another name: PIE levels, joints, connectors and clips are named
 // after the file ("fireknee_level1"), and pair in order, not by those names.
 TEST(DiffReflexive, CopyUnderAnotherNameIsSame) {
-  ASSERT_TRUE(testutil::have_corpus());
+  REQUIRE_CORPUS();
   size_t pies = 0, made_up = 0;
   for (const fs::path& p : readable().paths) {
     const auto f = format_from_path(p.string());
@@ -257,7 +257,7 @@ TEST(DiffReflexive, PieAgainstItsGlbNotesTheImpliedNormals) {
 
 // Every PIE of the corpus against its glb: no difference.
 TEST(DiffReflexive, EveryCorpusPieSameAsItsGlb) {
-  ASSERT_TRUE(testutil::have_corpus());
+  REQUIRE_CORPUS();
   size_t pies = 0, noted = 0;
   for (const fs::path& p : readable().paths) {
     if (p.extension() != ".pie" || p.string().rfind(MESHPORT_CORPUS, 0) != 0) continue;
@@ -338,7 +338,7 @@ TEST(DiffReflexive, GlbRewriteKeepsUnitNormalsAndWeights) {
 // Every corpus file and test file converted to glb, then glb to glb twice: the second and third
 // outputs are the same bytes.
 TEST(DiffReflexive, EveryFileRewritesToTheSameGlb) {
-  ASSERT_TRUE(testutil::have_corpus());
+  REQUIRE_CORPUS();
   size_t files = 0, same = 0;
   for (const fs::path& p : readable().paths) {
     Diagnostics d;

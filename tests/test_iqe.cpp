@@ -5,6 +5,7 @@
 
 #include "core/io.h"
 #include "core/math.h"
+#include "corpus.h"
 #include "formats/iqe/iqe.h"
 
 #include <gtest/gtest.h>
@@ -78,9 +79,7 @@ Scene reread(const Scene& s, Diagnostics* diags = nullptr) {
 }
 
 std::string corpus_dir() { return std::string(MESHPORT_CORPUS) + "/iqm"; }
-bool have_corpus() { return std::filesystem::exists(MESHPORT_CORPUS); }
-#define IQE_REQUIRE_CORPUS() \
-  if (!have_corpus()) GTEST_SKIP() << "corpus not found"
+#define IQE_REQUIRE_CORPUS() REQUIRE_CORPUS()  // corpus.h
 
 std::string file_text(const std::string& path) {
   std::vector<uint8_t> bytes = io::read_file(path);

@@ -6,6 +6,7 @@
 #include <meshport/meshport.h>
 
 #include "core/io.h"
+#include "corpus.h"
 #include "formats/iqe/iqe.h"
 #include "formats/iqe/iqe_chunks.h"
 
@@ -181,6 +182,7 @@ TEST(IqeParallel, CommentCommandEndsTheCommandsInAnyWindow) {
 }
 
 TEST(IqeParallel, CorpusIsReadTheSame) {
+  REQUIRE_CORPUS();
   size_t files = 0;
   for (const auto& e : std::filesystem::recursive_directory_iterator(MESHPORT_CORPUS)) {
     if (e.path().extension() != ".iqe") continue;

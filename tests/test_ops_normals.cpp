@@ -106,7 +106,7 @@ std::string edge_case(const std::string& name) { return testutil::corpus("iqm/ed
 // ---- iqe.txt smoothing on the corpus files ---------------------------------------------------
 
 TEST(OpsNormals, CorpusSmoothFilesAreSmoothed) {
-  if (!std::filesystem::exists(edge_case(""))) GTEST_SKIP() << "corpus not found";
+  REQUIRE_CORPUS();
   // Two faces at about 11 degrees. smoothangle 180 and 170 must smooth (the reference compiler's
   // |cos| bug facets them), 30 and the default too.
   for (const char* name : {"smooth.iqe", "smooth170.iqe", "smooth30.iqe", "smoothdef.iqe"}) {

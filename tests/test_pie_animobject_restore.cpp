@@ -116,6 +116,7 @@ TEST(PieAnimObjectRestore, OtherFrameCountWarns) {
 // at 24 fps the frames on both grids (0 and 25) come back, the others are re-sampled, with one
 // warning per level naming 100 fps.
 TEST(BlenderRoundTrip, PieAnimObjectAt100And24Fps) {
+  REQUIRE_CORPUS();
   testutil::TempDir dir;
   const Scene s = read(testutil::corpus("pie/wz2100-4.5.5/base/components/bodies/runanim.pie"));
   const std::vector<std::string> direct = animobject_lines(text_of(write_memory(s, Format::Pie)));

@@ -528,6 +528,7 @@ TEST(ProfileIqmEngines, TrianglesOnly) {
 // are real: fxheli01.pie's page helirotor.png is not named page-NN- (the tileset replacement
 // cannot swap it), and prslvtl1.pie is an empty model (POINTS 0, POLYGONS 0: MANIFEST.tsv).
 TEST(ProfileCorpus, ShippedWarzoneModelsHaveNoErrors) {
+  REQUIRE_CORPUS();
   size_t files = 0;
   std::vector<std::string> warnings;
   for (const auto& e : std::filesystem::recursive_directory_iterator(testutil::corpus("pie"))) {
@@ -553,6 +554,7 @@ TEST(ProfileCorpus, ShippedWarzoneModelsHaveNoErrors) {
 }
 
 TEST(ProfileCorpus, MrfixitPassesIqmEngines) {
+  REQUIRE_CORPUS();
   const Scene s = meshport::read(testutil::corpus("iqm/lsalzman-iqm/mrfixit.iqm"));
   ASSERT_EQ(s.joints.size(), 75u);
   Diagnostics d;
@@ -568,6 +570,7 @@ TEST(ProfileCorpus, MrfixitPassesIqmEngines) {
 // Both profiles run over every readable corpus file of every format without throwing, and the
 // same Scene always gives the same diagnostics.
 TEST(ProfileCorpus, EveryProfileRunsOnEveryReadableFile) {
+  REQUIRE_CORPUS();
   size_t checked = 0;
   for (const auto& e : std::filesystem::recursive_directory_iterator(testutil::corpus(""))) {
     if (!e.is_regular_file()) continue;
@@ -593,6 +596,7 @@ TEST(ProfileCorpus, EveryProfileRunsOnEveryReadableFile) {
 
 // A skinned IQM model under wz2100: what its PIE conversion would meet (docs/profiles.md).
 TEST(ProfileCorpus, MrfixitUnderWz2100) {
+  REQUIRE_CORPUS();
   const Scene s = meshport::read(testutil::corpus("iqm/lsalzman-iqm/mrfixit.iqm"));
   Diagnostics d;
   check_profile(*find_profile("wz2100"), s, "mrfixit.iqm", d);
@@ -614,6 +618,7 @@ TEST(ProfileCorpus, MrfixitUnderWz2100) {
 // The IQM edge cases the profile is about: 6 influences on joint 300 of a 1-joint model, and a
 // vertex without weights.
 TEST(ProfileCorpus, IqmEdgeCasesUnderIqmEngines) {
+  REQUIRE_CORPUS();
   auto diags = [](const std::string& name) {
     Diagnostics d;
     check_profile(*find_profile("iqm-engines"), meshport::read(testutil::corpus("iqm/edge-cases/" + name)), name, d);

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "corpus.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -184,9 +186,7 @@ inline bool validate_gltf(const std::vector<std::string>& files, std::string& ou
   return ::pclose(p) == 0;
 }
 
-inline bool have_corpus() { return std::filesystem::exists(MESHPORT_CORPUS); }
-#define REQUIRE_CORPUS() \
-  if (!testutil::have_corpus()) GTEST_SKIP() << "corpus not found at " MESHPORT_CORPUS
+// have_corpus() and REQUIRE_CORPUS(): corpus.h.
 
 // The 31 uint32 fields after the 16-byte magic of an IQM header.
 struct IqmHeader {

@@ -81,6 +81,10 @@ struct BatchOptions {
   // IQE, PIE, QMSH) keep working. Off for glTF, which embeds or writes its images itself.
   bool copy_textures = true;
   bool force = false;  // convert even when the output is up to date
+  // Texture pages are read once per run and shared by the models that use them (docs/batch.md,
+  // "Texture pages"), holding at most this many bytes (mapped files and converted images; least
+  // recently used evicted first). 0: convert.read.max_memory, or kDefaultMaxMemory when unset.
+  uint64_t texture_memory = 0;
   // Validate: warnings count as errors; engine profiles checked (profiles.h names).
   bool strict = false;
   std::vector<std::string> profiles;
@@ -102,6 +106,11 @@ struct BatchResult {
   double seconds = 0;
   Shard shard;
   std::string error;  // set when the batch could not start (no input, unreadable folder, ...)
+  // Texture pages (docs/batch.md, "Texture pages"): files read, requests served without reading,
+  // pages converted (TGA, PCX, DDS, ... to PNG), entries evicted for texture_memory, and pages
+  // written once into the output tree (--external-textures).
+  uint64_t texture_reads = 0, texture_hits = 0, texture_conversions = 0, texture_evictions = 0,
+           texture_pages_written = 0;
   // 0 when nothing failed, 1 otherwise (also when `error` is set).
   int exit_code() const;
 };

@@ -14,6 +14,8 @@
 
 namespace meshport {
 
+class TextureCache;  // src/ops/materials/texture_cache.h: texture files shared by a batch's models
+
 enum class Format { Iqe, Iqm, Gltf, Glb, Obj, Pie, QmshTmp, Qmsh, ModeDefModel, ModeDefProp, ModeDefState, ModeDefPath };
 
 // What meshport reads from one file at most; more is an error naming the file. Real models stay
@@ -90,6 +92,11 @@ struct WriteOptions {
   // glTF (docs/textures.md "glTF output"): a .glb embeds its images unless this is set (convert
   // --external-textures); then they are written beside it, as a .gltf always does.
   bool external_textures = false;
+  // Texture files read once and shared by several writes (a batch sets it; docs/batch.md,
+  // "Texture pages"): the glTF writer reads and converts pages through it, and with
+  // external_textures a .glb references the page the cache writes once into the batch's output
+  // tree. Null: every write reads its own. Not owned; it must outlive the write.
+  TextureCache* texture_cache = nullptr;
   // glTF: compress vertex, index and animation data with EXT_meshopt_compression, losslessly
   // (convert --compress; docs/gltf-obj.md). Other formats refuse it.
   bool compress = false;

@@ -3,6 +3,7 @@
 #include "batch/stamp.h"
 
 #include "core/io.h"
+#include "ops/materials/texture_cache.h"
 
 #include <meshport/profiles.h>
 #include <meshport/textures.h>
@@ -78,6 +79,7 @@ struct Runner {
   Stamp stamp;
   std::mutex copy_lock;
   std::set<std::string> copied;  // texture destinations claimed by an item
+  TextureCache* textures = nullptr;  // texture files shared by the items
 
   bool up_to_date(const BatchItem& item) const {
     if (options.force || stamp.changed) return false;
@@ -110,8 +112,10 @@ struct Runner {
       auto src_time = mtime(t.file), dest_time = mtime(dest);
       if (dest_time && src_time && *dest_time >= *src_time && !options.force) continue;
       try {
+        const auto page = textures->get(t.file);
+        if (!page->read_error.empty()) fail(t.file, page->read_error);
         fs::create_directories(fs::path(dest).parent_path(), ec);
-        io::write_file_atomic(dest, io::read_file(t.file), false);
+        io::write_file_atomic(dest, page->bytes(), false);
       } catch (const Error& e) {
         d.add(warning(item.input, fmt::format("texture {} not copied to {}: {}", t.file, dest, e.what())));
       }
@@ -128,6 +132,7 @@ struct Runner {
     o.write.format = options.to;
     o.write.sync = false;  // one flush of the whole file system at the end (flush_outputs)
     o.read.threads = o.process.threads = o.write.threads = 1;  // the batch runs files in parallel instead
+    o.write.texture_cache = textures;
     std::vector<std::string> inputs{item.input};
     inputs.insert(inputs.end(), item.animations.begin(), item.animations.end());
     const Scene s = meshport::convert(inputs, item.output, o, &d);
@@ -253,7 +258,10 @@ BatchResult batch(const BatchOptions& options) {
   for (PlannedItem& p : plan(options, jobs))
     if (shard_of(p.relative, options.shard.count) == options.shard.index) planned.push_back(std::move(p));
 
-  Runner runner{options, checked_profiles, {}, {}, {}};
+  TextureCache textures(options.texture_memory ? options.texture_memory
+                        : options.convert.read.max_memory ? options.convert.read.max_memory
+                                                          : kDefaultMaxMemory);
+  Runner runner{options, checked_profiles, {}, {}, {}, &textures};
   if (options.task == BatchTask::Convert) {
     try {
       runner.stamp = update_stamp(options);
@@ -262,6 +270,14 @@ BatchResult batch(const BatchOptions& options) {
       result.seconds = seconds_since(t0);
       return result;
     }
+  }
+
+  if (options.task == BatchTask::Convert && options.convert.write.external_textures) {
+    std::vector<std::string> roots;
+    for (const PlannedItem& p : planned) roots.push_back(p.root);
+    std::sort(roots.begin(), roots.end());
+    roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
+    textures.share_pages(options.output_dir, roots);
   }
 
   result.items.resize(planned.size());
@@ -308,6 +324,12 @@ BatchResult batch(const BatchOptions& options) {
 
   if (options.task == BatchTask::Convert) flush_outputs(options.output_dir);
   tally(result);
+  const TextureCacheStats ts = textures.stats();
+  result.texture_reads = ts.reads;
+  result.texture_hits = ts.hits;
+  result.texture_conversions = ts.conversions;
+  result.texture_evictions = ts.evictions;
+  result.texture_pages_written = ts.pages_written;
   result.cancelled = options.cancel && options.cancel->load();
   result.seconds = seconds_since(t0);
   return result;

@@ -7,7 +7,8 @@
 
 namespace meshport::image {
 
-ConvertedImage to_gltf_image(std::span<const uint8_t> bytes, std::string_view name, const ImageLimits& limits) {
+ConvertedImage to_gltf_image(std::span<const uint8_t> bytes, std::string_view name, const ImageLimits& limits,
+                             bool copy_kept) {
   ConvertedImage out;
   const ImageFormat format = detect_image(bytes, name);
   if (format == ImageFormat::Png || format == ImageFormat::Jpeg) {
@@ -16,7 +17,7 @@ ConvertedImage to_gltf_image(std::span<const uint8_t> bytes, std::string_view na
     out.error = info.error;
     if (out.error.empty()) out.error = check_limits(info.width, info.height, {UINT64_MAX, 65536});
     if (!out.error.empty()) return out;
-    out.bytes.assign(bytes.begin(), bytes.end());
+    if (copy_kept) out.bytes.assign(bytes.begin(), bytes.end());
     out.mime_type = format == ImageFormat::Png ? "image/png" : "image/jpeg";
     return out;
   }

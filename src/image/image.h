@@ -75,7 +75,10 @@ struct ConvertedImage {
 // An image glTF can hold: PNG and JPEG pass through byte for byte (after their header is
 // checked: signature, dimensions, no truncated header; the limits do not apply, nothing is
 // decoded), everything else decodable is decoded under `limits` and encoded as PNG.
-ConvertedImage to_gltf_image(std::span<const uint8_t> bytes, std::string_view name, const ImageLimits& limits);
+// With `copy_kept` false, a PNG or JPEG passed through is not copied: `bytes` stays empty (the
+// caller keeps the input's), with `mime_type` set and `converted` false (the texture cache).
+ConvertedImage to_gltf_image(std::span<const uint8_t> bytes, std::string_view name, const ImageLimits& limits,
+                             bool copy_kept = true);
 
 // ".png" for "image/png", ".jpg" for "image/jpeg", "" for anything else.
 std::string image_file_extension(std::string_view mime_type);

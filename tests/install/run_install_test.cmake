@@ -34,16 +34,8 @@ file(MAKE_DIRECTORY ${WORK})
 run(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 
 # What is installed, and where.
-foreach(f bin/meshport include/meshport/meshport.h include/meshport/scene.h include/meshport/source/iqm.h
-          ${LIBDIR}/libmeshport.a ${LIBDIR}/libmeshport.so ${LIBDIR}/libmeshport.so.${SOVERSION}
-          ${LIBDIR}/libmeshport.so.${VERSION} ${LIBDIR}/cmake/meshport/meshportConfig.cmake
-          ${LIBDIR}/cmake/meshport/meshportConfigVersion.cmake ${LIBDIR}/cmake/meshport/meshportTargets.cmake
-          ${LIBDIR}/pkgconfig/meshport.pc ${MANDIR}/man1/meshport.1
-          ${DATADIR}/bash-completion/completions/meshport ${DOCDIR}/LICENSE)
-  if(NOT EXISTS ${prefix}/${f})
-    message(FATAL_ERROR "not installed: ${f}")
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/installed_files.cmake)
+expect_installed(${prefix})
 file(GLOB private_headers ${prefix}/include/meshport/*.cpp ${prefix}/include/*.h)
 if(private_headers)
   message(FATAL_ERROR "installed besides the public headers: ${private_headers}")

@@ -130,6 +130,23 @@ std::vector<std::string> format_words(const CLI::Option& o) {
   return words;
 }
 
+// Every environment variable meshport reads (tests/test_cli_docs.cpp checks the sources name no
+// other), for the man page's ENVIRONMENT section.
+std::string environment_text() {
+  static const std::pair<const char*, const char*> vars[] = {
+      {"SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT, SLURM_ARRAY_TASK_MIN",
+       "batch --shard auto in a Slurm job array: this task converts shard ID - MIN of COUNT."},
+      {"JOB_COMPLETION_INDEX, MESHPORT_SHARD_COUNT",
+       "batch --shard auto in a Kubernetes Indexed Job: shard JOB_COMPLETION_INDEX of MESHPORT_SHARD_COUNT, which "
+       "must be set to the Job's completions (Kubernetes does not give the count)."},
+      {"MESHPORT_CHROMIUM", "thumbnail: the Chromium binary, unless --chromium is given (default: chromium)."},
+      {"TMPDIR", "thumbnail: where Chromium's temporary profile folder is made (default: /tmp)."},
+  };
+  std::string out;
+  for (const auto& [names, what] : vars) out += ".TP\n.B " + roff(names) + "\n" + roff(what) + "\n";
+  return out;
+}
+
 }  // namespace
 
 std::string man_page(const CLI::App& app, std::string_view version) {
@@ -164,6 +181,7 @@ std::string man_page(const CLI::App& app, std::string_view version) {
   out += ".SH EXIT STATUS\n0 success; 1 failure (a file could not be read or written, a batch file failed, "
          "validate found errors, diff found differences); 2 usage error (an unknown command or option, a missing "
          "argument; diff: a file that cannot be read).\n";
+  out += ".SH ENVIRONMENT\n" + environment_text();
   out += ".SH SEE ALSO\nThe README and the docs/ folder of meshport's sources describe each format and command.\n";
   return out;
 }

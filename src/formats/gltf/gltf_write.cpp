@@ -410,9 +410,11 @@ std::vector<OutputFile> write(const Scene& input, const WriteOptions& options, b
     for (OutputFile& f : w.image_files) out.push_back(std::move(f));
     return out;
   }
-  // GLB: the JSON chunk is written in place after a 20-byte header filled in once its size is known.
+  // GLB: the JSON chunk is written in place after a 20-byte header filled in once its size is known;
+  // the BIN chunk's header follows, then the buffer, moved in place behind them (no new buffer of
+  // the file's size: for pages embedded by a batch, most of the time went to fresh pages).
   b.resize(20);
-  dump_root(w.root, std::move(arrays), b, 3 + (w.buf.bin.empty() ? 0 : 8 + w.buf.bin.size()));
+  dump_root(w.root, std::move(arrays), b, 3 + (w.buf.bin.empty() ? 0 : 8));
   while (b.size() % 4) b.push_back(' ');
   const uint64_t json_size = b.size() - 20;
   const uint64_t total = b.size() + (w.buf.bin.empty() ? 0 : 8 + w.buf.bin.size());
@@ -423,7 +425,8 @@ std::vector<OutputFile> write(const Scene& input, const WriteOptions& options, b
   if (!w.buf.bin.empty()) {
     put_u32(b, uint32_t(w.buf.bin.size()));
     put_u32(b, 0x004E4942);  // "BIN\0"
-    b.insert(b.end(), w.buf.bin.begin(), w.buf.bin.end());
+    w.buf.bin.insert(w.buf.bin.begin(), b.begin(), b.end());
+    b = std::move(w.buf.bin);
   }
   for (OutputFile& f : w.image_files) out.push_back(std::move(f));
   return out;

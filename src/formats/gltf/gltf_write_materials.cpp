@@ -18,6 +18,7 @@
 
 #include "image/image.h"
 #include "ops/materials/team_colour.h"
+#include "ops/materials/texture_cache.h"
 #include "ops/materials/texture_transform.h"
 #include "ops/materials/textures.h"
 
@@ -40,9 +41,12 @@ namespace {
 namespace fs = std::filesystem;
 
 
-// The bytes of one texture: a file read (capped) or one of Scene::images.
+// The bytes of one texture: a file read (capped; through WriteOptions::texture_cache when set)
+// or one of Scene::images.
 struct Source {
-  std::vector<uint8_t> bytes;
+  std::span<const uint8_t> bytes;
+  std::vector<uint8_t> owned;                    // a file read without the cache
+  std::shared_ptr<const CachedTexture> cached;  // a file read through the cache
   std::string hint;   // the file name or image path: names the glTF image, tells a TGA
   std::string label;  // for messages: "file 'x'" or "embedded image 'x'"
   std::string canonical;  // the file's canonical path; empty for Scene images
@@ -51,7 +55,9 @@ struct Source {
 
 // One glTF image.
 struct Entry {
-  std::vector<uint8_t> bytes;
+  std::span<const uint8_t> bytes;               // into `owned` or `cached`
+  std::vector<uint8_t> owned;
+  std::shared_ptr<const CachedTexture> cached;  // a file's page as it is, or converted once
   std::string mime;
   std::string stem;       // glTF image name; the side file is stem + extension
   std::string extension;  // ".png", ".jpg", or the reference's own (".jpeg", ".PNG")
@@ -96,10 +102,10 @@ std::string canonical_of(const fs::path& p) {
   return ec ? fs::absolute(p, ec).lexically_normal().string() : c.string();
 }
 
-Source load(const Scene& scene, const TextureLookup& l) {
+Source load(const Writer& w, const TextureLookup& l) {
   Source s;
-  if (l.image >= 0 && size_t(l.image) < scene.images.size()) {
-    const Image& img = scene.images[size_t(l.image)];
+  if (l.image >= 0 && size_t(l.image) < w.scene.images.size()) {
+    const Image& img = w.scene.images[size_t(l.image)];
     s.bytes = img.data;
     s.hint = img.path;
     s.label = fmt::format("embedded image '{}'", img.path);
@@ -107,7 +113,14 @@ Source load(const Scene& scene, const TextureLookup& l) {
   }
   s.hint = l.file;
   s.label = fmt::format("file '{}'", l.file);
-  s.bytes = ops::read_texture_file(l.file, s.error);
+  if (w.options.texture_cache) {
+    s.cached = w.options.texture_cache->get(l.file);
+    s.error = s.cached->read_error;
+    s.bytes = s.cached->bytes();
+  } else {
+    s.owned = ops::read_texture_file(l.file, s.error);
+    s.bytes = s.owned;
+  }
   if (!s.error.empty()) return s;
   s.canonical = canonical_of(l.file);
   return s;
@@ -133,14 +146,41 @@ std::string extension_of(std::string_view hint, std::string_view mime) {
 
 // The index of an image with these bytes, adding it when new.
 size_t add(Images& im, Entry e) {
-  const size_t h = std::hash<std::string_view>()(
-      std::string_view(reinterpret_cast<const char*>(e.bytes.data()), e.bytes.size()));
+  const size_t h = e.cached ? e.cached->hash  // hashed once by the cache
+                            : std::hash<std::string_view>()(
+                                  std::string_view(reinterpret_cast<const char*>(e.bytes.data()), e.bytes.size()));
   auto [lo, hi] = im.by_hash.equal_range(h);
   for (auto it = lo; it != hi; ++it)
-    if (im.list[it->second].bytes == e.bytes && im.list[it->second].mime == e.mime) return it->second;
+    if (std::ranges::equal(im.list[it->second].bytes, e.bytes) && im.list[it->second].mime == e.mime)
+      return it->second;
   im.list.push_back(std::move(e));
   im.by_hash.emplace(h, im.list.size() - 1);
   return im.list.size() - 1;
+}
+
+// A file's glTF image from the cache: a view of the page (PNG, JPEG) or of its conversion.
+Entry cached_entry(const Source& src) {
+  Entry e;
+  e.cached = src.cached;
+  e.bytes = src.cached->gltf_bytes();
+  e.mime = src.cached->mime;
+  e.canonical = src.cached->is_converted() ? std::string() : src.canonical;
+  return e;
+}
+
+// The glTF image of a source read without the cache (PNG and JPEG copied, others converted).
+Entry converted_entry(const Source& src, std::string& error) {
+  Entry e;
+  image::ConvertedImage c = image::to_gltf_image(src.bytes, src.hint, image::ImageLimits{});
+  if (!c.error.empty()) {
+    error = fmt::format("{}: {}", src.label, c.error);
+    return e;
+  }
+  e.mime = c.mime_type;
+  e.canonical = c.converted ? std::string() : src.canonical;
+  e.owned = std::move(c.bytes);
+  e.bytes = e.owned;
+  return e;
 }
 
 // The glTF image of one texture, or -1 with the reason in `why`.
@@ -151,21 +191,17 @@ int image_for(Writer& w, Images& im, const TextureLookup& l, std::string& why) {
     return it->second.index;
   }
   Made made;
-  Source src = load(w.scene, l);
+  Source src = load(w, l);
   if (!src.canonical.empty()) im.inputs.insert(src.canonical);
   if (!src.error.empty()) {
     made.error = fmt::format("{}: {}", src.label, src.error);
+  } else if (std::string error = src.cached ? src.cached->image_error : ""; !error.empty()) {
+    made.error = fmt::format("{}: {}", src.label, error);
   } else {
-    image::ConvertedImage c = image::to_gltf_image(src.bytes, src.hint, image::ImageLimits{});
-    if (!c.error.empty()) {
-      made.error = fmt::format("{}: {}", src.label, c.error);
-    } else {
-      Entry e;
-      e.stem = stem_of(src.hint, c.mime_type);
-      e.extension = extension_of(src.hint, c.mime_type);
-      e.mime = c.mime_type;
-      e.canonical = c.converted ? std::string() : src.canonical;
-      e.bytes = std::move(c.bytes);
+    Entry e = src.cached ? cached_entry(src) : converted_entry(src, made.error);
+    if (made.error.empty()) {
+      e.stem = stem_of(src.hint, e.mime);
+      e.extension = extension_of(src.hint, e.mime);
       made.index = int(add(im, std::move(e)));
     }
   }
@@ -184,7 +220,7 @@ int team_coloured(Writer& w, Images& im, const TextureLookup& base, const Textur
     return it->second.index;
   }
   Made made;
-  Source page = load(w.scene, base), tc = load(w.scene, mask);
+  Source page = load(w, base), tc = load(w, mask);
   if (!page.canonical.empty()) im.inputs.insert(page.canonical);
   if (!tc.canonical.empty()) im.inputs.insert(tc.canonical);
   image::DecodedImage p, m;
@@ -200,7 +236,8 @@ int team_coloured(Writer& w, Images& im, const TextureLookup& base, const Textur
     made.error = e;
   } else {
     Entry entry;
-    entry.bytes = image::encode_png(p.pixels);
+    entry.owned = image::encode_png(p.pixels);
+    entry.bytes = entry.owned;
     entry.mime = "image/png";
     entry.stem = stem_of(page.hint, entry.mime) + "-team";
     entry.extension = ".png";
@@ -210,6 +247,24 @@ int team_coloured(Writer& w, Images& im, const TextureLookup& base, const Textur
   why = made.error;
   im.made.emplace(key, made);
   return made.index;
+}
+
+// A batch's .glb with external textures: the page's file, written once into the output tree by
+// the texture cache, as a path relative to the output's folder; empty when the image is not such
+// a page (or the page cannot be written: a warning, and it goes beside the output).
+std::string shared_page_uri(Writer& w, const Entry& e) {
+  TextureCache* cache = w.options.texture_cache;
+  if (!cache || !cache->shares_pages() || !e.cached || !w.binary || !w.options.external_textures) return {};
+  std::string error;
+  const std::string dest = cache->place(e.cached, error);
+  if (dest.empty()) {
+    wwarn(w.diags, fmt::format("texture '{}' not written into the output tree ({}): written beside the output",
+                               e.cached->path, error));
+    return {};
+  }
+  std::error_code ec;
+  const fs::path dir = fs::absolute(w.output_dir, ec).lexically_normal();
+  return fs::path(dest).lexically_relative(dir).generic_string();
 }
 
 // Writes the images where they go (see the top of the file) and sets root images / textures.
@@ -226,6 +281,8 @@ void emit_images(Writer& w, Images& im) {
       img["bufferView"] = w.buf.view(e.bytes.data(), e.bytes.size(), 0);
     } else if (data_uri) {
       img["uri"] = "data:" + e.mime + ";base64," + base64_encode(e.bytes.data(), e.bytes.size());
+    } else if (std::string uri = shared_page_uri(w, e); !uri.empty()) {
+      img["uri"] = uri_encode(uri);
     } else {
       // A unique name that is not another texture this write reads (a converted skin.tga must
       // not replace a skin.png beside the output that the model also uses).
@@ -240,9 +297,10 @@ void emit_images(Writer& w, Images& im) {
       }
       names.insert(text::lower(name));
       img["uri"] = uri_encode(name);  // every non-ASCII byte percent-encoded
-      w.image_files.push_back({name, std::move(e.bytes), nullptr});
+      if (e.owned.empty()) e.owned.assign(e.bytes.begin(), e.bytes.end());
+      w.image_files.push_back({name, std::move(e.owned), nullptr});
     }
-    e.bytes = std::vector<uint8_t>();
+    e = Entry();
     images.push_back(std::move(img));
   }
   // The textures the materials use, then one for each image none uses (the team colour mask).
