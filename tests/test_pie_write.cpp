@@ -561,7 +561,9 @@ TEST(PieWrite, SkinningToSeveralJointsIsDropped) {
   Scene s = read(MESHPORT_TEST_DATA "/cli/skinned.iqe", {}, &d);
   d.items.clear();
   std::string text = write_pie(s, 0, &d);
-  EXPECT_EQ(warnings_of(d), "mesh \"hinge\" is skinned to several joints, which PIE cannot hold: written in its rest "
+  EXPECT_EQ(warnings_of(d), "mesh 'hinge': 2 vertices have more than 1 joint influence: the largest is kept, "
+                            "renormalised (pie holds 1 per vertex)\n"
+                            "mesh \"hinge\" is skinned to several joints, which PIE cannot hold: written in its rest "
                             "pose without animation\n");
   EXPECT_EQ(text.find("ANIMOBJECT"), std::string::npos);
   EXPECT_TRUE(text.starts_with("PIE 4\nTYPE 200\nTEXTURE 0 hinge.png\nLEVELS 1\n")) << text;

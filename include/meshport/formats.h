@@ -6,7 +6,10 @@
 
 #include <meshport/options.h>
 
+#include <cstdint>
+#include <limits>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -14,6 +17,9 @@ namespace meshport {
 
 // What a format's writer keeps of a Scene. `false` means the writer cannot hold it:
 // fit_to_format converts it (resampling, baking, expanding) or drops it with a warning.
+// A count without a limit (FormatCapabilities::uv_sets, joints_per_vertex, index_bits): "any".
+inline constexpr uint32_t kAnyNumber = std::numeric_limits<uint32_t>::max();
+
 struct FormatCapabilities {
   bool compression = false;         // --compress: EXT_meshopt_compression (false: refused, an error)
   bool skeletal_animation = false;  // animations of joints (false: dropped, warning)
@@ -37,6 +43,19 @@ struct FormatCapabilities {
   bool textures_by_material_name = false;  // names a texture by its material's name (IQE, IQM, QMSH)
   bool every_material = false;      // writes every material, not only those meshes use (OBJ)
   bool pie_pages = false;           // textures are PNG pages named "page-NN-name.png" (PIE)
+  // Vertex data: what the writer keeps of each mesh's vertices (fit_to_format drops or reduces the
+  // rest, with a warning naming the mesh and what went). Counts are kAnyNumber when unlimited.
+  bool vertex_colours = false;       // Attribute::Color (false: dropped)
+  bool vertex_colour_alpha = false;  // the colours' alpha (false: dropped where it is not 1)
+  uint32_t uv_sets = 0;              // texture coordinate sets: Texcoord and custom "texcoord<n>"
+                                     // (set n kept for n < uv_sets; the others dropped)
+  uint32_t joints_per_vertex = 0;    // joint influences per vertex (more: the largest kept,
+                                     // renormalised; 0: skin weights dropped)
+  uint32_t index_bits = kAnyNumber;  // width of the vertex indices the file holds (more vertices
+                                     // than it counts: an error, as the writer says)
+  bool morph_targets = false;        // Mesh::morph_targets, static ones (false: dropped)
+  bool custom_vertex_arrays = false; // Attribute::Custom arrays other than "texcoord<n>" and the
+                                     // formats' own (false: dropped)
 };
 
 struct FormatInfo {
@@ -56,12 +75,17 @@ std::optional<Format> format_from_name(std::string_view name);  // "iqm", case-i
 std::optional<Format> format_from_path(std::string_view path);  // by extension
 
 // One capability by name, for listing them all (formats --json, docs/formats.md): in the order of
-// FormatCapabilities, with `meaning` the text of the table's row.
+// FormatCapabilities, with `meaning` the text of the table's row. A count (`is_count`) has its
+// value in `count` (kAnyNumber: any), and `value` is count > 0.
 struct Capability {
   std::string_view name;     // "lines_and_points"
   std::string_view meaning;  // "Lines and points meshes"
   bool value;
+  bool is_count = false;
+  uint32_t count = 0;
 };
+// "yes" / "no" for a flag; a count as a number, "any" for kAnyNumber, "no" for 0.
+std::string capability_text(const Capability& c);
 std::vector<Capability> capability_list(const FormatCapabilities& holds);
 
 }  // namespace meshport

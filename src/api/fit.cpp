@@ -5,6 +5,7 @@
 #include "ops/materials/material_loss.h"
 #include "ops/materials/texture_transform.h"
 #include "ops/mesh/instances.h"
+#include "ops/mesh/vertex_data.h"
 
 #include <fmt/format.h>
 
@@ -137,6 +138,15 @@ void fit_meshes(Scene& s, Format format, Diagnostics& d) {
   if (!h.lods) ops::drop_lod_meshes(s, name_of(format), d);
 }
 
+ops::VertexKeeps vertex_keeps(const FormatCapabilities& h) {
+  return {.colours = h.vertex_colours,
+          .colour_alpha = h.vertex_colour_alpha,
+          .uv_sets = h.uv_sets,
+          .joints_per_vertex = h.joints_per_vertex,
+          .morph_targets = h.morph_targets,
+          .custom_arrays = h.custom_vertex_arrays};
+}
+
 // The Scene, copied once when the first step changes it.
 struct Fitting {
   const Scene& input;
@@ -166,6 +176,8 @@ std::optional<Scene> fitted(const Scene& scene, Format format, const WriteOption
   if (!h.step_interpolation) warn_step(f.now(), format, d);
   if (!h.texture_transforms && ops::has_texture_transforms(f.now())) ops::bake_texture_transforms(f.edit(), d);
   if (has_mesh_to_fit(f.now(), h)) fit_meshes(f.edit(), format, d);
+  // Vertex data; the index width is the writers' own (QMSH and PIE refuse what theirs cannot count).
+  if (!ops::vertex_data_fits(f.now(), vertex_keeps(h))) ops::fit_vertex_data(f.edit(), vertex_keeps(h), name_of(format), d);
   return std::move(f.copy);
 }
 

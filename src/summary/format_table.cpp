@@ -11,7 +11,14 @@ nlohmann::json formats_json() {
   nlohmann::json out = nlohmann::json::array();
   for (const FormatInfo& f : formats()) {
     nlohmann::json holds = nlohmann::json::object();
-    for (const Capability& c : capability_list(f.holds)) holds[std::string(c.name)] = c.value;
+    for (const Capability& c : capability_list(f.holds)) {
+      if (!c.is_count)
+        holds[std::string(c.name)] = c.value;
+      else if (c.count == kAnyNumber)
+        holds[std::string(c.name)] = nullptr;  // any number
+      else
+        holds[std::string(c.name)] = c.count;
+    }
     nlohmann::json extensions = nlohmann::json::array();
     for (auto e : f.extensions) extensions.push_back(std::string(e));
     out.push_back({{"name", std::string(f.name)},
@@ -48,7 +55,7 @@ std::string capabilities_markdown() {
   const std::vector<Capability> rows = capability_list(FormatCapabilities{});
   for (size_t r = 0; r < rows.size(); ++r) {
     out += "| " + std::string(rows[r].meaning) + " (`" + std::string(rows[r].name) + "`) |";
-    for (const FormatInfo* f : columns) out += capability_list(f->holds)[r].value ? " yes |" : " no |";
+    for (const FormatInfo* f : columns) out += " " + capability_text(capability_list(f->holds)[r]) + " |";
     out += "\n";
   }
   return out;
