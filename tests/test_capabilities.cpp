@@ -330,7 +330,7 @@ std::vector<Probe> probes() {
          });
        },
        [](const Scene& b) { return holds_values(b, stream_of(b, Attribute::Custom, "heat"), 1, {0.125f, 0.25f, 0.5f}); },
-       "custom vertex arrays (heat)"},
+       "1 custom vertex arrays are not written"},
       // Texture files: what is written beside the model and what the model read back names.
       {"texture_files", textured, nullptr, "", false,
        [](const Written& w) { return names_written(w, &Material::base_color_texture) || named_by_material(w); }},
@@ -569,11 +569,53 @@ TEST(Capabilities, FitReducesInfluences) {
   EXPECT_EQ(four.find(Attribute::BlendWeights)->data,
             (std::vector<float>{joint0 / sum, 0.4f / sum, 0.2f / sum, 0.2f / sum, 1, 0, 0, 0, 1, 0, 0, 0}));
   ASSERT_EQ(iqm.items.size(), 1u) << messages(iqm);
-  EXPECT_EQ(iqm.items[0].message, "mesh 'tri': 1 vertices have more than 4 joint influences: the 4 largest are kept, "
-                                  "renormalised (iqm holds 4 per vertex)");
+  EXPECT_EQ(iqm.items[0].message, "1 vertices have more than 4 joint influences: the 4 largest are kept, renormalised; "
+                                  "iqm holds 4 per vertex ('tri': 1)");
   ASSERT_EQ(d.items.size(), 1u) << messages(d);
-  EXPECT_EQ(d.items[0].message, "mesh 'tri': 2 vertices have more than 2 joint influences: the 2 largest are kept, "
-                                "renormalised (qmsh holds 2 per vertex)");
+  EXPECT_EQ(d.items[0].message, "2 vertices have more than 2 joint influences: the 2 largest are kept, renormalised; "
+                                "qmsh holds 2 per vertex ('tri': 2)");
+}
+
+// What OBJ cannot hold of two meshes' vertices: one warning per kind, naming the meshes.
+TEST(Capabilities, FitDropsVertexDataNamingTheMeshes) {
+  Scene s = triangle();
+  Mesh& m = s.meshes[0];
+  m.streams.push_back(testutil::float_stream(Attribute::Color, 4, {1, 0, 0, 0.5f, 0, 1, 0, 1, 0, 0, 1, 1}));
+  m.streams.push_back(named(Attribute::Custom, "texcoord1", 2, {0, 0, 1, 0, 0, 1}));
+  m.streams.push_back(named(Attribute::Custom, "heat", 1, {1, 2, 3}));
+  m.streams.push_back(named(Attribute::Custom, "pie.point", 1, {0, 1, 2}));  // a format's own: kept
+  MorphTarget t;
+  t.positions.assign(9, 0.0f);
+  m.morph_targets.push_back(t);
+  s.meshes.push_back(m);
+  s.meshes[1].name = "tri2";
+  Diagnostics d;
+  const Scene out = fit_to_format(s, Format::Obj, {}, d);
+  ASSERT_EQ(d.items.size(), 5u) << messages(d);
+  EXPECT_EQ(d.items[0].message,
+            "the alpha of the vertex colours of 2 meshes is not written: obj colours have no alpha ('tri', 'tri2')");
+  EXPECT_EQ(d.items[1].message,
+            "2 texture coordinate sets are not written: obj holds 1 ('tri': texcoord1, 'tri2': texcoord1)");
+  EXPECT_EQ(d.items[2].message,
+            "2 custom vertex arrays are not written: obj has no custom vertex arrays ('tri': heat, 'tri2': heat)");
+  EXPECT_EQ(d.items[3].message,
+            "the joint influences (blend weights) of 2 meshes are not written: obj has no skinning ('tri', 'tri2')");
+  EXPECT_EQ(d.items[4].message, "2 morph targets are not written: obj has no morph targets ('tri': 1, 'tri2': 1)");
+  for (const Mesh& o : out.meshes) {
+    ASSERT_EQ(o.streams.size(), 5u);
+    EXPECT_EQ(o.streams[3].attribute, Attribute::Color);
+    EXPECT_EQ(o.streams[3].data, (std::vector<float>{1, 0, 0, 0, 1, 0, 0, 0, 1}));
+    EXPECT_EQ(o.streams[4].name, "pie.point");
+    EXPECT_TRUE(o.morph_targets.empty());
+  }
+  Diagnostics pie;
+  fit_to_format(s, Format::Pie, {}, pie);
+  EXPECT_TRUE(has_warning(pie, "the vertex colours of 2 meshes are not written: pie has no vertex colours ('tri', "
+                               "'tri2')"))
+      << messages(pie);
+  Diagnostics glb;
+  EXPECT_EQ(fit_to_format(s, Format::Glb, {}, glb), s);
+  EXPECT_TRUE(glb.items.empty()) << messages(glb);
 }
 
 // Formats without texture transforms get the base colour's baked into the coordinates.

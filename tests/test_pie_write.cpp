@@ -561,8 +561,8 @@ TEST(PieWrite, SkinningToSeveralJointsIsDropped) {
   Scene s = read(MESHPORT_TEST_DATA "/cli/skinned.iqe", {}, &d);
   d.items.clear();
   std::string text = write_pie(s, 0, &d);
-  EXPECT_EQ(warnings_of(d), "mesh 'hinge': 2 vertices have more than 1 joint influence: the largest is kept, "
-                            "renormalised (pie holds 1 per vertex)\n"
+  EXPECT_EQ(warnings_of(d), "2 vertices have more than 1 joint influence: the largest is kept, renormalised; pie "
+                            "holds 1 per vertex ('hinge': 2)\n"
                             "mesh \"hinge\" is skinned to several joints, which PIE cannot hold: written in its rest "
                             "pose without animation\n");
   EXPECT_EQ(text.find("ANIMOBJECT"), std::string::npos);

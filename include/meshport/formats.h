@@ -15,11 +15,11 @@
 
 namespace meshport {
 
-// What a format's writer keeps of a Scene. `false` means the writer cannot hold it:
-// fit_to_format converts it (resampling, baking, expanding) or drops it with a warning.
 // A count without a limit (FormatCapabilities::uv_sets, joints_per_vertex, index_bits): "any".
 inline constexpr uint32_t kAnyNumber = std::numeric_limits<uint32_t>::max();
 
+// What a format's writer keeps of a Scene. `false` means the writer cannot hold it:
+// fit_to_format converts it (resampling, baking, expanding) or drops it with a warning.
 struct FormatCapabilities {
   bool compression = false;         // --compress: EXT_meshopt_compression (false: refused, an error)
   bool skeletal_animation = false;  // animations of joints (false: dropped, warning)
@@ -51,8 +51,9 @@ struct FormatCapabilities {
                                      // (set n kept for n < uv_sets; the others dropped)
   uint32_t joints_per_vertex = 0;    // joint influences per vertex (more: the largest kept,
                                      // renormalised; 0: skin weights dropped)
-  uint32_t index_bits = kAnyNumber;  // width of the vertex indices the file holds (more vertices
-                                     // than it counts: an error, as the writer says)
+  uint32_t index_bits = kAnyNumber;  // width of the vertex indices of the file or its engine; the
+                                     // writer refuses more (QMSH: 65,535 vertices, PIE: 8,192
+                                     // polygons a level), nothing is split; 0: no mesh (.path)
   bool morph_targets = false;        // Mesh::morph_targets, static ones (false: dropped)
   bool custom_vertex_arrays = false; // Attribute::Custom arrays other than "texcoord<n>" and the
                                      // formats' own (false: dropped)

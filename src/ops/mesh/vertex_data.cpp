@@ -119,7 +119,37 @@ size_t reduce_influences(Mesh& m, uint32_t n) {
   return reduced;
 }
 
-void fit_streams(Mesh& m, const VertexKeeps& k, std::string_view format, Diagnostics& d) {
+// What a write left out of each kind, mesh by mesh: one warning per kind names the meshes.
+struct Losses {
+  struct Where {
+    std::string mesh;
+    size_t count = 0;          // values of the kind it lost (vertices, targets, arrays)
+    std::string what;          // the arrays' names
+  };
+  std::vector<Where> colours, alpha, uv, custom, skin, joints, morphs;
+};
+
+// "'a': 3, 'b': 2" (counts) or "'a': texcoord1, texcoord2" (names), the first 8 meshes.
+std::string places(const std::vector<Losses::Where>& w, bool counts) {
+  std::string out;
+  for (size_t i = 0; i < w.size() && i < 8; ++i) {
+    out += (i ? ", '" : "'") + w[i].mesh + "'";
+    if (counts) out += fmt::format(": {}", w[i].count);
+    if (!w[i].what.empty()) out += ": " + w[i].what;
+  }
+  if (w.size() > 8) out += fmt::format(" and {} more", w.size() - 8);
+  return out;
+}
+
+size_t total(const std::vector<Losses::Where>& w) {
+  size_t n = 0;
+  for (const Losses::Where& x : w) n += x.count;
+  return n;
+}
+
+std::string meshes(size_t n) { return n == 1 ? "1 mesh" : fmt::format("{} meshes", n); }
+
+void fit_streams(Mesh& m, const VertexKeeps& k, Losses& lost) {
   std::vector<std::string> uv, custom;
   bool colours = false, alpha = false, skin = false;
   std::vector<VertexStream> kept;
@@ -141,23 +171,34 @@ void fit_streams(Mesh& m, const VertexKeeps& k, std::string_view format, Diagnos
     else skin = true;
   }
   m.streams = std::move(kept);
-  if (colours)
-    d.add(warning("", fmt::format("mesh '{}': its vertex colours are not written: {} has no vertex colours", m.name,
-                                  format)));
-  if (alpha)
-    d.add(warning("", fmt::format("mesh '{}': the alpha of its vertex colours is not written: {} colours have no alpha",
-                                  m.name, format)));
-  if (!uv.empty())
-    d.add(warning("", fmt::format("mesh '{}': {} texture coordinate sets ({}) are not written: {} holds {}", m.name,
-                                  uv.size(), joined(uv), format, k.uv_sets)));
-  if (!custom.empty())
-    d.add(warning("", fmt::format("mesh '{}': {} custom vertex arrays ({}) are not written: {} has no custom vertex "
-                                  "arrays",
-                                  m.name, custom.size(), joined(custom), format)));
-  if (skin)
-    d.add(warning("", fmt::format("mesh '{}': its joint influences (blend weights) are not written: {} has no "
-                                  "skinning",
-                                  m.name, format)));
+  if (colours) lost.colours.push_back({m.name, 1, ""});
+  if (alpha) lost.alpha.push_back({m.name, 1, ""});
+  if (!uv.empty()) lost.uv.push_back({m.name, uv.size(), joined(uv)});
+  if (!custom.empty()) lost.custom.push_back({m.name, custom.size(), joined(custom)});
+  if (skin) lost.skin.push_back({m.name, 1, ""});
+}
+
+void warn(const Losses& l, const VertexKeeps& k, std::string_view format, Diagnostics& d) {
+  const auto add = [&](const std::vector<Losses::Where>& w, const std::string& message) {
+    if (!w.empty()) d.add(warning("", message));
+  };
+  add(l.colours, fmt::format("the vertex colours of {} are not written: {} has no vertex colours ({})",
+                             meshes(l.colours.size()), format, places(l.colours, false)));
+  add(l.alpha, fmt::format("the alpha of the vertex colours of {} is not written: {} colours have no alpha ({})",
+                           meshes(l.alpha.size()), format, places(l.alpha, false)));
+  add(l.uv, fmt::format("{} texture coordinate sets are not written: {} holds {} ({})", total(l.uv), format,
+                        k.uv_sets, places(l.uv, false)));
+  add(l.custom, fmt::format("{} custom vertex arrays are not written: {} has no custom vertex arrays ({})",
+                            total(l.custom), format, places(l.custom, false)));
+  add(l.skin, fmt::format("the joint influences (blend weights) of {} are not written: {} has no skinning ({})",
+                          meshes(l.skin.size()), format, places(l.skin, false)));
+  const uint32_t n = k.joints_per_vertex;
+  add(l.joints, fmt::format("{} vertices have more than {}: {}, renormalised; {} holds {} per vertex ({})",
+                            total(l.joints), n == 1 ? "1 joint influence" : fmt::format("{} joint influences", n),
+                            n == 1 ? "the largest is kept" : fmt::format("the {} largest are kept", n), format, n,
+                            places(l.joints, true)));
+  add(l.morphs, fmt::format("{} morph targets are not written: {} has no morph targets ({})", total(l.morphs), format,
+                            places(l.morphs, true)));
 }
 
 }  // namespace
@@ -167,21 +208,15 @@ bool vertex_data_fits(const Scene& scene, const VertexKeeps& keeps) {
 }
 
 void fit_vertex_data(Scene& scene, const VertexKeeps& keeps, std::string_view format, Diagnostics& d) {
+  Losses lost;
   for (size_t i = 0; i < scene.meshes.size(); ++i) {
     Mesh& m = scene.meshes[i];
     if (mesh_fits(m, keeps)) continue;
-    fit_streams(m, keeps, format, d);
+    fit_streams(m, keeps, lost);
     if (too_many_joints(m, keeps.joints_per_vertex))
-      if (const size_t n = reduce_influences(m, keeps.joints_per_vertex))
-        d.add(warning("", fmt::format("mesh '{}': {} vertices have more than {}: {}, renormalised ({} holds {} per "
-                                      "vertex)",
-                                      m.name, n,
-                                      keeps.joints_per_vertex == 1 ? "1 joint influence" : fmt::format("{} joint influences", keeps.joints_per_vertex),
-                                      keeps.joints_per_vertex == 1 ? "the largest is kept" : fmt::format("the {} largest are kept", keeps.joints_per_vertex),
-                                      format, keeps.joints_per_vertex)));
+      if (const size_t n = reduce_influences(m, keeps.joints_per_vertex)) lost.joints.push_back({m.name, n, ""});
     if (!keeps.morph_targets && !m.morph_targets.empty()) {
-      d.add(warning("", fmt::format("mesh '{}': {} morph targets are not written: {} has no morph targets", m.name,
-                                    m.morph_targets.size(), format)));
+      lost.morphs.push_back({m.name, m.morph_targets.size(), ""});
       m.morph_targets.clear();
       m.morph_weights.clear();
       for (Animation& a : scene.animations)
@@ -189,6 +224,7 @@ void fit_vertex_data(Scene& scene, const VertexKeeps& keeps, std::string_view fo
           if (t.mesh == int32_t(i)) t.weights.clear();
     }
   }
+  warn(lost, keeps, format, d);
 }
 
 }  // namespace meshport::ops

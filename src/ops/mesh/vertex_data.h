@@ -1,6 +1,6 @@
 // A mesh's vertex data fitted to what a format keeps (formats.h FormatCapabilities: vertex
 // colours and their alpha, texture coordinate sets, joint influences per vertex, static morph
-// targets, custom vertex arrays): what it cannot hold dropped or reduced, with a warning per mesh.
+// targets, custom vertex arrays): what it cannot hold dropped or reduced, with warnings.
 #pragma once
 
 #include <meshport/diagnostics.h>
@@ -28,7 +28,8 @@ int uv_set_of(const VertexStream& s);
 // Whether fit_vertex_data would change `scene`.
 bool vertex_data_fits(const Scene& scene, const VertexKeeps& keeps);
 
-// Fits every mesh to `keeps`, a warning naming the mesh, what and how much ("<format> has ..."):
+// Fits every mesh to `keeps`, one warning per kind of loss naming the meshes and how much each
+// lost (the first 8; "<format> has ..."):
 // colours dropped, or their alpha where it is not 1; texture coordinate sets from uv_sets on
 // dropped; morph targets dropped (the morph weight tracks naming the mesh keep their times, their
 // weights go with the targets); custom arrays dropped (a format's own streams, is_format_stream,
