@@ -17,6 +17,10 @@ meshport=$(realpath "$1")
 source_dir=$(realpath "$2")
 docs=$source_dir/docs/batch.md
 started=$SECONDS
+# Every wait below ends by this time, so the cleanup runs well inside CTest's TIMEOUT (170 s).
+deadline=$((started + 120))
+# The daemons are in /usr/sbin, which a root shell's PATH may lack.
+export PATH=$PATH:/usr/sbin:/sbin
 
 if [ "$(id -u)" -ne 0 ]; then
   echo "skipped: needs root (slurmd starts the jobs; SlurmUser=root), running as $(id -un)"
@@ -33,6 +37,10 @@ fi
 
 # The folder holds munged's socket: munged wants every folder above its socket searchable by all
 # (mode 755), and a Unix socket path has at most 107 bytes, so it is short and under /tmp.
+# Nothing of a surrounding scheduler may steer this cluster's commands or meshport's --shard auto
+# (sbatch reads SBATCH_* and SLURM_* input variables; a Kubernetes job index would win over Slurm's).
+unset JOB_COMPLETION_INDEX MESHPORT_SHARD_COUNT $(compgen -v | grep -E '^(SLURM|SBATCH|SQUEUE|SCONTROL)_' || true)
+
 tmp=$(mktemp -d /tmp/meshport-slurm.XXXXXX)
 chmod 755 "$tmp"
 export SLURM_CONF=$tmp/slurm.conf
@@ -41,9 +49,9 @@ failed=true
 
 log_tails() {
   for f in "$tmp"/munged.{log,out} "$tmp"/slurmctld.{log,out} "$tmp"/slurmd.{log,out} "$tmp"/work/logs/* "$tmp"/work/slurm-*.out; do
-    [ -f "$f" ] || continue
-    echo "---- $f (last 30 lines)"
-    tail -n 30 "$f"
+    [ -s "$f" ] || continue
+    echo "---- $f (last 20 lines)"
+    tail -n 20 "$f"
   done
 }
 
@@ -57,24 +65,25 @@ cleanup() {
   fi
   if [ -n "${ctld_pid:-}" ] && kill -0 "$ctld_pid" 2>/dev/null; then
     timeout 10 scancel --quiet --user=root 2>/dev/null
-    for _ in $(seq 50); do
-      [ -z "$(timeout 5 squeue -h -o %i 2>/dev/null)" ] && break
+    local until=$((SECONDS + 10)) queued
+    while [ $SECONDS -lt $until ]; do
+      queued=$(timeout 5 squeue -h -o %i 2>/dev/null) && [ -z "$queued" ] && break
       sleep 0.2
     done
   fi
   for ((i = ${#pids[@]} - 1; i >= 0; i--)); do kill -TERM "${pids[i]}" 2>/dev/null; done
+  local end=$((SECONDS + 10))
   for p in "${pids[@]}"; do
-    for _ in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+    while kill -0 "$p" 2>/dev/null && [ $SECONDS -lt $end ]; do sleep 0.1; done
     kill -KILL "$p" 2>/dev/null
     wait "$p" 2>/dev/null
   done
-  for env in /proc/[0-9]*/environ; do
+  for env in $(grep -lzxF "SLURM_CONF=$SLURM_CONF" /proc/[0-9]*/environ 2>/dev/null); do
     p=${env#/proc/}
     p=${p%/environ}
-    if tr '\0' '\n' 2>/dev/null <"$env" | grep -qxF "SLURM_CONF=$SLURM_CONF"; then
-      echo "stopping a process left by the cluster: $p $(tr '\0' ' ' </proc/"$p"/cmdline 2>/dev/null)"
-      kill -KILL "$p" 2>/dev/null
-    fi
+    [ "$p" != $$ ] || continue
+    echo "stopping a process left by the cluster: $p $(tr '\0' ' ' </proc/"$p"/cmdline 2>/dev/null)"
+    kill -KILL "$p" 2>/dev/null
   done
   rm -rf "$tmp"
 }
@@ -86,11 +95,12 @@ fail() {
   exit 1
 }
 
-# Waits up to $1 seconds for the command after it to succeed.
+# Waits up to $1 seconds (and not past the deadline) for the command after it to succeed.
 wait_for() {
   local limit=$1
   shift
   local end=$((SECONDS + limit))
+  [ $end -le $deadline ] || end=$deadline
   until "$@" >/dev/null 2>&1; do
     [ $SECONDS -lt $end ] || return 1
     sleep 0.2
@@ -108,7 +118,7 @@ socket=$tmp/munge/munge.socket
 munged --foreground --socket="$socket" --key-file="$tmp/munge/munge.key" --pid-file="$tmp/munged.pid" \
   --log-file="$tmp/munged.log" --seed-file="$tmp/munge/munged.seed" >"$tmp/munged.out" 2>&1 &
 pids+=($!)
-munge_ok() { munge -n -S "$socket" | unmunge -S "$socket"; }
+munge_ok() { timeout 5 munge -n -S "$socket" | timeout 5 unmunge -S "$socket"; }
 wait_for 15 munge_ok || { alive "${pids[0]}" munged; fail "munged does not answer on $socket"; }
 
 # Two free TCP ports (the kernel's choice) for slurmctld and slurmd.
@@ -149,6 +159,7 @@ JobCompType=jobcomp/none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU
 SchedulerType=sched/builtin
+SchedulerParameters=batch_sched_delay=0,sched_interval=1
 MpiDefault=none
 SwitchType=switch/none
 ReturnToService=2
@@ -160,13 +171,13 @@ EOF
 slurmctld -D -i -f "$SLURM_CONF" >"$tmp/slurmctld.out" 2>&1 &
 ctld_pid=$!
 pids+=("$ctld_pid")
-wait_for 20 scontrol ping || { alive "$ctld_pid" slurmctld; fail "slurmctld does not answer on port $ctld_port"; }
+wait_for 20 timeout 10 scontrol ping || { alive "$ctld_pid" slurmctld; fail "slurmctld does not answer on port $ctld_port"; }
 slurmd -D -N "$node" -f "$SLURM_CONF" >"$tmp/slurmd.out" 2>&1 &
 pids+=($!)
-node_idle() { scontrol -o show node "$node" | grep -q 'State=IDLE '; }
+node_idle() { timeout 10 scontrol -o show node "$node" | grep -q 'State=IDLE '; }
 if ! wait_for 30 node_idle; then
   alive "${pids[2]}" slurmd
-  scontrol show node "$node"
+  timeout 10 scontrol show node "$node"
   fail "node $node is not idle after 30 s"
 fi
 echo "cluster up in $((SECONDS - started)) s: $node_line"
@@ -201,14 +212,25 @@ merge_job=$(sbatch --parsable --dependency=afterany:"$array" --wrap "$merge")
 merge_job=${merge_job%%;*}
 echo "submitted job array $array and merge job $merge_job: sbatch --wrap '$merge'"
 
-# Waits (bounded) until neither job has a task pending, running or completing.
-jobs_done() { [ -z "$(squeue -h -j "$array,$merge_job" -o %i)" ]; }
-wait_for 120 jobs_done || { squeue -j "$array,$merge_job"; fail "the jobs did not finish in 120 s"; }
-states=$(scontrol -o show job "$array"; scontrol -o show job "$merge_job")
-echo "jobs done in $((SECONDS - started)) s"
+# Waits (bounded) until neither job has a task pending, running or completing (an squeue that
+# fails is not an empty queue).
+jobs_done() {
+  local queued
+  queued=$(timeout 10 squeue -h -j "$array,$merge_job" -o %i) && [ -z "$queued" ]
+}
+wait_for 100 jobs_done || {
+  timeout 10 squeue -j "$array,$merge_job"
+  fail "the jobs did not finish in $((SECONDS - started)) s after the start"
+}
+states=$(timeout 10 scontrol -o show job "$array"; timeout 10 scontrol -o show job "$merge_job")
+echo "jobs done in $((SECONDS - started)) s:"
+awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+       printf "  job %s%s: %s (reason %s), exit code %s\n", f["JobId"], f["ArrayTaskId"] == "" ? "" : " (array task " f["ArrayTaskId"] ")",
+              f["JobState"], f["Reason"], f["ExitCode"]; delete f }' <<<"$states"
 
 # The shards' reports, the merged one, and a batch of the same tree without shards into the same
 # output folder (the sharded outputs moved aside), whose report and outputs must be the same.
+[ -d out ] || fail "the job array wrote no output folder"
 mv out out-slurm
 set +e
 meshport batch "$work/in" -o "$work/out" --to glb --progress none -q --report reference.json
