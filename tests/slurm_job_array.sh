@@ -35,12 +35,12 @@ if [ ${#missing[@]} -gt 0 ]; then
   exit 77
 fi
 
-# The folder holds munged's socket: munged wants every folder above its socket searchable by all
-# (mode 755), and a Unix socket path has at most 107 bytes, so it is short and under /tmp.
 # Nothing of a surrounding scheduler may steer this cluster's commands or meshport's --shard auto
 # (sbatch reads SBATCH_* and SLURM_* input variables; a Kubernetes job index would win over Slurm's).
 unset JOB_COMPLETION_INDEX MESHPORT_SHARD_COUNT $(compgen -v | grep -E '^(SLURM|SBATCH|SQUEUE|SCONTROL)_' || true)
 
+# The folder holds munged's socket: munged wants every folder above its socket searchable by all
+# (mode 755), and a Unix socket path has at most 107 bytes, so it is short and under /tmp.
 tmp=$(mktemp -d /tmp/meshport-slurm.XXXXXX)
 chmod 755 "$tmp"
 export SLURM_CONF=$tmp/slurm.conf
