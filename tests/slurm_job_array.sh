@@ -111,6 +111,11 @@ alive() {
   kill -0 "$1" 2>/dev/null || fail "$2 exited at start (its log follows)"
 }
 
+# slurmd runs each job's script from its spool folder, below this one.
+printf '#!/bin/sh\nexit 0\n' >"$tmp/exec-check"
+chmod +x "$tmp/exec-check"
+"$tmp/exec-check" || fail "/tmp does not let programs run (mounted noexec?): slurmd runs the job scripts from there"
+
 # MUNGE, in the foreground of a background job (its pid is ours to stop), with its own key.
 mkdir -m 755 "$tmp/munge"
 mungekey --create --keyfile="$tmp/munge/munge.key" >/dev/null
@@ -131,7 +136,8 @@ print(*[x.getsockname()[1] for x in s])')
 # The node as slurmd sees it (CPUs, boards, sockets, cores, threads, memory): a node configured
 # with more than it has would be drained. Its address is 127.0.0.1, so no name has to resolve.
 node_line=$(slurmd -C | head -n 1)
-node=$(hostname -s)
+node=$(uname -n)
+node=${node%%.*}  # slurmctld checks that it runs on SlurmctldHost by the short host name
 node_line="NodeName=$node ${node_line#NodeName=* }"
 mkdir "$tmp/state" "$tmp/spool"
 cat >"$SLURM_CONF" <<EOF
