@@ -215,22 +215,24 @@ bool Browser::wait_event(const std::string& session, const std::string& method, 
   return true;
 }
 
-PoolPage::PoolPage(Browser& browser, const std::string& url, double seconds) : browser_(browser) {
+PoolPage::PoolPage(Browser& browser, const std::string& url, const std::string& name, double seconds)
+    : browser_(browser) {
   const auto deadline = after(seconds);
-  target_ = browser.call("Target.createTarget", {{"url", "about:blank"}}, "", left(deadline), url).value("targetId", "");
   try {
-    session_ = browser.call("Target.attachToTarget", {{"targetId", target_}, {"flatten", true}}, "", left(deadline), url)
+    target_ = browser.call("Target.createTarget", {{"url", "about:blank"}}, "", left(deadline), name).value("targetId", "");
+    session_ = browser.call("Target.attachToTarget", {{"targetId", target_}, {"flatten", true}}, "", left(deadline), name)
                    .value("sessionId", "");
-    browser.call("Page.enable", nlohmann::json::object(), session_, left(deadline), url);
-    const nlohmann::json nav = browser.call("Page.navigate", {{"url", url}}, session_, left(deadline), url);
-    if (nav.contains("errorText")) fail(url, "the viewer's page did not load: " + nav.value("errorText", ""));
+    browser.call("Page.enable", nlohmann::json::object(), session_, left(deadline), name);
+    const nlohmann::json nav = browser.call("Page.navigate", {{"url", url}}, session_, left(deadline), name);
+    if (nav.contains("errorText")) fail(name, "the viewer's page did not load: " + nav.value("errorText", ""));
     // The page's modules have run (window.meshport exists) once its DOM content is loaded.
-    if (!browser.wait_event(session_, "Page.domContentEventFired", left(deadline), url))
-      fail(url, fmt::format("the viewer's page did not load within {} s", seconds));
-    evaluate("window.meshport.drawn.then(() => true)", url, left(deadline));
+    if (!browser.wait_event(session_, "Page.domContentEventFired", left(deadline), name))
+      fail(name, fmt::format("the viewer's page did not load within {} s", seconds));
+    evaluate("window.meshport.drawn.then(() => true)", name, left(deadline));
   } catch (const Error&) {
     close();
-    throw;
+    if (left(deadline) > 0) throw;
+    fail(name, fmt::format("the viewer's page did not load within {} s (--timeout)", seconds));
   }
 }
 

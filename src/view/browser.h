@@ -64,8 +64,9 @@ class Browser {
 // has drawn one (window.meshport.draw resolves), no fixed wait anywhere.
 class PoolPage {
  public:
-  // Opens `url` in a new page and waits up to `seconds` for the viewer's modules to run.
-  PoolPage(Browser& browser, const std::string& url, double seconds);
+  // Opens `url` in a new page and waits up to `seconds` for the viewer's modules to run; errors
+  // are named `name` (the model the page was opened for).
+  PoolPage(Browser& browser, const std::string& url, const std::string& name, double seconds);
   ~PoolPage();  // closes the page
   PoolPage(const PoolPage&) = delete;
   PoolPage& operator=(const PoolPage&) = delete;

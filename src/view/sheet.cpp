@@ -92,9 +92,10 @@ image::Pixels contact_sheet(const std::vector<SheetEntry>& entries, uint32_t siz
       for (uint32_t y = 0; y < size; ++y)
         for (uint32_t x = 0; x < size; ++x) blend(sheet, x0 + x, y0 + y, &img.rgba[(size_t(y) * size + x) * 4]);
     } else {  // a failed model: a red cross
-      for (uint32_t k = 0; k < size; ++k) {
-        fill(sheet, x0 + k, y0 + k, 2, 2, cross);
-        fill(sheet, x0 + size - 1 - k, y0 + k, 2, 2, cross);
+      for (uint32_t k = 0; k < size; ++k) {  // two pixels wide, inside the cell
+        const uint32_t w = k + 2 <= size ? 2 : 1;
+        fill(sheet, x0 + k, y0 + k, w, 1, cross);
+        fill(sheet, x0 + size - k - w, y0 + k, w, 1, cross);
       }
     }
     const std::string label = fit(entries[i].name, int(size) - 4);
