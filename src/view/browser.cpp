@@ -219,7 +219,9 @@ PoolPage::PoolPage(Browser& browser, const std::string& url, const std::string& 
     : browser_(browser) {
   const auto deadline = after(seconds);
   try {
-    target_ = browser.call("Target.createTarget", {{"url", "about:blank"}}, "", left(deadline), name).value("targetId", "");
+    target_ = browser.take_first_page(name);
+    if (target_.empty())
+      target_ = browser.call("Target.createTarget", {{"url", "about:blank"}}, "", left(deadline), name).value("targetId", "");
     session_ = browser.call("Target.attachToTarget", {{"targetId", target_}, {"flatten", true}}, "", left(deadline), name)
                    .value("sessionId", "");
     browser.call("Page.enable", nlohmann::json::object(), session_, left(deadline), name);
@@ -258,6 +260,19 @@ nlohmann::json PoolPage::evaluate(const std::string& expression, const std::stri
     fail(name, "the viewer's page failed: " + text.substr(0, text.find('\n')));
   }
   return r.contains("result") ? r["result"].value("value", nlohmann::json()) : nlohmann::json();
+}
+
+std::string Browser::take_first_page(const std::string& name) {
+  {
+    std::lock_guard<std::mutex> g(lock_);
+    if (first_taken_) return {};
+    first_taken_ = true;
+  }
+  const nlohmann::json r = call("Target.getTargets", nlohmann::json::object(), "", 10, name);
+  for (const nlohmann::json& t : r.value("targetInfos", nlohmann::json::array()))
+    if (t.value("type", "") == "page" && t.value("url", "") == "about:blank" && !t.value("attached", false))
+      return t.value("targetId", "");
+  return {};
 }
 
 std::vector<uint8_t> PoolPage::draw(std::string_view glb, const std::string& name, double seconds) {

@@ -38,6 +38,9 @@ class Browser {
   // Waits up to `seconds` for event `method` on `session` (one received since the session was
   // attached counts); false when the time ran out. Throws when the browser has gone.
   bool wait_event(const std::string& session, const std::string& method, double seconds, const std::string& name);
+  // The page Chromium opened at its start (about:blank), once: the first PoolPage uses it instead
+  // of starting another renderer. Empty afterwards, or when there is none.
+  std::string take_first_page(const std::string& name);
 
  private:
   void read_loop();
@@ -57,6 +60,7 @@ class Browser {
   std::set<int> abandoned_;  // calls whose time ran out
   std::set<std::pair<std::string, std::string>> events_;  // (session, method)
   bool gone_ = false;
+  bool first_taken_ = false;
 };
 
 // A page of the viewer in pool mode (`/?thumbnail=SIZE&pool`, docs/viewer.md): opened once,
