@@ -15,18 +15,8 @@
 
 #include <fmt/format.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <algorithm>
-#include <filesystem>
-#include <fstream>
-#include <thread>
-
-#include <csignal>
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace meshport::cli {
 
