@@ -38,3 +38,5 @@ set_source_files_properties(${embedded} PROPERTIES OBJECT_DEPENDS "${files}")
 add_library(meshport_view STATIC ${MESHPORT_VIEW_SOURCES} ${embedded})
 target_include_directories(meshport_view PUBLIC src)
 target_link_libraries(meshport_view PUBLIC meshport PRIVATE PkgConfig::HTTPLIB Threads::Threads)
+# The version thumbnail stamps carry (src/view/thumbnails.cpp, as src/batch/stamp.cpp does).
+set_source_files_properties(src/view/thumbnails.cpp PROPERTIES COMPILE_DEFINITIONS MESHPORT_VERSION="${PROJECT_VERSION}")

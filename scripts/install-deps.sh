@@ -15,11 +15,12 @@ esac
 packages=(cmake make g++ pkg-config libfmt-dev libcli11-dev nlohmann-json3-dev libmeshoptimizer-dev libdraco-dev libstb-dev
           libcpp-httplib-dev libeigen3-dev libspectra-dev)
 # Tests (groff checks the man page; Chromium runs the viewer's browser test and `meshport
-# thumbnail`), benchmarks, Blender checks, sanitizers and fuzzing (Clang, linked by lld: GNU ld
-# takes seven times longer over the sanitized binaries).
+# thumbnail`; Slurm and MUNGE run docs/batch.md's job array on a one-node cluster the test starts
+# itself, tests/slurm), benchmarks, Blender checks, sanitizers and fuzzing (Clang, linked by lld:
+# GNU ld takes seven times longer over the sanitized binaries).
 if ! $cli_only; then
   packages+=(groff-base libgtest-dev libgmock-dev libbenchmark-dev chromium blender python3-numpy clang-14
-             libclang-rt-14-dev lld-14)
+             libclang-rt-14-dev lld-14 slurm-wlm munge)
 fi
 missing=()
 for p in "${packages[@]}"; do

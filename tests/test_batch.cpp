@@ -409,6 +409,15 @@ TEST(Batch, ShardFromTextAndEnvironment) {
   env = {{"SLURM_ARRAY_TASK_ID", "5"}, {"SLURM_ARRAY_TASK_MIN", "4"}, {"SLURM_ARRAY_TASK_COUNT", "2"}};
   EXPECT_EQ(parse_shard("auto", get).index, 1u);
   EXPECT_EQ(parse_shard("auto", get).count, 2u);
+  // --array=0-6:2: tasks 0, 2, 4, 6 are shards 0 to 3 of 4.
+  env = {{"SLURM_ARRAY_TASK_ID", "6"}, {"SLURM_ARRAY_TASK_MIN", "0"}, {"SLURM_ARRAY_TASK_STEP", "2"},
+         {"SLURM_ARRAY_TASK_COUNT", "4"}};
+  EXPECT_EQ(parse_shard("auto", get).index, 3u);
+  EXPECT_EQ(parse_shard("auto", get).count, 4u);
+  env["SLURM_ARRAY_TASK_ID"] = "5";  // not on the step
+  EXPECT_THROW(parse_shard("auto", get), Error);
+  env["SLURM_ARRAY_TASK_ID"] = "4", env["SLURM_ARRAY_TASK_STEP"] = "0";
+  EXPECT_THROW(parse_shard("auto", get), Error);
   env = {{"SLURM_ARRAY_TASK_ID", "2"}, {"SLURM_ARRAY_TASK_COUNT", "2"}};  // ids 0..1 expected
   EXPECT_THROW(parse_shard("auto", get), Error);
   env = {{"SLURM_ARRAY_TASK_ID", "one"}, {"SLURM_ARRAY_TASK_COUNT", "2"}};

@@ -186,4 +186,40 @@ TEST(BatchTextures, ExternalPagesOutsideTheInputRootGoToTextures) {
   EXPECT_EQ(bytes_of(t.path / "out/textures/page-1-a.png"), bytes_of(t.path / "in/base/texpages/page-1-a.png"));
 }
 
+// .gltf outputs: with --external-textures each page once in the output tree, as for .glb;
+// without it, the images beside every .gltf (each folder stands alone, as convert writes it).
+TEST(BatchTextures, GltfOutputsShareThePagesWithExternalTextures) {
+  TempDir t;
+  make_tree(t.path / "in");
+  for (const bool external : {true, false}) {
+    const fs::path out = t.path / (external ? "shared" : "beside");
+    BatchOptions o = glb_batch(t.path / "in", out);
+    o.to = Format::Gltf;
+    o.convert.write.external_textures = external;
+    const BatchResult r = batch(o);
+    EXPECT_EQ(r.texture_pages_written, external ? 3u : 0u);
+    EXPECT_EQ(r.texture_reads, 3u);
+    size_t images = 0;
+    for (const auto& e : fs::recursive_directory_iterator(out)) {
+      const std::string ext = e.path().extension().string();
+      images += e.is_regular_file() && (ext == ".png" || ext == ".jpg");
+    }
+    EXPECT_EQ(images, external ? 3u : 3u + 2u) << out;  // beside: the pages each folder's models use
+    ASSERT_EQ(r.items.size(), size_t(kBaseModels + kMpModels));
+    for (const BatchItem& item : r.items) {
+      ASSERT_EQ(item.status, BatchStatus::Done) << item.input;
+      const nlohmann::json j = nlohmann::json::parse(testutil::slurp(item.output));
+      ASSERT_EQ(j["images"].size(), 1u) << item.output;
+      const std::string uri = j["images"][0]["uri"];
+      const bool mp = item.relative.rfind("mp/", 0) == 0;
+      if (external)
+        EXPECT_EQ(uri.rfind(mp ? "../../base/texpages/page-" : "../texpages/page-", 0), 0u) << uri;
+      else
+        EXPECT_EQ(uri.find('/'), std::string::npos) << uri;
+      EXPECT_TRUE(fs::exists(fs::path(item.output).parent_path() / uri)) << uri;
+    }
+  }
+  EXPECT_EQ(bytes_of(t.path / "shared/base/texpages/page-1-a.png"), bytes_of(t.path / "in/base/texpages/page-1-a.png"));
+}
+
 }  // namespace

@@ -500,7 +500,7 @@ TEST(ViewThumbnail, CropsTheTopLeftAndRefusesEmptyPictures) {
     crop_thumbnail(png, 261, "t.png");
     FAIL() << "a thumbnail larger than the screenshot";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("t.png: error: chromium's screenshot is 300x260, smaller than 261x261"),
+    EXPECT_NE(std::string(e.what()).find("t.png: error: the page's picture is 300x260, smaller than 261x261"),
               std::string::npos)
         << e.what();
   }

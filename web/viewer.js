@@ -1,12 +1,14 @@
 // The page `meshport view` serves (docs/viewer.md): the model as /model.glb, its `info --json`
 // summary as /info.json. window.meshport exposes the state and a few controls to the browser test
-// (tests/viewer/) and to thumbnails (?thumbnail: no panel, one frame, then title "ready").
+// (tests/viewer/) and to thumbnails (?thumbnail: no panel, one frame, then title "ready" and
+// window.meshport.drawn resolved).
 import * as THREE from 'three';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 
 const params = new URLSearchParams(location.search);
 const thumbnail = params.has('thumbnail');
+const pool = thumbnail && params.has('pool');
 if (thumbnail) document.body.classList.add('thumbnail');
 // ?thumbnail=N: an N x N canvas at the top left (Chromium's window has a minimum size; the
 // command crops its screenshot).
@@ -17,6 +19,11 @@ if (thumbnail && thumbnailSize >= 16) {
 }
 const $ = (id) => document.getElementById(id);
 const api = { ready: false, error: null, counts: null, frames: 0 };
+// Resolved once the model has been rendered (a frame with its meshes; what `meshport thumbnail`
+// waits for, no fixed delay), rejected with the page's error.
+let drawn = null;
+api.drawn = new Promise((resolve, reject) => { drawn = { resolve, reject }; });
+api.drawn.catch(() => {});  // the error is also in api.error and on the page
 window.meshport = api;
 
 const container = $('view');
@@ -354,9 +361,9 @@ function counts(gltf) {
   return c;
 }
 
-async function main() {
-  resize();
-  const [info, gltf] = await Promise.all([fetch('/info.json', { cache: 'no-store' }).then((r) => r.json()), loadModel(null)]);
+// Shows a loaded glTF: both sides, blending, team colour masks, a hidden skeleton helper, the
+// camera on its bounds, connector markers, its first animation at its start.
+async function show(gltf) {
   root = gltf.scene;
   scene.add(root);
   showBothSides(root);
@@ -375,6 +382,31 @@ async function main() {
     mixer = new THREE.AnimationMixer(root);
     setAnimation(gltf, 0);
   }
+}
+
+// Removes the shown model and frees what it holds on the GPU (?thumbnail&pool: the next one).
+function unshow() {
+  if (action) action.stop();
+  action = null;
+  mixer = null;
+  if (skeleton) { scene.remove(skeleton); skeleton.dispose(); skeleton = null; }
+  markers = [];
+  if (!root) return;
+  scene.remove(root);
+  root.traverse((o) => {
+    if (o.geometry) o.geometry.dispose();
+    for (const m of o.material ? (Array.isArray(o.material) ? o.material : [o.material]) : []) {
+      for (const v of Object.values(m)) if (v && v.isTexture) v.dispose();
+      m.dispose();
+    }
+  });
+  root = null;
+}
+
+async function main() {
+  resize();
+  const [info, gltf] = await Promise.all([fetch('/info.json', { cache: 'no-store' }).then((r) => r.json()), loadModel(null)]);
+  await show(gltf);
   if (thumbnail) playing = false;
   buildPanel(gltf, info);
   api.counts = counts(gltf);
@@ -420,9 +452,12 @@ async function main() {
     return { width: w, height: h, rgba: btoa(text) };
   };
   api.render = render;
+  // The canvas as a PNG data URL (the drawing buffer is preserved: it holds the last frame).
+  api.png = () => renderer.domElement.toDataURL('image/png');
   $('status').textContent = '';
   render();
   api.ready = true;
+  drawn.resolve({ triangles: renderer.info.render.triangles, calls: renderer.info.render.calls });
   if (thumbnail) document.title = 'ready';
   else requestAnimationFrame(frame);
 }
@@ -434,8 +469,24 @@ if (!thumbnail) {
   setInterval(heartbeat, 5000);
 }
 
-main().catch((e) => {
+// ?thumbnail=SIZE&pool: `meshport thumbnail` draws many models in one page: no model is loaded;
+// window.meshport.draw(base64 .glb) shows one (replacing the last), renders it and resolves to
+// the canvas as a PNG data URL.
+if (pool) {
+  resize();
+  api.draw = async (base64) => {
+    unshow();
+    const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+    const gltf = await new Promise((resolve, reject) => new GLTFLoader().parse(bytes.buffer, '', resolve, reject));
+    await show(gltf);
+    render();
+    return renderer.domElement.toDataURL('image/png');
+  };
+  api.ready = true;
+  drawn.resolve({});
+} else main().catch((e) => {
   api.error = String(e && e.stack || e);
+  drawn.reject(e);
   $('status').textContent = `error: ${e}`;
   console.error(e);
 });

@@ -277,8 +277,8 @@ void attach_animation_files(std::vector<PlannedItem>& items, const BatchOptions&
   items = std::move(kept);
 }
 
-void name_outputs(std::vector<PlannedItem>& items, const BatchOptions& options) {
-  const std::string_view ext = format_info(*options.to).extensions.front();
+void name_outputs(std::vector<PlannedItem>& items, const BatchOptions& options, std::string_view extension) {
+  const std::string_view ext = !extension.empty() ? extension : format_info(*options.to).extensions.front();
   std::map<std::string, size_t> owner;
   for (size_t i = 0; i < items.size(); ++i) {
     PlannedItem& item = items[i];
@@ -295,7 +295,7 @@ void name_outputs(std::vector<PlannedItem>& items, const BatchOptions& options) 
 
 }  // namespace
 
-std::vector<PlannedItem> plan(const BatchOptions& options, unsigned jobs) {
+std::vector<PlannedItem> plan(const BatchOptions& options, unsigned jobs, std::string_view extension) {
   Collector c{options, {}, {}, {}};
   if (options.task == BatchTask::Convert && !options.output_dir.empty()) {
     std::error_code ec;
@@ -307,7 +307,7 @@ std::vector<PlannedItem> plan(const BatchOptions& options, unsigned jobs) {
   });
   if (options.task == BatchTask::Convert) {
     attach_animation_files(c.items, options, jobs);
-    name_outputs(c.items, options);
+    name_outputs(c.items, options, extension);
   }
   return std::move(c.items);
 }

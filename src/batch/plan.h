@@ -22,8 +22,9 @@ struct PlannedItem {
 
 // Every model under `options.inputs`, in path order, with IQM/IQE animation-only files attached
 // to their meshes (which reads those folders' IQM/IQE files once: `jobs` threads) and outputs
-// under `options.output_dir`. Not yet sharded.
-std::vector<PlannedItem> plan(const BatchOptions& options, unsigned jobs);
+// under `options.output_dir` (named with `extension` when given, e.g. ".png" for thumbnails,
+// else with options.to's). Not yet sharded.
+std::vector<PlannedItem> plan(const BatchOptions& options, unsigned jobs, std::string_view extension = {});
 
 // `*` and `?` match within one path component, `[abc]`, `[a-z]`, `[!a]` one character, `**` any
 // number of whole components; '/' separates.

@@ -46,7 +46,14 @@ Shard shard_from_environment(const std::function<const char*(const char*)>& gete
     if (!count) fail("--shard", "auto: SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not");
     const uint32_t min = number_from(getenv, "SLURM_ARRAY_TASK_MIN").value_or(0);
     if (*id < min) fail("--shard", fmt::format("auto: SLURM_ARRAY_TASK_ID {} is below SLURM_ARRAY_TASK_MIN {}", *id, min));
-    return checked(*id - min, *count, "auto (Slurm)");
+    // An array with a step (--array=0-14:2) numbers its tasks min, min + step, ...
+    const uint32_t step = number_from(getenv, "SLURM_ARRAY_TASK_STEP").value_or(1);
+    if (step == 0) fail("--shard", "auto: SLURM_ARRAY_TASK_STEP is 0");
+    if ((*id - min) % step != 0)
+      fail("--shard", fmt::format("auto: SLURM_ARRAY_TASK_ID {} is not SLURM_ARRAY_TASK_MIN {} plus a multiple of "
+                                  "SLURM_ARRAY_TASK_STEP {}: submit the array as a range (0-7, or 0-14:2)",
+                                  *id, min, step));
+    return checked((*id - min) / step, *count, "auto (Slurm)");
   }
   fail("--shard", "auto: neither a Kubernetes Indexed Job (JOB_COMPLETION_INDEX) nor a Slurm job array "
                   "(SLURM_ARRAY_TASK_ID) is in the environment");

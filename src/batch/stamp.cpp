@@ -64,11 +64,14 @@ std::string fingerprint(const BatchOptions& o) {
 }
 
 Stamp update_stamp(const BatchOptions& options) {
+  return update_stamp(options.output_dir, ".meshport-batch", fingerprint(options));
+}
+
+Stamp update_stamp(const std::string& dir, const std::string& name, const std::string& want) {
   std::error_code ec;
-  fs::create_directories(options.output_dir, ec);
-  if (ec) fail(options.output_dir, "cannot create the output folder: " + ec.message());
-  const std::string path = (fs::path(options.output_dir) / ".meshport-batch").string();
-  const std::string want = fingerprint(options);
+  fs::create_directories(dir, ec);
+  if (ec) fail(dir, "cannot create the output folder: " + ec.message());
+  const std::string path = (fs::path(dir) / name).string();
   std::ifstream f(path, std::ios::binary);
   std::stringstream have;
   if (f) have << f.rdbuf();

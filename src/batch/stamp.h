@@ -22,5 +22,8 @@ struct Stamp {
 // same clock tick as the new stamp would otherwise look up to date.) Throws meshport::Error when
 // the folder or stamp cannot be written.
 Stamp update_stamp(const BatchOptions& options);
+// The same for any command writing a tree into `dir` (thumbnails: `.meshport-thumbnail`): the
+// stamp file `dir/name` holds `fingerprint`.
+Stamp update_stamp(const std::string& dir, const std::string& name, const std::string& fingerprint);
 
 }  // namespace meshport::batch_detail

@@ -42,34 +42,44 @@ std::optional<std::array<uint8_t, 3>> parse_colour(std::string_view hex) {
   return c;
 }
 
-Site make_site(const Model& model, Diagnostics* diags) {
+std::string model_glb(const Model& model, Diagnostics* diags) {
+  // The writer's warnings name no file (it writes to memory): they are about the model shown.
+  const size_t before = diags ? diags->items.size() : 0;
+  std::string bytes = glb(model, std::nullopt, diags);
+  if (diags)
+    for (size_t i = before; i < diags->items.size(); ++i)
+      if (diags->items[i].file.empty()) diags->items[i].file = model.title;
+  return bytes;
+}
+
+Site make_page_site() {
   Site site;
-  site.model = &model;
-  site.team_colour = std::any_of(model.scene.materials.begin(), model.scene.materials.end(),
-                                 [](const Material& m) { return !m.team_colour_texture.empty(); });
   for (const EmbeddedFile& f : embedded_files()) {
     Response r;
     r.content_type = std::string(f.content_type);
     r.body = std::string(f.data);
     site.routes.emplace(std::string(f.route), std::move(r));
   }
-  Response model_glb;
-  model_glb.content_type = "model/gltf-binary";
-  // The writer's warnings name no file (it writes to memory): they are about the model shown.
-  const size_t before = diags ? diags->items.size() : 0;
-  model_glb.body = glb(model, std::nullopt, diags);
-  if (diags)
-    for (size_t i = before; i < diags->items.size(); ++i)
-      if (diags->items[i].file.empty()) diags->items[i].file = model.title;
-  site.routes.emplace("/model.glb", std::move(model_glb));
+  Response beat;
+  beat.status = 204;
+  site.routes.emplace("/heartbeat", std::move(beat));
+  return site;
+}
+
+Site make_site(const Model& model, Diagnostics* diags) {
+  Site site = make_page_site();
+  site.model = &model;
+  site.team_colour = std::any_of(model.scene.materials.begin(), model.scene.materials.end(),
+                                 [](const Material& m) { return !m.team_colour_texture.empty(); });
+  Response glb_route;
+  glb_route.content_type = "model/gltf-binary";
+  glb_route.body = model_glb(model, diags);
+  site.routes.emplace("/model.glb", std::move(glb_route));
   Response info;
   info.content_type = "application/json";
   nlohmann::json page = {{"title", model.title}, {"team_colour", site.team_colour}, {"summary", model.summary}};
   info.body = page.dump();
   site.routes.emplace("/info.json", std::move(info));
-  Response beat;
-  beat.status = 204;
-  site.routes.emplace("/heartbeat", std::move(beat));
   return site;
 }
 
@@ -91,10 +101,10 @@ Response respond(const Site& site, const Request& request, uint16_t port, bool* 
   if (route == site.routes.end()) return text(404, "not found");
   if (request.method != "GET" && request.method != "HEAD") return text(405, "only GET");
   if (request.path == "/heartbeat" && heartbeat) *heartbeat = true;
-  // The parameters: /?thumbnail (read by the page), /model.glb?tc=RRGGBB (the team colour to bake,
-  // for models with a mask). Any other is refused.
+  // The parameters: /?thumbnail and /?pool (read by the page), /model.glb?tc=RRGGBB (the team
+  // colour to bake, for models with a mask). Any other is refused.
   for (const auto& [key, value] : request.query) {
-    if (request.path == "/" && key == "thumbnail") continue;
+    if (request.path == "/" && (key == "thumbnail" || key == "pool")) continue;
     if (request.path != "/model.glb" || key != "tc") return text(400, "unknown parameter");
     const auto colour = parse_colour(value);
     if (!colour) return text(400, "tc must be six hexadecimal digits RRGGBB");

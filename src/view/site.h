@@ -60,6 +60,11 @@ struct Site {
 
 // Converts the model to .glb (warnings go to `diags`) and builds the route table.
 Site make_site(const Model& model, Diagnostics* diags = nullptr);
+// The page alone: the embedded files and /heartbeat, no model (`thumbnail`'s pages, `?pool`,
+// are given their models by the DevTools protocol).
+Site make_page_site();
+// The model as the .glb /model.glb serves (warnings without a file name get the model's title).
+std::string model_glb(const Model& model, Diagnostics* diags = nullptr);
 
 // The host names a request may give for a server on 127.0.0.1:port (DNS rebinding defence: a
 // page of another origin resolving its name to 127.0.0.1 sends its own name).

@@ -13,9 +13,9 @@ namespace meshport::view {
 
 std::vector<uint8_t> crop_thumbnail(std::span<const uint8_t> png, uint32_t size, const std::string& name) {
   const image::DecodedImage shot = image::decode_image(png, name, image::ImageLimits{});
-  if (!shot.error.empty()) fail(name, "chromium's screenshot cannot be read: " + shot.error);
+  if (!shot.error.empty()) fail(name, "the page's picture cannot be read: " + shot.error);
   if (shot.pixels.width < size || shot.pixels.height < size)
-    fail(name, fmt::format("chromium's screenshot is {}x{}, smaller than {}x{}", shot.pixels.width, shot.pixels.height,
+    fail(name, fmt::format("the page's picture is {}x{}, smaller than {}x{}", shot.pixels.width, shot.pixels.height,
                            size, size));
   image::Pixels out;
   out.width = out.height = size;

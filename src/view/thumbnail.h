@@ -1,6 +1,6 @@
-// `meshport thumbnail`: Chromium's screenshot cut to the thumbnail (thumbnail.cpp). Chromium's
-// window has a minimum size, so the page draws a size x size canvas at its top left inside a
-// window of at least kMinWindow pixels, and the PNG is cropped afterwards.
+// `meshport thumbnail`: checking the picture a page gave (thumbnail.cpp). The page's canvas is
+// size x size already (thumbnails.cpp reads it in the page); the top-left cut also accepts a
+// larger picture, such as a screenshot of a window larger than the canvas.
 #pragma once
 
 #include <cstdint>
@@ -10,10 +10,8 @@
 
 namespace meshport::view {
 
-inline constexpr uint32_t kMinWindow = 256;
-
-// The top-left size x size pixels of the screenshot `png` as a PNG; throws meshport::Error (naming
-// `name`) when the screenshot cannot be decoded, is smaller, or has nothing drawn (every pixel
+// The top-left size x size pixels of the picture `png` as a PNG; throws meshport::Error (naming
+// `name`) when the picture cannot be decoded, is smaller, or has nothing drawn (every pixel
 // transparent).
 std::vector<uint8_t> crop_thumbnail(std::span<const uint8_t> png, uint32_t size, const std::string& name);
 

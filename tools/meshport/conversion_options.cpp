@@ -109,7 +109,8 @@ void add_conversion_options(CLI::App* cmd, ConversionArgs& a, const std::string&
       ->type_name("[MATERIAL=]FILE")
       ->allow_extra_args(false);
   cmd->add_flag("--external-textures", a.external_textures,
-                    "glTF: write a .glb's images as files beside it instead of embedding them");
+                    "glTF: write a .glb's images as files beside it instead of embedding them; in a batch, each "
+                    "texture page once into the output tree for every .glb and .gltf (docs/batch.md)");
   cmd->add_flag("--compress", a.compress,
                     "glTF: compress vertex, index and animation data losslessly (EXT_meshopt_compression)");
   cmd->add_option("--team-colour", a.team_colour,

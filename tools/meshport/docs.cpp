@@ -134,8 +134,8 @@ std::vector<std::string> format_words(const CLI::Option& o) {
 // other), for the man page's ENVIRONMENT section.
 std::string environment_text() {
   static const std::pair<const char*, const char*> vars[] = {
-      {"SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT, SLURM_ARRAY_TASK_MIN",
-       "batch --shard auto in a Slurm job array: this task converts shard ID - MIN of COUNT."},
+      {"SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT, SLURM_ARRAY_TASK_MIN, SLURM_ARRAY_TASK_STEP",
+       "batch --shard auto in a Slurm job array: this task converts shard (ID - MIN) / STEP of COUNT."},
       {"JOB_COMPLETION_INDEX, MESHPORT_SHARD_COUNT",
        "batch --shard auto in a Kubernetes Indexed Job: shard JOB_COMPLETION_INDEX of MESHPORT_SHARD_COUNT, which "
        "must be set to the Job's completions (Kubernetes does not give the count)."},

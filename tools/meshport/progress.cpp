@@ -30,7 +30,8 @@ std::string counts(const BatchProgress& p) {
   if (p.warned) s += fmt::format(", {} warned", p.warned);
   if (p.seconds > 0 && p.finished > 0) {
     const double rate = double(p.finished) / p.seconds;
-    s += fmt::format(", {:.0f} files/s, ETA {}", rate, duration(double(p.total - p.finished) / rate));
+    // One decimal below 10 files/s (thumbnails draw a few a second: not "0 files/s").
+    s += fmt::format(", {:.{}f} files/s, ETA {}", rate, rate < 10 ? 1 : 0, duration(double(p.total - p.finished) / rate));
   }
   return s;
 }
@@ -82,9 +83,12 @@ void ProgressPrinter::print_item(const BatchItem& item) {
   size_t errors = 0, warnings = 0;
   for (const Diagnostic& d : item.diagnostics)
     if (d.severity != Severity::Note) (d.severity == Severity::Error ? errors : warnings)++;
+  const std::string status = style_.done_word && item.status == BatchStatus::Done
+                                 ? std::string(style_.done_word)
+                                 : std::string(status_name(task_, item.status));
   std::string line = task_ == BatchTask::Convert && !item.output.empty()
-                         ? fmt::format("{} -> {}: {}", item.input, item.output, status_name(task_, item.status))
-                         : fmt::format("{}: {}", item.input, status_name(task_, item.status));
+                         ? fmt::format("{} -> {}: {}", item.input, item.output, status)
+                         : fmt::format("{}: {}", item.input, status);
   if (item.status != BatchStatus::Skipped) line += fmt::format(" ({} errors, {} warnings)", errors, warnings);
   if (!item.note.empty() && (item.status == BatchStatus::Skipped || style_.verbose)) line += " — " + item.note;
   std::FILE* to = style_.status_to_stdout ? stdout : stderr;

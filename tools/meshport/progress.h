@@ -15,6 +15,7 @@ struct ProgressStyle {
   bool quiet = false;     // no diagnostics, only failed files' status lines
   double interval = 5;    // seconds between plain progress lines (0: after every file)
   bool status_to_stdout = false;  // validate: per-file status lines on stdout
+  const char* done_word = nullptr;  // instead of "converted" (thumbnail: "drawn")
 };
 
 class ProgressPrinter {

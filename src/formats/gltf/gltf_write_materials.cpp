@@ -7,6 +7,8 @@
 //   .glb: in the buffer (bufferView + mimeType); with WriteOptions::external_textures, files
 //         beside the output referenced by relative URI;
 //   .gltf: files beside the output, referenced by relative URI;
+//   in a batch with external_textures (.glb and .gltf): a texture file's page written once into
+//   the output tree by WriteOptions::texture_cache, referenced by relative URI;
 //   in memory (write_memory): .glb in the buffer, .gltf as data: URIs.
 // Side-file names are image::image_file_name(file, mime), made unique ("x.png", "x-2.png", any
 // case) and never the name of a different texture this write reads. The team colour mask has no
@@ -249,12 +251,12 @@ int team_coloured(Writer& w, Images& im, const TextureLookup& base, const Textur
   return made.index;
 }
 
-// A batch's .glb with external textures: the page's file, written once into the output tree by
-// the texture cache, as a path relative to the output's folder; empty when the image is not such
-// a page (or the page cannot be written: a warning, and it goes beside the output).
+// A batch's .glb or .gltf with external textures: the page's file, written once into the output
+// tree by the texture cache, as a path relative to the output's folder; empty when the image is
+// not such a page (or the page cannot be written: a warning, and it goes beside the output).
 std::string shared_page_uri(Writer& w, const Entry& e) {
   TextureCache* cache = w.options.texture_cache;
-  if (!cache || !cache->shares_pages() || !e.cached || !w.binary || !w.options.external_textures) return {};
+  if (!cache || !cache->shares_pages() || !e.cached || !w.options.external_textures) return {};
   std::string error;
   const std::string dest = cache->place(e.cached, error);
   if (dest.empty()) {

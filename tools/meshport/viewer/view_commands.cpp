@@ -4,28 +4,19 @@
 #include "../cli_diagnostics.h"
 #include "../conversion_options.h"
 #include "../memory_option.h"
+#include "../progress.h"
 
 #include <meshport/meshport.h>
 
 #include "view/model.h"
 #include "view/server.h"
 #include "view/site.h"
-#include "view/thumbnail.h"
+#include "view/thumbnails.h"
 
 #include <fmt/format.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <algorithm>
-#include <filesystem>
-#include <fstream>
-#include <thread>
-
-#include <csignal>
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace meshport::cli {
 
@@ -72,117 +63,35 @@ int run_assemble(const ViewerArgs& args) {
   return 0;
 }
 
-// Runs chromium headless on `url`, writing a screenshot to `png`; false when it failed or took
-// longer than a minute (then it is killed).
-bool screenshot(const std::string& chromium, const std::string& url, const std::string& png, unsigned size,
-                const std::string& profile) {
-  std::vector<std::string> argv = {chromium,
-                                   "--headless=new",
-                                   "--use-angle=swiftshader",
-                                   "--enable-unsafe-swiftshader",
-                                   "--disable-background-networking",
-                                   "--disable-component-update",
-                                   "--disable-sync",
-                                   "--no-first-run",
-                                   "--hide-scrollbars",
-                                   "--default-background-color=00000000",  // a transparent PNG
-                                   "--user-data-dir=" + profile,
-                                   fmt::format("--window-size={0},{0}", std::max(size, view::kMinWindow)),
-                                   "--virtual-time-budget=20000",
-                                   "--screenshot=" + png,
-                                   url};
-  if (geteuid() == 0) argv.insert(argv.begin() + 1, "--no-sandbox");  // Chromium refuses root otherwise
-  std::vector<char*> cargv;
-  for (std::string& a : argv) cargv.push_back(a.data());
-  cargv.push_back(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0) return false;
-  if (pid == 0) {
-    const int null = open("/dev/null", O_RDWR);
-    if (null >= 0) {
-      dup2(null, 0);
-      dup2(null, 1);
-      dup2(null, 2);
-    }
-    execvp(cargv[0], cargv.data());
-    _exit(127);
-  }
-  int status = 0;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  for (;;) {
-    const pid_t r = waitpid(pid, &status, WNOHANG);
-    if (r == pid) break;
-    if (r < 0) return false;
-    if (std::chrono::steady_clock::now() > deadline) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      return false;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
-
 int run_thumbnail(const ViewerArgs& args) {
-  std::vector<std::vector<std::string>> jobs;
-  if (args.thumbnail_assemble) jobs.push_back(args.thumbnail_files);
-  else
-    for (const std::string& f : args.thumbnail_files) jobs.push_back({f});
-  std::filesystem::create_directories(args.out_dir);
-  const std::string chromium = !args.chromium.empty()                ? args.chromium
-                               : std::getenv("MESHPORT_CHROMIUM") ? std::getenv("MESHPORT_CHROMIUM")
-                                                                    : "chromium";
-  // Chromium's profile, in a fresh temporary folder removed at the end.
-  std::string profile = (std::filesystem::temp_directory_path() / "meshport-thumbnail-XXXXXX").string();
-  if (!mkdtemp(profile.data())) fail(profile, "cannot create a temporary folder for chromium's profile");
-  int failures = 0;
-  for (const auto& files : jobs) {
-    const std::string png = (std::filesystem::path(args.out_dir) /
-                             (std::filesystem::path(files[0]).stem().string() + ".png"))
-                                .string();
-    Diagnostics d;
-    try {
-      const view::Model model = view::load_model(load_options(args, files), &d);
-      const view::Site site = view::make_site(model, &d);
-      view::Server server(site);
-      view::ServeOptions so;
-      so.timeout_seconds = 90;  // the screenshot is killed after 60 s
-      const uint16_t port = server.bind(so);
-      std::thread serving([&server] { server.run(); });
-      std::filesystem::remove(png);
-      const std::string shot = png + ".screenshot.png";
-      const bool ok = screenshot(chromium, fmt::format("http://127.0.0.1:{}/?thumbnail={}", port, args.size), shot,
-                                 args.size, profile);
-      server.stop();
-      serving.join();
-      std::error_code ec;
-      if (!ok || std::filesystem::file_size(shot, ec) == 0 || ec) {
-        std::filesystem::remove(shot, ec);
-        fail(png, fmt::format("chromium ({}) did not write the thumbnail; is Debian's chromium installed? "
-                              "(--chromium PATH or MESHPORT_CHROMIUM name another)",
-                              chromium));
-      }
-      std::vector<uint8_t> bytes;
-      {
-        std::ifstream in(shot, std::ios::binary);
-        bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-      }
-      std::filesystem::remove(shot, ec);
-      const std::vector<uint8_t> cropped = view::crop_thumbnail(bytes, args.size, png);
-      std::ofstream out(png, std::ios::binary);
-      out.write(reinterpret_cast<const char*>(cropped.data()), std::streamsize(cropped.size()));
-      if (!out.flush()) fail(png, "cannot write the thumbnail");
-      if (!args.quiet) print_diagnostics(d);
-      fmt::print("{}\n", png);
-    } catch (const Error& e) {
-      if (!args.quiet) print_diagnostics(d);
-      fmt::print(stderr, "{}\n", e.what());
-      ++failures;
-    }
-  }
-  std::error_code ec;
-  std::filesystem::remove_all(profile, ec);
-  return failures ? 1 : 0;
+  view::ThumbnailOptions o;
+  o.inputs = args.thumbnail_files;
+  o.assemble = args.thumbnail_assemble;
+  o.output_dir = args.out_dir;
+  o.size = args.size;
+  o.jobs = args.jobs;
+  o.force = args.force;
+  o.timeout = args.page_timeout;
+  o.chromium = !args.chromium.empty()                ? args.chromium
+               : std::getenv("MESHPORT_CHROMIUM") ? std::getenv("MESHPORT_CHROMIUM")
+                                                    : "chromium";
+  o.load = load_options(args, {});
+  o.sheet = args.sheet;
+  ProgressStyle style;
+  style.terminal = args.progress == "bar" || (args.progress == "auto" && is_terminal(stderr));
+  style.verbose = args.verbose;
+  style.quiet = args.quiet;
+  style.interval = args.progress == "none" ? 1e300 : 5;
+  style.done_word = "drawn";
+  ProgressPrinter printer(BatchTask::Convert, style, stderr);
+  o.progress = [&](const BatchProgress& p) { printer(p); };
+  const BatchResult r = view::thumbnails(o);
+  printer.finish();
+  const size_t n = r.items.size();
+  fmt::print(stderr, "{} model{}: {} drawn, {} warned, {} failed, {} skipped (up to date) in {:.2f} s{}\n", n,
+             n == 1 ? "" : "s", r.done, r.warned, r.failed, r.skipped, r.seconds,
+             args.sheet.empty() ? "" : "; contact sheet " + args.sheet);
+  return r.exit_code();
 }
 
 }  // namespace
@@ -219,12 +128,30 @@ void add_viewer_commands(CLI::App& app, ViewerArgs& args, const std::string& fro
   common(args.assemble);
 
   args.thumbnail = app.add_subcommand("thumbnail", "Write PNG previews through the viewer page in headless Chromium");
-  args.thumbnail->add_option("files", args.thumbnail_files, "Models (or one unit's parts with --assemble)")->required();
-  args.thumbnail->add_option("-o,--output-dir", args.out_dir, "Folder for the PNGs (named after each model)")->required();
-  args.thumbnail->add_option("--size", args.size, "Width and height in pixels (default 256)")->check(CLI::Range(16, 4096));
-  args.thumbnail->add_flag("--assemble", args.thumbnail_assemble, "The files are one unit's parts: one PNG");
-  args.thumbnail->add_option("--chromium", args.chromium, "Chromium to run (default: $MESHPORT_CHROMIUM, else chromium)");
-  common(args.thumbnail);
+  CLI::App* t = args.thumbnail;
+  t->add_option("inputs", args.thumbnail_files,
+                "Models, folders (searched recursively), globs (*, ?, [..], **), as batch finds them "
+                "(or one unit's parts with --assemble)")
+      ->required();
+  t->add_option("-o,--output-dir", args.out_dir, "Folder for the PNGs: DIR/<path below the input's root>.png")->required();
+  t->add_option("--size", args.size, "Width and height in pixels (default 256)")->check(CLI::Range(16, 4096));
+  t->add_flag("--assemble", args.thumbnail_assemble, "The files are one unit's parts: one PNG");
+  t->add_option("-j,--jobs", args.jobs, "Pages drawing at once in the one Chromium (default 0: one per core)")
+      ->check(CLI::Range(0, 64));
+  t->add_flag("--force", args.force, "Draw every model, even when its PNG is up to date");
+  t->add_option("--timeout", args.page_timeout, "Seconds a page has to draw its model (default 60)")
+      ->check(CLI::PositiveNumber)
+      ->type_name("S");
+  t->add_option("--sheet", args.sheet, "Also write a contact sheet: every thumbnail in a grid, its name under it")
+      ->type_name("FILE.png");
+  t->add_option("--progress", args.progress, "Progress output: auto (a bar on a terminal, else lines), bar, lines, none")
+      ->check(CLI::IsMember({"auto", "bar", "lines", "none"}));
+  t->add_flag("-v,--verbose", args.verbose, "Print a line for every model");
+  t->add_option("--chromium", args.chromium, "Chromium to run (default: $MESHPORT_CHROMIUM, else chromium)");
+  t->footer("One headless Chromium draws every model (SwiftShader WebGL); a PNG newer than its model and than\n"
+            "the folder's .meshport-thumbnail stamp is up to date and skipped. A model that fails is named and\n"
+            "the others are still drawn; exit status 1 then (docs/viewer.md, \"Thumbnails\").");
+  common(t);
 }
 
 bool run_viewer_commands(const ViewerArgs& args, int& exit_code) {

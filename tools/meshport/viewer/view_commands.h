@@ -17,6 +17,12 @@ struct ViewerArgs {
   unsigned port = 0;
   double idle = 30, timeout = 0;
   unsigned size = 256;
+  // thumbnail over trees: pages at once, redraw up-to-date ones, seconds a page has, contact sheet,
+  // progress output (as batch's).
+  unsigned jobs = 0;
+  bool force = false, verbose = false;
+  double page_timeout = 60;
+  std::string sheet, progress = "auto";
   CLI::App* view = nullptr;
   CLI::App* assemble = nullptr;
   CLI::App* thumbnail = nullptr;
