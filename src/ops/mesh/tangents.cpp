@@ -108,10 +108,17 @@ Vec3 default_tangent(Vec3 n) {
 // part, so the result is the sequential one for any count; exceptions reach the caller.
 constexpr size_t kParallelMin = size_t(1) << 15;
 
+// How many parts in_parts cuts [0, n) into.
+size_t part_count(unsigned threads, size_t n) {
+  if (threads <= 1 || n < kParallelMin) return 1;
+  return std::min<size_t>(threads, n / (kParallelMin / 2));
+}
+
+// in_parts with the part's number: fn(part, begin, end), part < part_count(threads, n).
 template <class F>
-void in_parts(unsigned threads, size_t n, F&& fn) {
-  if (threads <= 1 || n < kParallelMin) return fn(size_t(0), n);
-  const size_t parts = std::min<size_t>(threads, n / (kParallelMin / 2));
+void in_numbered_parts(unsigned threads, size_t n, F&& fn) {
+  const size_t parts = part_count(threads, n);
+  if (parts == 1) return fn(size_t(0), size_t(0), n);
   std::vector<std::exception_ptr> errors(parts);
   std::vector<std::thread> pool;
   size_t started = 1;
@@ -119,7 +126,7 @@ void in_parts(unsigned threads, size_t n, F&& fn) {
     try {
       pool.emplace_back([&, p = started] {
         try {
-          fn(n * p / parts, n * (p + 1) / parts);
+          fn(p, n * p / parts, n * (p + 1) / parts);
         } catch (...) {
           errors[p] = std::current_exception();
         }
@@ -129,14 +136,19 @@ void in_parts(unsigned threads, size_t n, F&& fn) {
     }
   }
   try {
-    fn(size_t(0), n / parts);
-    for (size_t p = started; p < parts; ++p) fn(n * p / parts, n * (p + 1) / parts);
+    fn(size_t(0), size_t(0), n / parts);
+    for (size_t p = started; p < parts; ++p) fn(p, n * p / parts, n * (p + 1) / parts);
   } catch (...) {
     errors[0] = std::current_exception();
   }
   for (std::thread& t : pool) t.join();
   for (const std::exception_ptr& e : errors)
     if (e) std::rethrow_exception(e);
+}
+
+template <class F>
+void in_parts(unsigned threads, size_t n, F&& fn) {
+  in_numbered_parts(threads, n, [&](size_t, size_t begin, size_t end) { fn(begin, end); });
 }
 
 // ---- Input ---------------------------------------------------------------------------------
@@ -255,6 +267,8 @@ struct Mikk {
   std::vector<uint8_t> flags;        // per triangle
   std::vector<Vec3> tangent;         // per triangle: unit dP/du
   std::vector<uint32_t> neighbor;    // per corner: triangle across the edge leaving that corner
+  std::vector<uint32_t> start;       // per welded vertex + 1: its corners in `corners` (corners_by_vertex)
+  std::vector<uint32_t> corners;     // the corners of good triangles, by welded vertex, in triangle order
   std::vector<uint32_t> group;       // per corner: its group
   std::vector<Group> groups;
   std::vector<uint32_t> frame;       // per Scene corner: index into groups, kUnset for the default
@@ -334,12 +348,15 @@ void build_faces(const Mesh& mesh, const Input& in, Mikk& m) {
 // A triangle with two corners at the same position takes no part in grouping. When only one
 // half of a quad is degenerate, the good half later fills the quad's missing corner.
 void mark_degenerate(const Input& in, Mikk& m) {
-  m.flags.assign(m.tri_count, 0);
-  for (uint32_t t = 0; t < m.tri_count; ++t) {
-    const uint32_t* v = m.vertex + size_t(t) * 3;
-    if (same_position(in, v[0], v[1]) || same_position(in, v[0], v[2]) || same_position(in, v[1], v[2]))
-      m.flags[t] |= kDegenerate;
-  }
+  m.flags.resize(m.tri_count);
+  in_parts(in.threads, m.tri_count, [&](size_t begin, size_t end) {
+    for (size_t t = begin; t < end; ++t) {
+      const uint32_t* v = m.vertex + t * 3;
+      const bool degenerate =
+          same_position(in, v[0], v[1]) || same_position(in, v[0], v[2]) || same_position(in, v[1], v[2]);
+      m.flags[t] = degenerate ? kDegenerate : 0;
+    }
+  });
   if (!has_quads(m)) return;
   for (uint32_t t = 0; t < m.tri_count; ++t)
     if (m.quad[t] == 1 && ((m.flags[t] ^ m.flags[t + 1]) & kDegenerate)) {
@@ -452,25 +469,45 @@ void sort_bucket(uint64_t* first, uint64_t* last) {
     for (uint64_t* j = i; j > first && j[-1] > j[0]; --j) std::swap(j[-1], j[0]);
 }
 
-// The corners of each welded vertex, in triangle order: corners[start[w] .. start[w + 1]).
-void corners_by_vertex(const Mikk& m, uint32_t vertices, std::vector<uint32_t>& start, std::vector<uint32_t>& corners) {
-  start.assign(size_t(vertices) + 1, 0);
-  for (uint32_t t = 0; t < m.tri_count; ++t)
-    if (good(m, t))
-      for (uint32_t c = 3 * t; c < 3 * t + 3; ++c) ++start[m.welded[c] + 1];
-  for (uint32_t v = 0; v < vertices; ++v) start[v + 1] += start[v];
-  corners.resize(start[vertices]);
-  for (uint32_t t = 0; t < m.tri_count; ++t)
-    if (good(m, t))
-      for (uint32_t c = 3 * t; c < 3 * t + 3; ++c) corners[start[m.welded[c]]++] = c;
-  for (uint32_t v = vertices; v > 0; --v) start[v] = start[v - 1];
-  start[0] = 0;
+// The corners of each welded vertex, in triangle order: corners[start[w] .. start[w + 1]). A
+// counting sort in parts of the triangles: each part counts its corners per vertex, then writes
+// them after those of the parts before it, so the order is the sequential one.
+void corners_by_vertex(const Input& in, Mikk& m) {
+  const uint32_t vertices = in.vertex_count;
+  const size_t parts = part_count(in.threads, m.tri_count);
+  std::vector<std::vector<uint32_t>> count(parts);  // per part and vertex: its corners, then where they go
+  in_numbered_parts(in.threads, m.tri_count, [&](size_t p, size_t begin, size_t end) {
+    std::vector<uint32_t>& n = count[p];
+    n.assign(vertices, 0);
+    for (size_t t = begin; t < end; ++t)
+      if (good(m, uint32_t(t)))
+        for (size_t c = 3 * t; c < 3 * t + 3; ++c) ++n[m.welded[c]];
+  });
+  m.start.resize(size_t(vertices) + 1);
+  uint32_t at = 0;
+  for (uint32_t v = 0; v < vertices; ++v) {
+    m.start[v] = at;
+    for (size_t p = 0; p < parts; ++p) {
+      const uint32_t k = count[p][v];
+      count[p][v] = at;
+      at += k;
+    }
+  }
+  m.start[vertices] = at;
+  m.corners.resize(at);
+  in_numbered_parts(in.threads, m.tri_count, [&](size_t p, size_t begin, size_t end) {
+    std::vector<uint32_t>& next = count[p];
+    for (size_t t = begin; t < end; ++t)
+      if (good(m, uint32_t(t)))
+        for (size_t c = 3 * t; c < 3 * t + 3; ++c) m.corners[next[m.welded[c]]++] = uint32_t(c);
+  });
 }
 
 void build_neighbors(const Input& in, Mikk& m) {
   m.neighbor.assign(size_t(m.tri_count) * 3, kUnset);
-  std::vector<uint32_t> start, corners;
-  corners_by_vertex(m, in.vertex_count, start, corners);
+  corners_by_vertex(in, m);
+  const std::vector<uint32_t>& start = m.start;
+  const std::vector<uint32_t>& corners = m.corners;
   // Per welded vertex lo, the edges whose other end hi is higher: the edge leaving each corner
   // (forward) and the edge arriving at it, which belongs to the previous corner (backward).
   // Runs are independent, so the vertices are shared out.
@@ -505,9 +542,8 @@ void build_neighbors(const Input& in, Mikk& m) {
 // the edge arriving at it), through neighbours around that vertex with the same orientation. A
 // group-with-any triangle takes the orientation of the first group that reaches it. An explicit
 // stack replaces MikkTSpace's recursion (same visiting order, no stack overflow on huge fans).
-void grow_group(Mikk& m, uint32_t gid, std::vector<uint32_t>& stack) {
-  const uint32_t rep = m.groups[gid].vertex;
-  const bool orient = m.groups[gid].orient;
+// `label` is what the corners of the group get (grow_group_at: its seed corner, numbered later).
+void grow_group_at(Mikk& m, uint32_t rep, bool orient, uint32_t label, std::vector<uint32_t>& stack) {
   while (!stack.empty()) {
     const uint32_t t = stack.back();
     stack.pop_back();
@@ -520,13 +556,70 @@ void grow_group(Mikk& m, uint32_t gid, std::vector<uint32_t>& stack) {
         m.group[3 * t + 2] == kUnset)
       flags = uint8_t((flags & ~kOrientPreserving) | (orient ? kOrientPreserving : 0));
     if (bool(flags & kOrientPreserving) != orient) continue;
-    m.group[3 * t + i] = gid;
+    m.group[3 * t + i] = label;
     stack.push_back(m.neighbor[3 * t + prev3(i)]);
     stack.push_back(m.neighbor[3 * t + i]);
   }
 }
 
-void build_groups(Mikk& m) {
+void grow_group(Mikk& m, uint32_t gid, std::vector<uint32_t>& stack) {
+  grow_group_at(m, m.groups[gid].vertex, m.groups[gid].orient, gid, stack);
+}
+
+// Without group-with-any triangles no triangle's orientation changes, and a group reaches only
+// corners of its own welded vertex, which no other vertex's groups touch: the vertices are shared
+// out. Each vertex seeds its groups at its corners in triangle order, as the sequential loop
+// does; a group's corners are labelled with its seed corner, and the groups are then numbered in
+// the order of their seed corners, which is the sequential loop's. False (nothing done) when the
+// mesh has a group-with-any triangle.
+bool build_groups_by_vertex(const Input& in, Mikk& m) {
+  for (uint32_t t = 0; t < m.tri_count; ++t)
+    if (good(m, t) && (m.flags[t] & kGroupWithAny)) return false;
+  const size_t corner_count = size_t(m.tri_count) * 3;
+  m.group.resize(corner_count);
+  in_parts(in.threads, corner_count, [&](size_t begin, size_t end) {
+    std::fill(m.group.begin() + std::ptrdiff_t(begin), m.group.begin() + std::ptrdiff_t(end), kUnset);
+  });
+  in_parts(in.threads, in.vertex_count, [&](size_t begin, size_t end) {
+    std::vector<uint32_t> stack;
+    for (size_t w = begin; w < end; ++w)
+      for (uint32_t k = m.start[w]; k < m.start[w + 1]; ++k) {
+        const uint32_t c = m.corners[k], t = c / 3, i = c % 3;
+        if (m.group[c] != kUnset) continue;
+        m.group[c] = c;
+        stack.push_back(m.neighbor[3 * t + prev3(i)]);
+        stack.push_back(m.neighbor[3 * t + i]);
+        grow_group_at(m, uint32_t(w), bool(m.flags[t] & kOrientPreserving), c, stack);
+      }
+  });
+  // The neighbours are not needed any more: their array maps each seed corner to its group.
+  std::vector<uint32_t> number = std::move(m.neighbor);
+  const size_t parts = part_count(in.threads, corner_count);
+  std::vector<uint32_t> first(parts + 1, 0);
+  in_numbered_parts(in.threads, corner_count, [&](size_t p, size_t begin, size_t end) {
+    uint32_t n = 0;
+    for (size_t c = begin; c < end; ++c) n += m.group[c] == c;
+    first[p + 1] = n;
+  });
+  for (size_t p = 0; p < parts; ++p) first[p + 1] += first[p];
+  m.groups.resize(first[parts]);
+  in_numbered_parts(in.threads, corner_count, [&](size_t p, size_t begin, size_t end) {
+    uint32_t gid = first[p];
+    for (size_t c = begin; c < end; ++c)
+      if (m.group[c] == c) {
+        number[c] = gid;
+        m.groups[gid++] = {m.welded[c], bool(m.flags[c / 3] & kOrientPreserving)};
+      }
+  });
+  in_parts(in.threads, corner_count, [&](size_t begin, size_t end) {
+    for (size_t c = begin; c < end; ++c)
+      if (m.group[c] != kUnset) m.group[c] = number[m.group[c]];
+  });
+  return true;
+}
+
+void build_groups(const Input& in, Mikk& m) {
+  if (in.threads > 1 && build_groups_by_vertex(in, m)) return;
   m.group.assign(size_t(m.tri_count) * 3, kUnset);
   std::vector<uint32_t> stack;
   for (uint32_t t = 0; t < m.tri_count; ++t) {
@@ -576,30 +669,24 @@ float corner_angle(Vec3 n, Vec3 e1, Vec3 e2) {
   return fast_acos(std::clamp(cosine, -1.0f, 1.0f));
 }
 
-// Adds triangle t's contributions to the groups numbered [first, last).
-void accumulate_triangle(const Input& in, Mikk& m, uint32_t t, size_t first, size_t last) {
-  const uint32_t* v = m.vertex + size_t(t) * 3;
-  const Vec3 p[3] = {in.position[v[0]], in.position[v[1]], in.position[v[2]]};
-  for (uint32_t i = 0; i < 3; ++i) {
-    const uint32_t gid = m.group[3 * t + i];
-    if (gid == kUnset || gid < first || gid >= last) continue;
-    const Vec3 n = in.normal[v[i]];
-    const float angle = corner_angle(n, p[next3(i)] - p[i], p[prev3(i)] - p[i]);
-    Group& g = m.groups[gid];
-    g.tangent = g.tangent + project(n, m.tangent[t]) * angle;
-  }
-}
-
-// The groups are shared out: each half walks every triangle in order but adds only into its own
-// groups, so every sum is exactly the sequential one.
+// A group's corners all lie at its welded vertex, so each vertex adds the contributions of its
+// corners (in triangle order) into its own groups: the vertices are shared out, and every sum is
+// the sequential one (over the group's triangles in order).
 void accumulate_groups(const Input& in, Mikk& m) {
+  in_parts(in.threads, in.vertex_count, [&](size_t begin, size_t end) {
+    for (size_t w = begin; w < end; ++w)
+      for (uint32_t k = m.start[w]; k < m.start[w + 1]; ++k) {
+        const uint32_t c = m.corners[k], t = c / 3, i = c % 3;
+        const uint32_t gid = m.group[c];
+        if (gid == kUnset || (m.flags[t] & kGroupWithAny)) continue;
+        const uint32_t* v = m.vertex + size_t(t) * 3;
+        const Vec3 p = in.position[v[i]], n = in.normal[v[i]];
+        const float angle = corner_angle(n, in.position[v[next3(i)]] - p, in.position[v[prev3(i)]] - p);
+        Group& g = m.groups[gid];
+        g.tangent = g.tangent + project(n, m.tangent[t]) * angle;
+      }
+  });
   in_parts(in.threads, m.groups.size(), [&](size_t first, size_t last) {
-    for (uint32_t t = 0; t < m.tri_count; ++t) {
-      if (!good(m, t) || (m.flags[t] & kGroupWithAny)) continue;
-      const uint32_t* g = &m.group[size_t(t) * 3];
-      const bool mine = (g[0] >= first && g[0] < last) || (g[1] >= first && g[1] < last) || (g[2] >= first && g[2] < last);
-      if (mine) accumulate_triangle(in, m, t, first, last);
-    }
     for (size_t g = first; g < last; ++g) m.groups[g].tangent = normalize(m.groups[g].tangent);
   });
 }
@@ -718,25 +805,56 @@ struct SplitKeyHash {
 // old then new, and fills `source` with the original of each new vertex.
 constexpr uint32_t kNoCorner = 0xFFFFFFFEu;
 
+// The frame id of each vertex's first corner (kNoCorner: no corner), found in parts of the
+// corners: each part notes the first corner it has of each vertex; the earliest part's wins.
+std::vector<uint32_t> first_frames(const Mesh& mesh, const Input& in, const Mikk& m) {
+  const uint32_t vertices = in.vertex_count;
+  const size_t corners = size_t(m.tri_count) * 3;
+  const size_t parts = part_count(in.threads, corners);
+  std::vector<uint32_t> first(vertices, kNoCorner);
+  std::vector<std::vector<uint32_t>> later(parts - 1);  // parts after the first: their own first corners
+  in_numbered_parts(in.threads, corners, [&](size_t p, size_t begin, size_t end) {
+    std::vector<uint32_t>& mine = p ? later[p - 1] : first;
+    if (p) mine.assign(vertices, kNoCorner);
+    for (size_t c = begin; c < end; ++c) {
+      uint32_t& f = mine[mesh.triangles[c]];
+      if (f == kNoCorner) f = m.frame[c];
+    }
+  });
+  for (const std::vector<uint32_t>& part : later)
+    in_parts(in.threads, vertices, [&](size_t begin, size_t end) {
+      for (size_t v = begin; v < end; ++v)
+        if (first[v] == kNoCorner) first[v] = part[v];
+    });
+  return first;
+}
+
 std::vector<float> split_vertices(Mesh& mesh, const Input& in, const Mikk& m, std::vector<uint32_t>& source) {
   const uint32_t vertices = in.vertex_count;
-  std::vector<uint32_t> first(vertices, kNoCorner);  // frame id of the vertex's first corner
+  const std::vector<uint32_t> first = first_frames(mesh, in, m);  // frame id of the vertex's first corner
+  // The corners whose frame differs from their vertex's first, found in parts, in corner order.
+  const size_t corners = size_t(m.tri_count) * 3;
+  std::vector<std::vector<uint32_t>> differ(part_count(in.threads, corners));
+  in_numbered_parts(in.threads, corners, [&](size_t p, size_t begin, size_t end) {
+    for (size_t c = begin; c < end; ++c) {
+      const uint32_t v = mesh.triangles[c];
+      if (m.frame[c] != first[v] && !(frame_at(m, m.frame[c], in.normal[v]) == frame_at(m, first[v], in.normal[v])))
+        differ[p].push_back(uint32_t(c));
+    }
+  });
   std::vector<Frame> extra;
   std::unordered_map<SplitKey, uint32_t, SplitKeyHash> copies;
-  for (uint32_t c = 0; c < m.tri_count * 3; ++c) {
-    const uint32_t v = mesh.triangles[c];
-    const uint32_t id = m.frame[c];
-    if (first[v] == kNoCorner) first[v] = id;
-    if (first[v] == id) continue;
-    const Frame f = frame_at(m, id, in.normal[v]);
-    if (frame_at(m, first[v], in.normal[v]) == f) continue;
-    auto [it, made] = copies.try_emplace(SplitKey{v, f}, uint32_t(vertices + source.size()));
-    if (made) {
-      source.push_back(v);
-      extra.push_back(f);
+  for (const std::vector<uint32_t>& part : differ)
+    for (const uint32_t c : part) {
+      const uint32_t v = mesh.triangles[c];
+      const Frame f = frame_at(m, m.frame[c], in.normal[v]);
+      auto [it, made] = copies.try_emplace(SplitKey{v, f}, uint32_t(vertices + source.size()));
+      if (made) {
+        source.push_back(v);
+        extra.push_back(f);
+      }
+      mesh.triangles[c] = it->second;
     }
-    mesh.triangles[c] = it->second;
-  }
   std::vector<float> out((size_t(vertices) + extra.size()) * 4);
   in_parts(in.threads, vertices, [&](size_t begin, size_t end) {
     for (size_t v = begin; v < end; ++v) {
@@ -762,10 +880,11 @@ void tangent_mesh(Mesh& mesh, unsigned threads) {
       for (size_t c = begin; c < end; ++c) m.welded[c] = welded[m.vertex[c]];
     });
   }
+ 
   mark_degenerate(in, m);
   init_triangles(in, m);
   build_neighbors(in, m);
-  build_groups(m);
+  build_groups(in, m);
   accumulate_groups(in, m);
   write_frames(m);
   degen_epilogue(mesh, in, m);
@@ -786,7 +905,9 @@ void tangent_mesh(Mesh& mesh, unsigned threads) {
   stream.format = ComponentType::Float;
   stream.source_size = 4;
   stream.components = 4;
+ 
   stream.data = split_vertices(mesh, in, m, source);
+ 
   if (!source.empty()) {
     std::vector<uint32_t> all(size_t(in.vertex_count) + source.size());
     for (uint32_t v = 0; v < in.vertex_count; ++v) all[v] = v;
@@ -794,6 +915,7 @@ void tangent_mesh(Mesh& mesh, unsigned threads) {
     ops::gather_vertices(mesh, all);
   }
   mesh.streams.insert(mesh.streams.begin() + std::ptrdiff_t(at), std::move(stream));
+ 
 }
 
 bool wants_tangents(const Mesh& mesh, const TangentOptions& options) {
