@@ -886,6 +886,8 @@ void tangent_mesh(Mesh& mesh, unsigned threads) {
   build_neighbors(in, m);
   build_groups(in, m);
   accumulate_groups(in, m);
+  m.start = {};  // the corners by vertex are not needed any more
+  m.corners = {};
   write_frames(m);
   degen_epilogue(mesh, in, m);
   fill_quad_repeats(m);
