@@ -55,10 +55,12 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <exception>
 #include <system_error>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "core/math.h"
@@ -151,15 +153,39 @@ void in_parts(unsigned threads, size_t n, F&& fn) {
   in_numbered_parts(threads, n, [&](size_t, size_t begin, size_t end) { fn(begin, end); });
 }
 
+// Arrays that are written in full (often in parts, on threads) right after they are sized:
+// resize() leaves their elements uninitialised instead of zero-filling them, so each page is
+// first touched (and cleared by the system) by the thread that writes it, not by a memset on the
+// calling thread before the parts start.
+template <class T>
+struct UninitAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = UninitAllocator<U>;
+  };
+  UninitAllocator() = default;
+  template <class U>
+  UninitAllocator(const UninitAllocator<U>&) noexcept {}
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    if constexpr (sizeof...(Args) == 0)
+      ::new (static_cast<void*>(p)) U;
+    else
+      ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+template <class T>
+using Filled = std::vector<T, UninitAllocator<T>>;
+
 // ---- Input ---------------------------------------------------------------------------------
 
 struct Input {
   uint32_t vertex_count = 0;
   unsigned threads = 1;             // for in_parts
-  std::vector<Vec3> position;
-  std::vector<Vec3> normal;         // normalised, for projections
-  std::vector<float> texcoord;      // u, -v per vertex: MikkTSpace's (Blender's) v axis
-  std::vector<uint32_t> key;        // 8 canonical words per vertex: position, normal, u, v
+  Filled<Vec3> position;
+  Filled<Vec3> normal;              // normalised, for projections
+  Filled<float> texcoord;           // u, -v per vertex: MikkTSpace's (Blender's) v axis
+  Filled<uint32_t> key;             // 8 canonical words per vertex: position, normal, u, v
 };
 
 // Component c of vertex v of a stream, 0 past its components.
@@ -206,12 +232,12 @@ bool same_position(const Input& in, uint32_t a, uint32_t b) {
 // ---- Step: weld (GenerateSharedVerticesIndexList) ------------------------------------------
 // welded[v] = the first vertex whose position, normal and texcoord equal v's. A hash table with
 // linear probing over the 8 canonical words.
-std::vector<uint32_t> weld_vertices(const Input& in) {
+Filled<uint32_t> weld_vertices(const Input& in) {
   const uint32_t n = in.vertex_count;
   int bits = 1;
   while ((size_t(1) << bits) < size_t(n) * 2) ++bits;
   const size_t mask = (size_t(1) << bits) - 1;
-  std::vector<uint32_t> home(n);  // each vertex's first table slot
+  Filled<uint32_t> home(n);  // each vertex's first table slot
   in_parts(in.threads, n, [&](size_t begin, size_t end) {
     for (size_t v = begin; v < end; ++v) {
       const uint32_t* k = &in.key[v * 8];
@@ -221,7 +247,7 @@ std::vector<uint32_t> weld_vertices(const Input& in) {
     }
   });
   std::vector<uint32_t> table(mask + 1, kUnset);
-  std::vector<uint32_t> welded(n);
+  Filled<uint32_t> welded(n);
   constexpr uint32_t kAhead = 16;  // the table is large: fetch slots before they are needed
   for (uint32_t v = 0; v < n; ++v) {
     if (v + kAhead < n) __builtin_prefetch(&table[home[v + kAhead]]);
@@ -263,15 +289,15 @@ struct Mikk {
   std::vector<uint32_t> slot;        // per corner, when the mesh has quads (else the corner itself)
   std::vector<uint8_t> face_vertex;  // per corner, when the mesh has quads: corner of its face 0..3
   std::vector<uint8_t> quad;         // per triangle, when the mesh has quads: 0 own face, 1 first / 2 second half
-  std::vector<uint32_t> welded;      // per corner: welded vertex
+  Filled<uint32_t> welded;           // per corner: welded vertex
   std::vector<uint8_t> flags;        // per triangle
   std::vector<Vec3> tangent;         // per triangle: unit dP/du
   std::vector<uint32_t> neighbor;    // per corner: triangle across the edge leaving that corner
-  std::vector<uint32_t> start;       // per welded vertex + 1: its corners in `corners` (corners_by_vertex)
-  std::vector<uint32_t> corners;     // the corners of good triangles, by welded vertex, in triangle order
-  std::vector<uint32_t> group;       // per corner: its group
+  Filled<uint32_t> start;            // per welded vertex + 1: its corners in `corners` (corners_by_vertex)
+  Filled<uint32_t> corners;          // the corners of good triangles, by welded vertex, in triangle order
+  Filled<uint32_t> group;            // per corner: its group
   std::vector<Group> groups;
-  std::vector<uint32_t> frame;       // per Scene corner: index into groups, kUnset for the default
+  Filled<uint32_t> frame;            // per Scene corner: index into groups, kUnset for the default
 };
 
 bool has_quads(const Mikk& m) { return !m.quad.empty(); }
@@ -506,8 +532,8 @@ void corners_by_vertex(const Input& in, Mikk& m) {
 void build_neighbors(const Input& in, Mikk& m) {
   m.neighbor.assign(size_t(m.tri_count) * 3, kUnset);
   corners_by_vertex(in, m);
-  const std::vector<uint32_t>& start = m.start;
-  const std::vector<uint32_t>& corners = m.corners;
+  const Filled<uint32_t>& start = m.start;
+  const Filled<uint32_t>& corners = m.corners;
   // Per welded vertex lo, the edges whose other end hi is higher: the edge leaving each corner
   // (forward) and the edge arriving at it, which belongs to the previous corner (backward).
   // Runs are independent, so the vertices are shared out.
@@ -874,7 +900,7 @@ void tangent_mesh(Mesh& mesh, unsigned threads) {
   Mikk m;
   build_faces(mesh, in, m);
   {
-    const std::vector<uint32_t> welded = weld_vertices(in);
+    const Filled<uint32_t> welded = weld_vertices(in);
     m.welded.resize(size_t(m.tri_count) * 3);
     in_parts(in.threads, m.welded.size(), [&](size_t begin, size_t end) {
       for (size_t c = begin; c < end; ++c) m.welded[c] = welded[m.vertex[c]];
