@@ -55,8 +55,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <memory>
 #include <exception>
+#include <memory>
 #include <system_error>
 #include <thread>
 #include <unordered_map>
