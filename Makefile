@@ -57,7 +57,7 @@ build-asan: deps $(ASAN_BUILD)/CMakeCache.txt
 # Compiled at -O1 with line tables only, with precompiled headers, to keep CI short. The normal
 # (GCC) build compiles every library source without them, so a source missing an #include is
 # still found.
-TSAN_TESTS = test_batch.cpp;test_batch_cli.cpp;test_batch_textures.cpp;test_iqe_parallel.cpp;test_ops_tangents.cpp;test_ops_bounds.cpp;test_iqm.cpp;test_modes.cpp;test_modedef_defaults.cpp
+TSAN_TESTS = test_batch.cpp;test_batch_cli.cpp;test_batch_textures.cpp;test_iqe_parallel.cpp;test_ops_tangents.cpp;test_onemesh_threads.cpp;test_ops_bounds.cpp;test_iqm.cpp;test_modes.cpp;test_modedef_defaults.cpp
 $(TSAN_BUILD)/CMakeCache.txt: | web-deps
 	CC=clang-14 CXX=clang++-14 cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DMESHPORT_TSAN=ON \

@@ -219,8 +219,11 @@ struct Summary {
   std::vector<SceneEntry> scenes;
 };
 
-// The numbers of `scene`, read as `format`.
-Summary summarize(const Scene& scene, Format format);
+// The numbers of `scene`, read as `format`. Each animation's bounds (AnimationSummary::bounds)
+// skin every vertex in every frame, the most of the work on a large model; to_json() shows them
+// and to_text() does not, so `meshport info` without --json asks for none
+// (animation_bounds = false leaves them unset).
+Summary summarize(const Scene& scene, Format format, bool animation_bounds = true);
 
 // `meshport info --json`: one object (floats as their shortest decimal form; README, The CLI).
 nlohmann::json to_json(const Summary& summary);

@@ -91,10 +91,10 @@ AnimationSummary summarize_animation(const Animation& a) {
   return r;
 }
 
-// Each animation with its skinned bounds over all its frames.
-std::vector<AnimationSummary> summarize_animations(const Scene& s) {
+// Each animation, with its skinned bounds over all its frames when `bounds` is set.
+std::vector<AnimationSummary> summarize_animations(const Scene& s, bool bounds) {
   std::vector<AnimationSummary> out;
-  const std::vector<FrameBounds> frames = s.animations.empty() ? std::vector<FrameBounds>() : frame_bounds(s);
+  const std::vector<FrameBounds> frames = s.animations.empty() || !bounds ? std::vector<FrameBounds>() : frame_bounds(s);
   size_t next = 0;
   for (const auto& a : s.animations) {
     AnimationSummary r = summarize_animation(a);
@@ -196,7 +196,7 @@ void attachments_text(const Summary& s, std::string& out) {
 
 }  // namespace
 
-Summary summarize(const Scene& scene, Format format) {
+Summary summarize(const Scene& scene, Format format, bool animation_bounds) {
   Summary r;
   r.format = format;
   for (const auto& m : scene.meshes) {
@@ -205,7 +205,7 @@ Summary summarize(const Scene& scene, Format format) {
     r.triangles += r.meshes.back().triangles;
   }
   r.joints = scene.joints.size();
-  r.animations = summarize_animations(scene);
+  r.animations = summarize_animations(scene, animation_bounds);
   r.bounds = scene_bounds(scene);
   for (const auto& m : scene.materials) r.materials.push_back(m.name);
   r.comment_bytes = scene.comment.size();

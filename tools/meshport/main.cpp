@@ -295,7 +295,8 @@ int main(int argc, char** argv) {
       o.scenes = &scenes;
       Diagnostics d;
       Scene s = read(info_path, o, &d);
-      Summary summary = summarize(s, o.format ? *o.format : *format_from_path(info_path));
+      // The text shows no animation bounds: they are skinned only for --json.
+      Summary summary = summarize(s, o.format ? *o.format : *format_from_path(info_path), info_as_json);
       summary.scenes = std::move(scenes);
       summary.file = info_path;
       TextureSearch search;

@@ -56,9 +56,11 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <system_error>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "core/math.h"
@@ -108,10 +110,17 @@ Vec3 default_tangent(Vec3 n) {
 // part, so the result is the sequential one for any count; exceptions reach the caller.
 constexpr size_t kParallelMin = size_t(1) << 15;
 
+// How many parts in_parts cuts [0, n) into.
+size_t part_count(unsigned threads, size_t n) {
+  if (threads <= 1 || n < kParallelMin) return 1;
+  return std::min<size_t>(threads, n / (kParallelMin / 2));
+}
+
+// in_parts with the part's number: fn(part, begin, end), part < part_count(threads, n).
 template <class F>
-void in_parts(unsigned threads, size_t n, F&& fn) {
-  if (threads <= 1 || n < kParallelMin) return fn(size_t(0), n);
-  const size_t parts = std::min<size_t>(threads, n / (kParallelMin / 2));
+void in_numbered_parts(unsigned threads, size_t n, F&& fn) {
+  const size_t parts = part_count(threads, n);
+  if (parts == 1) return fn(size_t(0), size_t(0), n);
   std::vector<std::exception_ptr> errors(parts);
   std::vector<std::thread> pool;
   size_t started = 1;
@@ -119,7 +128,7 @@ void in_parts(unsigned threads, size_t n, F&& fn) {
     try {
       pool.emplace_back([&, p = started] {
         try {
-          fn(n * p / parts, n * (p + 1) / parts);
+          fn(p, n * p / parts, n * (p + 1) / parts);
         } catch (...) {
           errors[p] = std::current_exception();
         }
@@ -129,8 +138,8 @@ void in_parts(unsigned threads, size_t n, F&& fn) {
     }
   }
   try {
-    fn(size_t(0), n / parts);
-    for (size_t p = started; p < parts; ++p) fn(n * p / parts, n * (p + 1) / parts);
+    fn(size_t(0), size_t(0), n / parts);
+    for (size_t p = started; p < parts; ++p) fn(p, n * p / parts, n * (p + 1) / parts);
   } catch (...) {
     errors[0] = std::current_exception();
   }
@@ -139,15 +148,44 @@ void in_parts(unsigned threads, size_t n, F&& fn) {
     if (e) std::rethrow_exception(e);
 }
 
+template <class F>
+void in_parts(unsigned threads, size_t n, F&& fn) {
+  in_numbered_parts(threads, n, [&](size_t, size_t begin, size_t end) { fn(begin, end); });
+}
+
+// Arrays that are written in full (often in parts, on threads) right after they are sized:
+// resize() leaves their elements uninitialised instead of zero-filling them, so each page is
+// first touched (and cleared by the system) by the thread that writes it, not by a memset on the
+// calling thread before the parts start.
+template <class T>
+struct UninitAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = UninitAllocator<U>;
+  };
+  UninitAllocator() = default;
+  template <class U>
+  UninitAllocator(const UninitAllocator<U>&) noexcept {}
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    if constexpr (sizeof...(Args) == 0)
+      ::new (static_cast<void*>(p)) U;
+    else
+      ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+template <class T>
+using Filled = std::vector<T, UninitAllocator<T>>;
+
 // ---- Input ---------------------------------------------------------------------------------
 
 struct Input {
   uint32_t vertex_count = 0;
   unsigned threads = 1;             // for in_parts
-  std::vector<Vec3> position;
-  std::vector<Vec3> normal;         // normalised, for projections
-  std::vector<float> texcoord;      // u, -v per vertex: MikkTSpace's (Blender's) v axis
-  std::vector<uint32_t> key;        // 8 canonical words per vertex: position, normal, u, v
+  Filled<Vec3> position;
+  Filled<Vec3> normal;              // normalised, for projections
+  Filled<float> texcoord;           // u, -v per vertex: MikkTSpace's (Blender's) v axis
+  Filled<uint32_t> key;             // 8 canonical words per vertex: position, normal, u, v
 };
 
 // Component c of vertex v of a stream, 0 past its components.
@@ -194,12 +232,12 @@ bool same_position(const Input& in, uint32_t a, uint32_t b) {
 // ---- Step: weld (GenerateSharedVerticesIndexList) ------------------------------------------
 // welded[v] = the first vertex whose position, normal and texcoord equal v's. A hash table with
 // linear probing over the 8 canonical words.
-std::vector<uint32_t> weld_vertices(const Input& in) {
+Filled<uint32_t> weld_vertices(const Input& in) {
   const uint32_t n = in.vertex_count;
   int bits = 1;
   while ((size_t(1) << bits) < size_t(n) * 2) ++bits;
   const size_t mask = (size_t(1) << bits) - 1;
-  std::vector<uint32_t> home(n);  // each vertex's first table slot
+  Filled<uint32_t> home(n);  // each vertex's first table slot
   in_parts(in.threads, n, [&](size_t begin, size_t end) {
     for (size_t v = begin; v < end; ++v) {
       const uint32_t* k = &in.key[v * 8];
@@ -209,7 +247,7 @@ std::vector<uint32_t> weld_vertices(const Input& in) {
     }
   });
   std::vector<uint32_t> table(mask + 1, kUnset);
-  std::vector<uint32_t> welded(n);
+  Filled<uint32_t> welded(n);
   constexpr uint32_t kAhead = 16;  // the table is large: fetch slots before they are needed
   for (uint32_t v = 0; v < n; ++v) {
     if (v + kAhead < n) __builtin_prefetch(&table[home[v + kAhead]]);
@@ -251,13 +289,15 @@ struct Mikk {
   std::vector<uint32_t> slot;        // per corner, when the mesh has quads (else the corner itself)
   std::vector<uint8_t> face_vertex;  // per corner, when the mesh has quads: corner of its face 0..3
   std::vector<uint8_t> quad;         // per triangle, when the mesh has quads: 0 own face, 1 first / 2 second half
-  std::vector<uint32_t> welded;      // per corner: welded vertex
+  Filled<uint32_t> welded;           // per corner: welded vertex
   std::vector<uint8_t> flags;        // per triangle
   std::vector<Vec3> tangent;         // per triangle: unit dP/du
   std::vector<uint32_t> neighbor;    // per corner: triangle across the edge leaving that corner
-  std::vector<uint32_t> group;       // per corner: its group
+  Filled<uint32_t> start;            // per welded vertex + 1: its corners in `corners` (corners_by_vertex)
+  Filled<uint32_t> corners;          // the corners of good triangles, by welded vertex, in triangle order
+  Filled<uint32_t> group;            // per corner: its group
   std::vector<Group> groups;
-  std::vector<uint32_t> frame;       // per Scene corner: index into groups, kUnset for the default
+  Filled<uint32_t> frame;            // per Scene corner: index into groups, kUnset for the default
 };
 
 bool has_quads(const Mikk& m) { return !m.quad.empty(); }
@@ -334,12 +374,15 @@ void build_faces(const Mesh& mesh, const Input& in, Mikk& m) {
 // A triangle with two corners at the same position takes no part in grouping. When only one
 // half of a quad is degenerate, the good half later fills the quad's missing corner.
 void mark_degenerate(const Input& in, Mikk& m) {
-  m.flags.assign(m.tri_count, 0);
-  for (uint32_t t = 0; t < m.tri_count; ++t) {
-    const uint32_t* v = m.vertex + size_t(t) * 3;
-    if (same_position(in, v[0], v[1]) || same_position(in, v[0], v[2]) || same_position(in, v[1], v[2]))
-      m.flags[t] |= kDegenerate;
-  }
+  m.flags.resize(m.tri_count);
+  in_parts(in.threads, m.tri_count, [&](size_t begin, size_t end) {
+    for (size_t t = begin; t < end; ++t) {
+      const uint32_t* v = m.vertex + t * 3;
+      const bool degenerate =
+          same_position(in, v[0], v[1]) || same_position(in, v[0], v[2]) || same_position(in, v[1], v[2]);
+      m.flags[t] = degenerate ? kDegenerate : 0;
+    }
+  });
   if (!has_quads(m)) return;
   for (uint32_t t = 0; t < m.tri_count; ++t)
     if (m.quad[t] == 1 && ((m.flags[t] ^ m.flags[t + 1]) & kDegenerate)) {
@@ -452,25 +495,45 @@ void sort_bucket(uint64_t* first, uint64_t* last) {
     for (uint64_t* j = i; j > first && j[-1] > j[0]; --j) std::swap(j[-1], j[0]);
 }
 
-// The corners of each welded vertex, in triangle order: corners[start[w] .. start[w + 1]).
-void corners_by_vertex(const Mikk& m, uint32_t vertices, std::vector<uint32_t>& start, std::vector<uint32_t>& corners) {
-  start.assign(size_t(vertices) + 1, 0);
-  for (uint32_t t = 0; t < m.tri_count; ++t)
-    if (good(m, t))
-      for (uint32_t c = 3 * t; c < 3 * t + 3; ++c) ++start[m.welded[c] + 1];
-  for (uint32_t v = 0; v < vertices; ++v) start[v + 1] += start[v];
-  corners.resize(start[vertices]);
-  for (uint32_t t = 0; t < m.tri_count; ++t)
-    if (good(m, t))
-      for (uint32_t c = 3 * t; c < 3 * t + 3; ++c) corners[start[m.welded[c]]++] = c;
-  for (uint32_t v = vertices; v > 0; --v) start[v] = start[v - 1];
-  start[0] = 0;
+// The corners of each welded vertex, in triangle order: corners[start[w] .. start[w + 1]). A
+// counting sort in parts of the triangles: each part counts its corners per vertex, then writes
+// them after those of the parts before it, so the order is the sequential one.
+void corners_by_vertex(const Input& in, Mikk& m) {
+  const uint32_t vertices = in.vertex_count;
+  const size_t parts = part_count(in.threads, m.tri_count);
+  std::vector<std::vector<uint32_t>> count(parts);  // per part and vertex: its corners, then where they go
+  in_numbered_parts(in.threads, m.tri_count, [&](size_t p, size_t begin, size_t end) {
+    std::vector<uint32_t>& n = count[p];
+    n.assign(vertices, 0);
+    for (size_t t = begin; t < end; ++t)
+      if (good(m, uint32_t(t)))
+        for (size_t c = 3 * t; c < 3 * t + 3; ++c) ++n[m.welded[c]];
+  });
+  m.start.resize(size_t(vertices) + 1);
+  uint32_t at = 0;
+  for (uint32_t v = 0; v < vertices; ++v) {
+    m.start[v] = at;
+    for (size_t p = 0; p < parts; ++p) {
+      const uint32_t k = count[p][v];
+      count[p][v] = at;
+      at += k;
+    }
+  }
+  m.start[vertices] = at;
+  m.corners.resize(at);
+  in_numbered_parts(in.threads, m.tri_count, [&](size_t p, size_t begin, size_t end) {
+    std::vector<uint32_t>& next = count[p];
+    for (size_t t = begin; t < end; ++t)
+      if (good(m, uint32_t(t)))
+        for (size_t c = 3 * t; c < 3 * t + 3; ++c) m.corners[next[m.welded[c]]++] = uint32_t(c);
+  });
 }
 
 void build_neighbors(const Input& in, Mikk& m) {
   m.neighbor.assign(size_t(m.tri_count) * 3, kUnset);
-  std::vector<uint32_t> start, corners;
-  corners_by_vertex(m, in.vertex_count, start, corners);
+  corners_by_vertex(in, m);
+  const Filled<uint32_t>& start = m.start;
+  const Filled<uint32_t>& corners = m.corners;
   // Per welded vertex lo, the edges whose other end hi is higher: the edge leaving each corner
   // (forward) and the edge arriving at it, which belongs to the previous corner (backward).
   // Runs are independent, so the vertices are shared out.
@@ -505,9 +568,8 @@ void build_neighbors(const Input& in, Mikk& m) {
 // the edge arriving at it), through neighbours around that vertex with the same orientation. A
 // group-with-any triangle takes the orientation of the first group that reaches it. An explicit
 // stack replaces MikkTSpace's recursion (same visiting order, no stack overflow on huge fans).
-void grow_group(Mikk& m, uint32_t gid, std::vector<uint32_t>& stack) {
-  const uint32_t rep = m.groups[gid].vertex;
-  const bool orient = m.groups[gid].orient;
+// `label` is what the corners of the group get (grow_group_at: its seed corner, numbered later).
+void grow_group_at(Mikk& m, uint32_t rep, bool orient, uint32_t label, std::vector<uint32_t>& stack) {
   while (!stack.empty()) {
     const uint32_t t = stack.back();
     stack.pop_back();
@@ -520,13 +582,70 @@ void grow_group(Mikk& m, uint32_t gid, std::vector<uint32_t>& stack) {
         m.group[3 * t + 2] == kUnset)
       flags = uint8_t((flags & ~kOrientPreserving) | (orient ? kOrientPreserving : 0));
     if (bool(flags & kOrientPreserving) != orient) continue;
-    m.group[3 * t + i] = gid;
+    m.group[3 * t + i] = label;
     stack.push_back(m.neighbor[3 * t + prev3(i)]);
     stack.push_back(m.neighbor[3 * t + i]);
   }
 }
 
-void build_groups(Mikk& m) {
+void grow_group(Mikk& m, uint32_t gid, std::vector<uint32_t>& stack) {
+  grow_group_at(m, m.groups[gid].vertex, m.groups[gid].orient, gid, stack);
+}
+
+// Without group-with-any triangles no triangle's orientation changes, and a group reaches only
+// corners of its own welded vertex, which no other vertex's groups touch: the vertices are shared
+// out. Each vertex seeds its groups at its corners in triangle order, as the sequential loop
+// does; a group's corners are labelled with its seed corner, and the groups are then numbered in
+// the order of their seed corners, which is the sequential loop's. False (nothing done) when the
+// mesh has a group-with-any triangle.
+bool build_groups_by_vertex(const Input& in, Mikk& m) {
+  for (uint32_t t = 0; t < m.tri_count; ++t)
+    if (good(m, t) && (m.flags[t] & kGroupWithAny)) return false;
+  const size_t corner_count = size_t(m.tri_count) * 3;
+  m.group.resize(corner_count);
+  in_parts(in.threads, corner_count, [&](size_t begin, size_t end) {
+    std::fill(m.group.begin() + std::ptrdiff_t(begin), m.group.begin() + std::ptrdiff_t(end), kUnset);
+  });
+  in_parts(in.threads, in.vertex_count, [&](size_t begin, size_t end) {
+    std::vector<uint32_t> stack;
+    for (size_t w = begin; w < end; ++w)
+      for (uint32_t k = m.start[w]; k < m.start[w + 1]; ++k) {
+        const uint32_t c = m.corners[k], t = c / 3, i = c % 3;
+        if (m.group[c] != kUnset) continue;
+        m.group[c] = c;
+        stack.push_back(m.neighbor[3 * t + prev3(i)]);
+        stack.push_back(m.neighbor[3 * t + i]);
+        grow_group_at(m, uint32_t(w), bool(m.flags[t] & kOrientPreserving), c, stack);
+      }
+  });
+  // The neighbours are not needed any more: their array maps each seed corner to its group.
+  std::vector<uint32_t> number = std::move(m.neighbor);
+  const size_t parts = part_count(in.threads, corner_count);
+  std::vector<uint32_t> first(parts + 1, 0);
+  in_numbered_parts(in.threads, corner_count, [&](size_t p, size_t begin, size_t end) {
+    uint32_t n = 0;
+    for (size_t c = begin; c < end; ++c) n += m.group[c] == c;
+    first[p + 1] = n;
+  });
+  for (size_t p = 0; p < parts; ++p) first[p + 1] += first[p];
+  m.groups.resize(first[parts]);
+  in_numbered_parts(in.threads, corner_count, [&](size_t p, size_t begin, size_t end) {
+    uint32_t gid = first[p];
+    for (size_t c = begin; c < end; ++c)
+      if (m.group[c] == c) {
+        number[c] = gid;
+        m.groups[gid++] = {m.welded[c], bool(m.flags[c / 3] & kOrientPreserving)};
+      }
+  });
+  in_parts(in.threads, corner_count, [&](size_t begin, size_t end) {
+    for (size_t c = begin; c < end; ++c)
+      if (m.group[c] != kUnset) m.group[c] = number[m.group[c]];
+  });
+  return true;
+}
+
+void build_groups(const Input& in, Mikk& m) {
+  if (in.threads > 1 && build_groups_by_vertex(in, m)) return;
   m.group.assign(size_t(m.tri_count) * 3, kUnset);
   std::vector<uint32_t> stack;
   for (uint32_t t = 0; t < m.tri_count; ++t) {
@@ -591,7 +710,9 @@ void accumulate_triangle(const Input& in, Mikk& m, uint32_t t, size_t first, siz
 }
 
 // The groups are shared out: each half walks every triangle in order but adds only into its own
-// groups, so every sum is exactly the sequential one.
+// groups, so every sum is exactly the sequential one. (Summing per welded vertex over its corners
+// instead, which walks each triangle once, measured slower: the corners of a vertex are far
+// apart in memory.)
 void accumulate_groups(const Input& in, Mikk& m) {
   in_parts(in.threads, m.groups.size(), [&](size_t first, size_t last) {
     for (uint32_t t = 0; t < m.tri_count; ++t) {
@@ -718,25 +839,56 @@ struct SplitKeyHash {
 // old then new, and fills `source` with the original of each new vertex.
 constexpr uint32_t kNoCorner = 0xFFFFFFFEu;
 
+// The frame id of each vertex's first corner (kNoCorner: no corner), found in parts of the
+// corners: each part notes the first corner it has of each vertex; the earliest part's wins.
+std::vector<uint32_t> first_frames(const Mesh& mesh, const Input& in, const Mikk& m) {
+  const uint32_t vertices = in.vertex_count;
+  const size_t corners = size_t(m.tri_count) * 3;
+  const size_t parts = part_count(in.threads, corners);
+  std::vector<uint32_t> first(vertices, kNoCorner);
+  std::vector<std::vector<uint32_t>> later(parts - 1);  // parts after the first: their own first corners
+  in_numbered_parts(in.threads, corners, [&](size_t p, size_t begin, size_t end) {
+    std::vector<uint32_t>& mine = p ? later[p - 1] : first;
+    if (p) mine.assign(vertices, kNoCorner);
+    for (size_t c = begin; c < end; ++c) {
+      uint32_t& f = mine[mesh.triangles[c]];
+      if (f == kNoCorner) f = m.frame[c];
+    }
+  });
+  for (const std::vector<uint32_t>& part : later)
+    in_parts(in.threads, vertices, [&](size_t begin, size_t end) {
+      for (size_t v = begin; v < end; ++v)
+        if (first[v] == kNoCorner) first[v] = part[v];
+    });
+  return first;
+}
+
 std::vector<float> split_vertices(Mesh& mesh, const Input& in, const Mikk& m, std::vector<uint32_t>& source) {
   const uint32_t vertices = in.vertex_count;
-  std::vector<uint32_t> first(vertices, kNoCorner);  // frame id of the vertex's first corner
+  const std::vector<uint32_t> first = first_frames(mesh, in, m);  // frame id of the vertex's first corner
+  // The corners whose frame differs from their vertex's first, found in parts, in corner order.
+  const size_t corners = size_t(m.tri_count) * 3;
+  std::vector<std::vector<uint32_t>> differ(part_count(in.threads, corners));
+  in_numbered_parts(in.threads, corners, [&](size_t p, size_t begin, size_t end) {
+    for (size_t c = begin; c < end; ++c) {
+      const uint32_t v = mesh.triangles[c];
+      if (m.frame[c] != first[v] && !(frame_at(m, m.frame[c], in.normal[v]) == frame_at(m, first[v], in.normal[v])))
+        differ[p].push_back(uint32_t(c));
+    }
+  });
   std::vector<Frame> extra;
   std::unordered_map<SplitKey, uint32_t, SplitKeyHash> copies;
-  for (uint32_t c = 0; c < m.tri_count * 3; ++c) {
-    const uint32_t v = mesh.triangles[c];
-    const uint32_t id = m.frame[c];
-    if (first[v] == kNoCorner) first[v] = id;
-    if (first[v] == id) continue;
-    const Frame f = frame_at(m, id, in.normal[v]);
-    if (frame_at(m, first[v], in.normal[v]) == f) continue;
-    auto [it, made] = copies.try_emplace(SplitKey{v, f}, uint32_t(vertices + source.size()));
-    if (made) {
-      source.push_back(v);
-      extra.push_back(f);
+  for (const std::vector<uint32_t>& part : differ)
+    for (const uint32_t c : part) {
+      const uint32_t v = mesh.triangles[c];
+      const Frame f = frame_at(m, m.frame[c], in.normal[v]);
+      auto [it, made] = copies.try_emplace(SplitKey{v, f}, uint32_t(vertices + source.size()));
+      if (made) {
+        source.push_back(v);
+        extra.push_back(f);
+      }
+      mesh.triangles[c] = it->second;
     }
-    mesh.triangles[c] = it->second;
-  }
   std::vector<float> out((size_t(vertices) + extra.size()) * 4);
   in_parts(in.threads, vertices, [&](size_t begin, size_t end) {
     for (size_t v = begin; v < end; ++v) {
@@ -756,16 +908,19 @@ void tangent_mesh(Mesh& mesh, unsigned threads) {
   Mikk m;
   build_faces(mesh, in, m);
   {
-    const std::vector<uint32_t> welded = weld_vertices(in);
+    const Filled<uint32_t> welded = weld_vertices(in);
     m.welded.resize(size_t(m.tri_count) * 3);
     in_parts(in.threads, m.welded.size(), [&](size_t begin, size_t end) {
       for (size_t c = begin; c < end; ++c) m.welded[c] = welded[m.vertex[c]];
     });
   }
+ 
   mark_degenerate(in, m);
   init_triangles(in, m);
   build_neighbors(in, m);
-  build_groups(m);
+  build_groups(in, m);
+  m.start = {};  // the corners by vertex are not needed any more
+  m.corners = {};
   accumulate_groups(in, m);
   write_frames(m);
   degen_epilogue(mesh, in, m);
@@ -786,7 +941,9 @@ void tangent_mesh(Mesh& mesh, unsigned threads) {
   stream.format = ComponentType::Float;
   stream.source_size = 4;
   stream.components = 4;
+ 
   stream.data = split_vertices(mesh, in, m, source);
+ 
   if (!source.empty()) {
     std::vector<uint32_t> all(size_t(in.vertex_count) + source.size());
     for (uint32_t v = 0; v < in.vertex_count; ++v) all[v] = v;
@@ -794,6 +951,7 @@ void tangent_mesh(Mesh& mesh, unsigned threads) {
     ops::gather_vertices(mesh, all);
   }
   mesh.streams.insert(mesh.streams.begin() + std::ptrdiff_t(at), std::move(stream));
+ 
 }
 
 bool wants_tangents(const Mesh& mesh, const TangentOptions& options) {
