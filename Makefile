@@ -7,7 +7,7 @@ FUZZ_SECONDS ?= 60
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all deps deps-cli npm-deps web-deps build build-asan build-tsan test test-fast test-asan test-tsan demo bench fuzz fuzz-long clean blender-addon
+.PHONY: all deps deps-cli npm-deps web-deps build build-asan build-tsan test test-fast test-asan test-tsan demo bench fuzz fuzz-long clean blender-addon windows
 
 all: build
 
@@ -77,8 +77,9 @@ test-tsan: build-tsan
 CORPUS_NOTE = @[ -d ../shared/corpus ] || echo "note: ../shared/corpus is not beside this clone: the tests that read it were skipped"
 
 # Every test, twice: a normal build (GCC) and an AddressSanitizer + UBSan build (Clang), which
-# also runs every fuzz target over its seeds; then ThreadSanitizer over the threaded code.
-test: test-fast test-asan test-tsan
+# also runs every fuzz target over its seeds; then ThreadSanitizer over the threaded code. The
+# Windows build comes first: both test runs compare it, under Wine, with their Linux CLI.
+test: windows test-fast test-asan test-tsan
 
 test-fast: build npm-deps
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
@@ -119,6 +120,13 @@ demo: deps-cli web-deps $(DEMO_BUILD)/CMakeCache.txt
 	  echo "textured model: $(DEMO_BUILD)/demo/tentacle.glb; open the address below to turn it and play its animation"; \
 	  $(DEMO_BUILD)/meshport view $(DEMO_BUILD)/demo/tentacle.glb; \
 	else echo "textured model: $(DEMO_BUILD)/demo/tentacle.glb; to see it in the browser: $(DEMO_BUILD)/meshport view $(DEMO_BUILD)/demo/tentacle.glb"; fi
+
+# meshport.exe for Windows x86-64, cross-built with MinGW-w64 (statically linked: nothing beside it
+# is needed), its dependencies built from Debian's source packages (scripts/build-windows.sh).
+# `make test` runs it under Wine against the Linux build (tests/windows_wine.sh).
+WIN_BUILD ?= build-win
+windows:
+	JOBS=$(JOBS) scripts/build-windows.sh $(WIN_BUILD)
 
 # The Blender add-on (blender/meshport_io) as a zip for Edit > Preferences > Add-ons > Install.
 blender-addon:

@@ -3,12 +3,16 @@
 # Debian machine); without root it only lists what is missing.
 #   scripts/install-deps.sh         everything: the library and CLI, tests, benchmarks, sanitizers
 #   scripts/install-deps.sh --cli   only what building the library and the CLI needs (make demo)
+#   scripts/install-deps.sh --windows  the library's packages, MinGW-w64 and Wine (the Windows
+#                                   build, scripts/build-windows.sh, and its tests)
 set -euo pipefail
 cli_only=false
+windows=false
 case "${1:-}" in
   --cli) cli_only=true ;;
+  --windows) cli_only=true; windows=true ;;
   "") ;;
-  *) echo "usage: $0 [--cli]" >&2; exit 2 ;;
+  *) echo "usage: $0 [--cli|--windows]" >&2; exit 2 ;;
 esac
 # The library and the CLI (with `meshport view`: cpp-httplib, found through pkg-config; `meshport
 # modes`: Eigen and Spectra, header-only).
@@ -21,6 +25,11 @@ packages=(cmake make g++ pkg-config libfmt-dev libcli11-dev nlohmann-json3-dev l
 if ! $cli_only; then
   packages+=(groff-base libgtest-dev libgmock-dev libbenchmark-dev chromium blender python3-numpy clang-14
              libclang-rt-14-dev lld-14 slurm-wlm munge)
+fi
+# The Windows build: MinGW-w64's C++ compiler with POSIX threads (std::thread), dpkg-source for
+# Debian's source packages, Wine to run the tests of meshport.exe.
+if $windows || ! $cli_only; then
+  packages+=(g++-mingw-w64-x86-64-posix dpkg-dev wine64 wine)
 fi
 missing=()
 for p in "${packages[@]}"; do

@@ -1,7 +1,8 @@
 // The layout of src/ keeps the rules of docs/architecture.md: every #include points down the
 // parts (core, image, ops, physics, formats, summary and profiles, api, batch, view), formats never
 // include each other (only their own folder and formats/shared), the parts below summary never
-// include the headers of what reads, writes or judges whole files, and the public headers never include the library's sources.
+// include the headers of what reads, writes or judges whole files, the public headers never include
+// the library's sources, and only core/os_*.cpp include the operating system's headers.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -44,6 +45,17 @@ bool api_header(const std::string& h) {
   return std::find(api.begin(), api.end(), h) != api.end();
 }
 
+// A header of the operating system (not of C++ or a library): only src/core/os_*.cpp include
+// them (core/os.h is the one interface to the system).
+bool system_header(const std::string& h) {
+  static const std::vector<std::string> names = {"unistd.h", "fcntl.h", "io.h", "windows.h", "winsock2.h",
+                                                 "ws2tcpip.h", "direct.h", "pthread.h", "dirent.h", "poll.h",
+                                                 "termios.h", "dlfcn.h", "spawn.h", "signal.h"};
+  for (const char* dir : {"sys/", "netinet/", "arpa/", "linux/", "mach/"})
+    if (h.rfind(dir, 0) == 0) return true;
+  return std::find(names.begin(), names.end(), h) != names.end();
+}
+
 std::string read_file(const fs::path& p) {
   std::ifstream in(p);
   std::stringstream s;
@@ -74,6 +86,12 @@ std::vector<std::string> violations(const fs::path& root) {
           continue;
         }
         const std::string from = part_of(rel);
+        // The viewer's browser start is Linux's alone for now (the Windows build has no viewer).
+        const bool os_file = rel.rfind("core/os_", 0) == 0 || rel == "view/browser.cpp";
+        if (!quoted && system_header(target) && !os_file) {
+          out.push_back(where + " (only core/os_*.cpp include the system's headers: use core/os.h)");
+          continue;
+        }
         if (!quoted) {
           if (target.rfind("meshport/", 0) == 0 && rank_of(from) < rank_of("summary") && api_header(target.substr(9)))
             out.push_back(where + " (" + from + " is below the parts that read, write or judge whole files)");
@@ -136,7 +154,8 @@ TEST(Architecture, EveryFolderIsAKnownPart) {
 }
 
 // The check finds each kind of break: a format including another, a step including a format, a
-// format including the api header, a public header including a source, formats/shared a format.
+// format including the api header, a public header including a source, formats/shared a format,
+// a system header outside core/os_*.cpp.
 TEST(Architecture, TheCheckFindsEachKindOfBreak) {
   const fs::path root = fs::temp_directory_path() / ("meshport_arch_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
   fs::remove_all(root);
@@ -147,9 +166,13 @@ TEST(Architecture, TheCheckFindsEachKindOfBreak) {
   write(root / "src/formats/shared/gltf_json.h", "#include \"formats/gltf/gltf.h\"\n");
   write(root / "src/api/meshport.cpp", "#include <meshport/meshport.h>\n#include \"formats/iqm/iqm.h\"\n");
   write(root / "include/meshport/scene.h", "#include <vector>\n#include \"core/text.h\"\n");
+  write(root / "src/batch/run.cpp", "#include <cstdio>\n#include <sys/stat.h>\n");
+  write(root / "src/core/os_posix.cpp", "#include <unistd.h>\n#include <sys/mman.h>\n");
   const std::vector<std::string> v = violations(root);
   fs::remove_all(root);
   EXPECT_EQ(v, (std::vector<std::string>{
+                   "src/batch/run.cpp: includes sys/stat.h (only core/os_*.cpp include the system's headers: use "
+                   "core/os.h)",
                    "src/formats/iqm/iqm.h: includes meshport/meshport.h (formats/iqm is below the parts that read, write "
                    "or judge whole files)",
                    "src/formats/pie/pie_read.cpp: includes formats/gltf/gltf.h (formats never include each other)",

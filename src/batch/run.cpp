@@ -3,6 +3,7 @@
 #include "batch/stamp.h"
 
 #include "core/io.h"
+#include "core/os.h"
 #include "ops/materials/texture_cache.h"
 
 #include <meshport/profiles.h>
@@ -10,9 +11,6 @@
 #include <meshport/validate.h>
 
 #include <fmt/format.h>
-
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -194,12 +192,7 @@ struct Runner {
 
 // Flushes the output folder's file system to the disk once, instead of once per file: after
 // the batch, the outputs survive a crash of the machine too.
-void flush_outputs(const std::string& dir) {
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return;
-  ::syncfs(fd);
-  ::close(fd);
-}
+void flush_outputs(const std::string& dir) { os::flush_file_system(dir); }
 
 }  // namespace
 }  // namespace batch_detail

@@ -1,6 +1,8 @@
 // `meshport batch`, `validate` and `merge-reports` (batch_commands.h).
 #include "batch_commands.h"
 
+#include "terminal.h"
+
 #include "memory_option.h"
 #include "progress.h"
 #include "text_output.h"
@@ -10,7 +12,6 @@
 
 #include <fmt/format.h>
 
-#include <unistd.h>
 
 #include <csignal>
 #include <fstream>
@@ -30,7 +31,7 @@ extern "C" void on_interrupt(int sig) {
     return;
   }
   static const char msg[] = "\ninterrupted: finishing the files in progress (Ctrl-C again to stop at once)\n";
-  [[maybe_unused]] auto n = ::write(2, msg, sizeof msg - 1);
+  write_stderr_now(msg, sizeof msg - 1);
 }
 
 void add_common(CLI::App* cmd, BatchArgs& a) {

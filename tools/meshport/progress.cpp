@@ -1,22 +1,15 @@
 // Batch progress output (progress.h).
 #include "progress.h"
 
-#include <fmt/format.h>
+#include "terminal.h"
 
-#include <sys/ioctl.h>
-#include <unistd.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 
 namespace meshport::cli {
 
 namespace {
-
-size_t terminal_width(std::FILE* f) {
-  winsize w{};
-  if (ioctl(fileno(f), TIOCGWINSZ, &w) == 0 && w.ws_col >= 20) return w.ws_col;
-  return 80;
-}
 
 std::string duration(double seconds) {
   const long s = long(seconds + 0.5);
@@ -37,8 +30,6 @@ std::string counts(const BatchProgress& p) {
 }
 
 }  // namespace
-
-bool is_terminal(std::FILE* f) { return isatty(fileno(f)) == 1; }
 
 ProgressPrinter::ProgressPrinter(BatchTask task, ProgressStyle style, std::FILE* out)
     : task_(task), style_(style), out_(out) {}

@@ -38,6 +38,4 @@ class ProgressPrinter {
   double last_draw_ = -1;
 };
 
-bool is_terminal(std::FILE* f);
-
 }  // namespace meshport::cli

@@ -3,6 +3,7 @@
 // the reader wherever the reader would warn or fail.
 #include "formats/iqe/iqe_chunks.h"
 
+#include "core/os.h"
 #include "core/text.h"
 #include "core/text_window.h"
 
@@ -15,8 +16,6 @@
 #include <type_traits>
 #include <utility>
 
-#include <sys/mman.h>
-#include <unistd.h>
 
 namespace meshport::iqe {
 namespace {
@@ -146,13 +145,7 @@ const char* next_line(const char* at, const char* end) {
 
 }  // namespace
 
-void drop_pages(const char* begin, const char* end) {
-  const long page = ::sysconf(_SC_PAGESIZE);
-  if (page <= 0) return;
-  const uintptr_t p = uintptr_t(page);
-  const uintptr_t first = (uintptr_t(begin) + p - 1) / p * p, last = uintptr_t(end) / p * p;
-  if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
-}
+void drop_pages(const char* begin, const char* end) { os::discard_pages(begin, end); }
 
 void preparse_chunk(const char* begin, const char* end, PreChunk& out) {
   out.end = end;

@@ -1,6 +1,7 @@
 // Texture files shared by the models of a batch (texture_cache.h).
 #include "ops/materials/texture_cache.h"
 
+#include "core/os.h"
 #include "core/text.h"
 #include "image/image.h"
 #include "ops/materials/textures.h"
@@ -9,7 +10,6 @@
 
 #include <fmt/format.h>
 
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -104,14 +104,13 @@ void TextureCache::account(const Key& key, const std::shared_ptr<Slot>& slot) {
 }
 
 std::shared_ptr<const CachedTexture> TextureCache::get(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0)
+  os::FileStatus st;
+  if (!os::status(path, st))
     return failed(path, "cannot read it: " + std::error_code(errno, std::generic_category()).message());
-  if (uint64_t(st.st_size) > ops::kMaxTextureFileBytes)
-    return failed(path, fmt::format("it has {} bytes, more than the {} MiB a texture may have", st.st_size,
+  if (st.size > ops::kMaxTextureFileBytes)
+    return failed(path, fmt::format("it has {} bytes, more than the {} MiB a texture may have", st.size,
                                     ops::kMaxTextureFileBytes >> 20));
-  const Key key{uint64_t(st.st_dev), uint64_t(st.st_ino),
-                int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec, uint64_t(st.st_size)};
+  const Key key{st.device, st.inode, st.mtime_ns, st.size};
   std::shared_ptr<Slot> slot = slot_for(key);
   std::shared_ptr<const CachedTexture> value;
   bool read = false;

@@ -83,7 +83,7 @@ BlockMatrices block_matrices(const Scene& scene, const std::vector<Mat3x4>& inv_
 // has it (same operations in the same order, so the same results: no FMA, CMakeLists.txt). The
 // AVX-512 build skins 560 M vertex-frames/s on one core against the AVX2 build's 349 M
 // (BM_FrameBounds).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__ELF__)  // ifunc: ELF only
 __attribute__((target_clones("avx512f", "avx2", "default")))
 #endif
 void skin_range(const SkinArrays& mr, size_t begin, size_t end, const float* mats, size_t joints, size_t block_first,

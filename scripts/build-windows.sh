@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Cross-builds meshport.exe for Windows x86_64 with Debian's MinGW-w64, statically linked so that
+# the .exe needs nothing beside it (docs/install.md, "Windows").
+#   scripts/build-windows.sh [BUILD_DIR]     (default: build-win)
+# The dependencies come from this Debian: the libraries that need compiling (meshoptimizer, Draco)
+# are built for Windows from Debian's source packages (`apt-get source`, deb-src of the same
+# mirror; added when missing, as root), the header-only ones (fmt, used header-only here, CLI11,
+# nlohmann-json, Eigen, Spectra, stb) are Debian's own headers, copied into the build's prefix
+# with a small CMake package file each. Nothing of the host's /usr/include reaches the compiler.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=$(realpath -m "${1:-$root/build-win}")
+jobs=${JOBS:-$(nproc)}
+src=$build/deps-src
+prefix=$build/deps
+toolchain=$root/cmake/mingw-w64.cmake
+cross=(-DCMAKE_TOOLCHAIN_FILE="$toolchain" -DMESHPORT_WINDOWS_DEPS="$prefix" -DCMAKE_BUILD_TYPE=Release
+       -DCMAKE_INSTALL_PREFIX="$prefix" -DBUILD_SHARED_LIBS=OFF)
+
+"$root/scripts/install-deps.sh" --windows
+
+# Debian's source packages of the compiled dependencies, with Debian's patches applied.
+fetch_source() {  # PACKAGE FOLDER
+  [ -d "$src/$2" ] && return 0
+  mkdir -p "$src"
+  if ! (cd "$src" && apt-get source --download-only -qq "$1" >/dev/null 2>&1); then
+    if [ "$(id -u)" -eq 0 ] && [ ! -e /etc/apt/sources.list.d/meshport-deb-src.sources ]; then
+      # The same mirror and suites as the binary packages, for source packages.
+      sed -n 's/^Types: deb$/Types: deb-src/p; /^URIs:\|^Suites:\|^Components:\|^Signed-By:/p; /^$/p' \
+        /etc/apt/sources.list.d/debian.sources > /etc/apt/sources.list.d/meshport-deb-src.sources
+      apt-get update -qq
+    fi
+    (cd "$src" && apt-get source --download-only -qq "$1" >/dev/null)
+  fi
+  (cd "$src" && dpkg-source --no-check -x -q "$(ls "$1"_*.dsc | head -1)" "$2" >/dev/null)
+}
+
+if [ ! -f "$prefix/lib/libmeshoptimizer.a" ]; then
+  fetch_source meshoptimizer meshoptimizer
+  cmake -S "$src/meshoptimizer" -B "$src/meshoptimizer-build" "${cross[@]}" -DMESHOPT_BUILD_SHARED_LIBS=OFF >/dev/null
+  cmake --build "$src/meshoptimizer-build" -j "$jobs" >/dev/null
+  cmake --install "$src/meshoptimizer-build" >/dev/null
+fi
+if [ ! -f "$prefix/lib/libdraco.a" ]; then
+  fetch_source draco draco
+  cmake -S "$src/draco" -B "$src/draco-build" "${cross[@]}" -DDRACO_TESTS=OFF -DDRACO_TRANSCODER_SUPPORTED=OFF >/dev/null
+  cmake --build "$src/draco-build" -j "$jobs" >/dev/null
+  cmake --install "$src/draco-build" >/dev/null
+fi
+
+# Header-only dependencies: Debian's headers and a CMake package file naming the target meshport uses.
+package() {  # NAME TARGET INCLUDE_SUBDIR VERSION [DEFINE]
+  local dir=$prefix/lib/cmake/$1
+  mkdir -p "$dir"
+  cat > "$dir/$1Config.cmake" <<CFG
+# Debian's $1 headers, copied by scripts/build-windows.sh for the Windows build.
+if(NOT TARGET $2)
+  add_library($2 INTERFACE IMPORTED)
+  set_target_properties($2 PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "$prefix/include$3")
+  ${5:+set_target_properties($2 PROPERTIES INTERFACE_COMPILE_DEFINITIONS $5)}
+endif()
+CFG
+  cat > "$dir/$1ConfigVersion.cmake" <<CFG
+set(PACKAGE_VERSION $4)
+if(PACKAGE_FIND_VERSION VERSION_GREATER PACKAGE_VERSION)
+  set(PACKAGE_VERSION_COMPATIBLE FALSE)
+else()
+  set(PACKAGE_VERSION_COMPATIBLE TRUE)
+endif()
+CFG
+}
+mkdir -p "$prefix/include"
+for h in fmt CLI nlohmann eigen3 Spectra stb; do
+  [ -d "/usr/include/$h" ] || { echo "missing /usr/include/$h (scripts/install-deps.sh installs it)" >&2; exit 1; }
+  rm -rf "${prefix:?}/include/$h" && cp -r "/usr/include/$h" "$prefix/include/$h"
+done
+package fmt fmt::fmt "" "$(dpkg-query -W -f='${Version}' libfmt-dev | cut -d+ -f1)" FMT_HEADER_ONLY=1
+package CLI11 CLI11::CLI11 "" "$(dpkg-query -W -f='${Version}' libcli11-dev | cut -d+ -f1)"
+package nlohmann_json nlohmann_json::nlohmann_json "" "$(dpkg-query -W -f='${Version}' nlohmann-json3-dev | cut -d- -f1)"
+package Eigen3 Eigen3::Eigen /eigen3 "$(dpkg-query -W -f='${Version}' libeigen3-dev | cut -d- -f1)"
+
+cmake -S "$root" -B "$build" -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DMESHPORT_WINDOWS_DEPS="$prefix" \
+  -DCMAKE_BUILD_TYPE=Release -DMESHPORT_TESTS=OFF -DMESHPORT_BENCH=OFF -DMESHPORT_VIEWER=OFF ${CMAKE_ARGS:-} >/dev/null
+cmake --build "$build" -j "$jobs" --target meshport_cli
+echo "Windows executable: $build/meshport.exe"
