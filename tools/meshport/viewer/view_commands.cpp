@@ -5,6 +5,7 @@
 #include "../conversion_options.h"
 #include "../memory_option.h"
 #include "../progress.h"
+#include "../terminal.h"
 
 #include <meshport/meshport.h>
 
