@@ -69,7 +69,7 @@ build-tsan: deps $(TSAN_BUILD)/CMakeCache.txt
 
 test-tsan: build-tsan
 	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-	  ctest --output-on-failure -j $(JOBS) -R '^(Batch|BatchCli|BatchTextures|IqeParallel|OpsTangents|OpsBounds)\.|ThreadCounts|^Modes\.TwoThread|^ModeDefDefaults\.QuadraticSolvesSplitOverTwoThreads'
+	  ctest --output-on-failure -j $(JOBS) -R '^(Batch|BatchCli|BatchTextures|IqeParallel|OpsTangents|OpsBounds|OneMeshThreads)\.|ThreadCounts|^Modes\.TwoThread|^ModeDefDefaults\.QuadraticSolvesSplitOverTwoThreads'
 	$(CORPUS_NOTE)
 
 # The sample models of ../shared/corpus are beside the repository in CI, not in a plain clone:
