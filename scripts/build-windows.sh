@@ -24,10 +24,14 @@ fetch_source() {  # PACKAGE FOLDER
   [ -d "$src/$2" ] && return 0
   mkdir -p "$src"
   if ! (cd "$src" && apt-get source --download-only -qq "$1" >/dev/null 2>&1); then
-    if [ "$(id -u)" -eq 0 ] && [ ! -e /etc/apt/sources.list.d/meshport-deb-src.sources ]; then
-      # The same mirror and suites as the binary packages, for source packages.
-      sed -n 's/^Types: deb$/Types: deb-src/p; /^URIs:\|^Suites:\|^Components:\|^Signed-By:/p; /^$/p' \
-        /etc/apt/sources.list.d/debian.sources > /etc/apt/sources.list.d/meshport-deb-src.sources
+    if [ "$(id -u)" -eq 0 ] && ! ls /etc/apt/sources.list.d/meshport-deb-src.* >/dev/null 2>&1; then
+      # The same mirrors and suites as the binary packages, for source packages.
+      if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+        sed -n 's/^Types: deb$/Types: deb-src/p; /^URIs:\|^Suites:\|^Components:\|^Signed-By:/p; /^$/p' \
+          /etc/apt/sources.list.d/debian.sources > /etc/apt/sources.list.d/meshport-deb-src.sources
+      else
+        sed -n 's/^deb /deb-src /p' /etc/apt/sources.list > /etc/apt/sources.list.d/meshport-deb-src.list
+      fi
       apt-get update -qq
     fi
     (cd "$src" && apt-get source --download-only -qq "$1" >/dev/null)
@@ -35,17 +39,25 @@ fetch_source() {  # PACKAGE FOLDER
   (cd "$src" && dpkg-source --no-check -x -q "$(ls "$1"_*.dsc | head -1)" "$2" >/dev/null)
 }
 
+# Configures, builds and installs one of them into the prefix; its output goes to a log, shown
+# when a step fails.
+build_dependency() {  # FOLDER CMAKE_OPTIONS...
+  local name=$1 log=$src/$1.log; shift
+  echo "building $name for Windows (log: $log)"
+  if ! { cmake -S "$src/$name" -B "$src/$name-build" "${cross[@]}" "$@" && cmake --build "$src/$name-build" -j "$jobs" &&
+         cmake --install "$src/$name-build"; } > "$log" 2>&1; then
+    tail -40 "$log" >&2
+    echo "error: building $name for Windows failed (log: $log)" >&2
+    exit 1
+  fi
+}
 if [ ! -f "$prefix/lib/libmeshoptimizer.a" ]; then
   fetch_source meshoptimizer meshoptimizer
-  cmake -S "$src/meshoptimizer" -B "$src/meshoptimizer-build" "${cross[@]}" -DMESHOPT_BUILD_SHARED_LIBS=OFF >/dev/null
-  cmake --build "$src/meshoptimizer-build" -j "$jobs" >/dev/null
-  cmake --install "$src/meshoptimizer-build" >/dev/null
+  build_dependency meshoptimizer -DMESHOPT_BUILD_SHARED_LIBS=OFF
 fi
 if [ ! -f "$prefix/lib/libdraco.a" ]; then
   fetch_source draco draco
-  cmake -S "$src/draco" -B "$src/draco-build" "${cross[@]}" -DDRACO_TESTS=OFF -DDRACO_TRANSCODER_SUPPORTED=OFF >/dev/null
-  cmake --build "$src/draco-build" -j "$jobs" >/dev/null
-  cmake --install "$src/draco-build" >/dev/null
+  build_dependency draco -DDRACO_TESTS=OFF -DDRACO_TRANSCODER_SUPPORTED=OFF
 fi
 
 # Header-only dependencies: Debian's headers and a CMake package file naming the target meshport uses.
