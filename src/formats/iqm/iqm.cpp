@@ -17,6 +17,7 @@
 #include "ops/mesh/check.h"
 #include "ops/mesh/components.h"
 #include "ops/mesh/quantize.h"
+#include "ops/mesh/vertex_data.h"
 
 #include <fmt/format.h>
 
@@ -906,40 +907,12 @@ void stream_values(const Plan& p, const VertexStream* s, size_t nv, std::vector<
 // they are (renormalising them again on every rewrite would drift by an ulp each time).
 void blend_vertex(const float* idx, const float* in_wgt, uint32_t k, uint32_t n, ComponentType wformat, float* oi,
                   float* ow) {
-  bool keep[64] = {};
-  k = std::min(k, 64u);
-  float wgt[64];
-  uint32_t used = 0;
-  for (uint32_t c = 0; c < k; ++c) used += in_wgt[c] != 0;
-  for (uint32_t c = 0; c < k; ++c) {
-    wgt[c] = in_wgt[c];
-    if (used <= n) continue;
-    for (uint32_t e = 0; e < c; ++e)
-      if (idx[e] == idx[c] && wgt[e] > 0 && wgt[c] > 0) {
-        wgt[e] += wgt[c];
-        wgt[c] = 0;
-        break;
-      }
-  }
-  for (uint32_t r = 0; r < std::min(k, n); ++r) {
-    int best = -1;
-    for (uint32_t c = 0; c < k; ++c)
-      if (!keep[c] && (best < 0 || wgt[c] > wgt[best])) best = int(c);
-    keep[best] = true;
-  }
-  float sum = 0;
-  uint32_t o = 0;
-  for (uint32_t c = 0; c < k; ++c)
-    if (keep[c]) {
-      oi[o] = idx[c];
-      ow[o++] = wgt[c];
-      sum += wgt[c];
-    }
-  for (; o < n; ++o) oi[o] = ow[o] = 0;
+  bool reduced = false;
+  float sum = ops::largest_influences(idx, in_wgt, std::min(k, 64u), n, oi, ow, reduced);
   // 8- and 16-bit integer weights can sum exactly to their maximum through the Scene's floats;
   // 32-bit ones cannot (a float holds 24 bits), so they are kept and renormalised as floats are.
   const bool exact = ops::is_integer(wformat) && ops::component_size(wformat) <= 2;
-  if (used <= n && !exact) return;  // fits: float (and 32-bit) weights are written as read
+  if (!reduced && !exact) return;  // fits: float (and 32-bit) weights are written as read
   if (exact) {  // integer weights cannot pull away from a joint: negatives become 0
     sum = 0;
     for (uint32_t c = 0; c < n; ++c) sum += ow[c] = ow[c] > 0 ? ow[c] : 0.0f;

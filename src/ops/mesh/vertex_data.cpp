@@ -60,36 +60,9 @@ std::string joined(const std::vector<std::string>& names) {
   return out;
 }
 
-// IQM's blend_vertex: the n influences of `k` a vertex keeps (see the header).
+// The influences a vertex keeps, renormalised (see fit_vertex_data in the header).
 void keep_largest(const float* idx, const float* in_wgt, uint32_t k, uint32_t n, float* oi, float* ow, bool& reduced) {
-  std::vector<float> wgt(in_wgt, in_wgt + k);
-  std::vector<bool> keep(k, false);
-  uint32_t used = 0;
-  for (uint32_t c = 0; c < k; ++c) used += in_wgt[c] != 0;
-  reduced = used > n;
-  if (reduced)
-    for (uint32_t c = 0; c < k; ++c)
-      for (uint32_t e = 0; e < c; ++e)
-        if (idx[e] == idx[c] && wgt[e] > 0 && wgt[c] > 0) {
-          wgt[e] += wgt[c];
-          wgt[c] = 0;
-          break;
-        }
-  for (uint32_t r = 0; r < std::min(k, n); ++r) {
-    int best = -1;
-    for (uint32_t c = 0; c < k; ++c)
-      if (!keep[c] && (best < 0 || wgt[c] > wgt[size_t(best)])) best = int(c);
-    keep[size_t(best)] = true;
-  }
-  float sum = 0;
-  uint32_t o = 0;
-  for (uint32_t c = 0; c < k; ++c)
-    if (keep[c]) {
-      oi[o] = idx[c];
-      ow[o++] = wgt[c];
-      sum += wgt[c];
-    }
-  for (; o < n; ++o) oi[o] = ow[o] = 0;
+  const float sum = largest_influences(idx, in_wgt, k, n, oi, ow, reduced);
   if (!reduced || !(sum > 0) || !std::isfinite(sum)) return;
   if (n == 2) {  // a pair as TFQMSH10 holds it: w0 / (w0 + w1) in double, and its complement
     ow[0] = float(double(ow[0]) / (double(ow[0]) + ow[1]));
@@ -225,6 +198,50 @@ void fit_vertex_data(Scene& scene, const VertexKeeps& keeps, std::string_view fo
     }
   }
   warn(lost, keeps, format, d);
+}
+
+float largest_influences(const float* idx, const float* in_wgt, uint32_t k, uint32_t n, float* oi, float* ow,
+                         bool& reduced) {
+  float small_wgt[64];
+  bool small_keep[64] = {};
+  std::vector<float> big_wgt;
+  std::vector<char> big_keep;
+  float* wgt = small_wgt;
+  bool* keep = small_keep;
+  if (k > 64) {  // more than any format holds: only a hostile file has them
+    big_wgt.resize(k);
+    big_keep.assign(k, 0);
+    wgt = big_wgt.data();
+    keep = reinterpret_cast<bool*>(big_keep.data());
+  }
+  std::copy(in_wgt, in_wgt + k, wgt);
+  uint32_t used = 0;
+  for (uint32_t c = 0; c < k; ++c) used += in_wgt[c] != 0;
+  reduced = used > n;
+  if (reduced)
+    for (uint32_t c = 0; c < k; ++c)
+      for (uint32_t e = 0; e < c; ++e)
+        if (idx[e] == idx[c] && wgt[e] > 0 && wgt[c] > 0) {
+          wgt[e] += wgt[c];
+          wgt[c] = 0;
+          break;
+        }
+  for (uint32_t r = 0; r < std::min(k, n); ++r) {
+    int best = -1;
+    for (uint32_t c = 0; c < k; ++c)
+      if (!keep[c] && (best < 0 || wgt[c] > wgt[size_t(best)])) best = int(c);
+    keep[size_t(best)] = true;
+  }
+  float sum = 0;
+  uint32_t o = 0;
+  for (uint32_t c = 0; c < k; ++c)
+    if (keep[c]) {
+      oi[o] = idx[c];
+      ow[o++] = wgt[c];
+      sum += wgt[c];
+    }
+  for (; o < n; ++o) oi[o] = ow[o] = 0;
+  return sum;
 }
 
 }  // namespace meshport::ops

@@ -25,6 +25,15 @@ struct VertexKeeps {
 // 2 components named "texcoord<n>" (n > 0, scene.h TextureTransform), -1 for any other stream.
 int uv_set_of(const VertexStream& s);
 
+// The n of a vertex's `k` influences (joint indices `idx`, weights `wgt`) it keeps, in their order,
+// into `oi`/`ow` (n entries; those past the kept ones 0): when more than n weights are not 0
+// (`reduced`), the weights of a joint listed twice are merged first (it gets their sum, which skins
+// identically), then the n largest are kept (ties: the earlier). Returns the kept weights' sum
+// (in their order, as float), for the caller's renormalising. The IQM writer and
+// fit_vertex_data share it.
+float largest_influences(const float* idx, const float* wgt, uint32_t k, uint32_t n, float* oi, float* ow,
+                         bool& reduced);
+
 // Whether fit_vertex_data would change `scene`.
 bool vertex_data_fits(const Scene& scene, const VertexKeeps& keeps);
 
