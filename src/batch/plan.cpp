@@ -312,4 +312,17 @@ std::vector<PlannedItem> plan(const BatchOptions& options, unsigned jobs, std::s
   return std::move(c.items);
 }
 
+void record_progress(BatchProgress& p, const BatchItem* finished, const std::string& current, double seconds) {
+  if (finished) {
+    ++p.finished;
+    p.failed += finished->status == BatchStatus::Failed;
+    p.warned += finished->status == BatchStatus::Warned;
+    p.skipped += finished->status == BatchStatus::Skipped;
+  } else {
+    p.current = current;
+  }
+  p.item = finished;
+  p.seconds = seconds;
+}
+
 }  // namespace meshport::batch_detail

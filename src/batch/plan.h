@@ -37,4 +37,8 @@ void tally(BatchResult& r);
 // Runs fn(i) for i in [0, n) on `jobs` threads; fn must not throw.
 void parallel_for(size_t n, unsigned jobs, const std::function<void(size_t)>& fn);
 
+// Counts one event of a run into `p`: an item that finished (`finished`), or, without one, the
+// item `current` that started; `seconds` since the run started. Batch and thumbnail runs share it.
+void record_progress(BatchProgress& p, const BatchItem* finished, const std::string& current, double seconds);
+
 }  // namespace meshport::batch_detail

@@ -289,16 +289,7 @@ BatchResult batch(const BatchOptions& options) {
   std::atomic<bool> stop{false};
   auto report = [&](const BatchItem* finished, const std::string& current) {
     std::lock_guard guard(lock);
-    if (finished) {
-      ++progress.finished;
-      progress.failed += finished->status == BatchStatus::Failed;
-      progress.warned += finished->status == BatchStatus::Warned;
-      progress.skipped += finished->status == BatchStatus::Skipped;
-    } else {
-      progress.current = current;
-    }
-    progress.item = finished;
-    progress.seconds = seconds_since(t0);
+    record_progress(progress, finished, current, seconds_since(t0));
     if (options.progress) options.progress(progress);
   };
   parallel_for(planned.size(), jobs, [&](size_t i) {

@@ -182,16 +182,7 @@ BatchResult thumbnails(const ThumbnailOptions& o) {
   progress.total = list.size();
   auto report = [&](const std::string& current, const BatchItem* done) {
     std::lock_guard<std::mutex> g(lock);
-    if (done) {
-      ++progress.finished;
-      progress.failed += done->status == BatchStatus::Failed;
-      progress.warned += done->status == BatchStatus::Warned;
-      progress.skipped += done->status == BatchStatus::Skipped;
-    } else {
-      progress.current = current;
-    }
-    progress.item = done;
-    progress.seconds = seconds_since(t0);
+    batch_detail::record_progress(progress, done, current, seconds_since(t0));
     if (o.progress) o.progress(progress);
   };
   for (size_t i = 0; i < list.size(); ++i)
