@@ -77,6 +77,9 @@ Browser::Browser(const std::string& chromium, double start_seconds) : chromium_(
   }
   if (pid_ == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive meshport
+    // Its own process group: Ctrl-C on the terminal reaches meshport only, which then finishes
+    // the pictures being drawn, closes Chromium and removes its profile.
+    setpgid(0, 0);
     const int null = open("/dev/null", O_RDWR);
     if (null >= 0) {
       dup2(null, 0);

@@ -197,6 +197,12 @@ BatchResult thumbnails(const ThumbnailOptions& o) {
     for (size_t k; (k = next++) < todo.size();) {
       Job& job = list[todo[k]];
       const auto started = Clock::now();
+      if (o.cancel && o.cancel->load()) {
+        job.item.status = BatchStatus::Skipped;
+        job.item.note = "not started: interrupted";
+        report("", &job.item);
+        continue;
+      }
       report(job.item.relative, nullptr);
       Diagnostics d;
       try {
@@ -221,7 +227,8 @@ BatchResult thumbnails(const ThumbnailOptions& o) {
   }
   browser.reset();
   for (Job& j : list) result.items.push_back(j.item);
-  if (!o.sheet.empty()) write_sheet(o, list);
+  result.cancelled = o.cancel && o.cancel->load();
+  if (!o.sheet.empty() && !result.cancelled) write_sheet(o, list);
   batch_detail::tally(result);
   result.seconds = seconds_since(t0);
   return result;

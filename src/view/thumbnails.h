@@ -7,6 +7,7 @@
 
 #include <meshport/batch.h>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -25,6 +26,9 @@ struct ThumbnailOptions {
   std::string chromium = "chromium";
   LoadOptions load;                 // from, vtol, texture folders, memory cap (its `files` are ignored)
   std::string sheet;                // a contact sheet of the whole run, when not empty
+  // Set (from a signal handler, say) to stop starting models; those being drawn finish, the
+  // others are skipped ("not started: interrupted"), and Chromium and its profile are removed.
+  const std::atomic<bool>* cancel = nullptr;
   // Called on one thread at a time when an item starts and when it finishes (as `batch` does).
   std::function<void(const BatchProgress&)> progress;
 };

@@ -3,7 +3,8 @@
 // while a busy loop takes a core: every run exits 0 with 20 PNGs of the model drawn, mirroring
 // the tree (0 empty pictures). Then: a run without --force skips them all (up to date); a model
 // that cannot be drawn is named, the others are drawn, the exit status is 1; a page given too
-// little time names its model; --sheet writes the grid.
+// little time names its model; --sheet writes the grid; Ctrl-C finishes the picture being drawn,
+// exits 130 and leaves neither Chromium nor its profile.
 //
 // Usage: node thumbnail_tree_test.mjs MESHPORT SOURCE_DIR WORK_DIR
 import { spawn, spawnSync } from 'node:child_process';
@@ -130,6 +131,34 @@ try {
   // A page given too little time: an error naming the model, never a hang.
   const t = run([path.join(tree, 'tentacle.iqe'), '-o', path.join(work, 'slow'), '--timeout', '0.01']);
   check(t.status === 1 && /tentacle\.iqe: error: .*within 0\.01 s/.test(t.stderr), `--timeout 0.01: ${t.status} ${t.stderr}`);
+
+  // Ctrl-C, sent to meshport's process group as a terminal sends it, once the first picture is
+  // written: exit 130, the pictures written are whole, fewer than all, and neither Chromium nor
+  // its profile (made under TMPDIR) is left.
+  const tmp = path.join(work, 'tmp'), outc = path.join(work, 'interrupted');
+  fs.mkdirSync(tmp);
+  const child = spawn(meshport, ['thumbnail', tree, '-o', outc, '--size', '64', '--jobs', '1', '--chromium', chromium,
+                                 '--progress', 'none'], { cwd: work, detached: true, env: { ...process.env, TMPDIR: tmp } });
+  let stderr = '';
+  child.stderr.on('data', (d) => { stderr += d; });
+  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const written = () => (fs.existsSync(outc) ? fs.readdirSync(outc, { recursive: true }).filter((f) => f.endsWith('.png')) : []);
+  const deadline = Date.now() + 60000;
+  while (written().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  check(written().length > 0, `no picture written within 60 s: ${stderr}`);
+  process.kill(-child.pid, 'SIGINT');
+  const end = await exited;
+  check(end.code === 130, `interrupted run: exit ${end.code} (${end.signal || ''}): ${stderr}`);
+  check(/interrupted: finishing the pictures being drawn/.test(stderr), `no interrupt message: ${stderr}`);
+  check(/^20 models: .* skipped in .*\(interrupted\)$/m.test(stderr), `no interrupted summary: ${stderr}`);
+  const drawnBeforeStop = written();
+  check(drawnBeforeStop.length < 20, `all 20 pictures drawn although interrupted after the first`);
+  for (const f of drawnBeforeStop) check(readPng(path.join(outc, f)).drawn > 0, `${f} not whole after Ctrl-C`);
+  check(fs.readdirSync(tmp).length === 0, `left in TMPDIR after Ctrl-C: ${fs.readdirSync(tmp).join(', ')}`);
+  const left = fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
+    try { return fs.readFileSync(`/proc/${p}/cmdline`, 'latin1').includes(`--user-data-dir=${tmp}`); } catch { return false; }
+  });
+  check(left.length === 0, `Chromium processes left after Ctrl-C: ${left.join(' ')}`);
 } finally {
   busy.kill('SIGKILL');
 }

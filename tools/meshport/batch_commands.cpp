@@ -1,6 +1,7 @@
 // `meshport batch`, `validate` and `merge-reports` (batch_commands.h).
 #include "batch_commands.h"
 
+#include "interrupt.h"
 #include "terminal.h"
 
 #include "memory_option.h"
@@ -12,27 +13,12 @@
 
 #include <fmt/format.h>
 
-
-#include <csignal>
 #include <fstream>
 #include <sstream>
 
 namespace meshport::cli {
 
 namespace {
-
-// The one piece of process-wide state: set by SIGINT/SIGTERM, read by the batch between files.
-std::atomic<bool> g_interrupted{false};
-
-extern "C" void on_interrupt(int sig) {
-  if (g_interrupted.exchange(true)) {  // a second Ctrl-C: stop now
-    std::signal(sig, SIG_DFL);
-    std::raise(sig);
-    return;
-  }
-  static const char msg[] = "\ninterrupted: finishing the files in progress (Ctrl-C again to stop at once)\n";
-  write_stderr_now(msg, sizeof msg - 1);
-}
 
 void add_common(CLI::App* cmd, BatchArgs& a) {
   const char* g = "Batch";
@@ -147,12 +133,12 @@ int run_batch(const BatchArgs& a, BatchTask task) {
   style.status_to_stdout = task == BatchTask::Validate && !a.json;
   ProgressPrinter printer(task, style, stderr);
   if (a.progress != "none" || a.verbose || !a.quiet) o.progress = [&](const BatchProgress& p) { printer(p); };
-  o.cancel = &g_interrupted;
-  auto old_int = std::signal(SIGINT, on_interrupt);
-  auto old_term = std::signal(SIGTERM, on_interrupt);
-  BatchResult r = batch(o);
-  std::signal(SIGINT, old_int);
-  std::signal(SIGTERM, old_term);
+  BatchResult r;
+  {
+    InterruptScope interrupt("finishing the files in progress");
+    o.cancel = interrupt.flag();
+    r = batch(o);
+  }
   printer.finish();
   if (!r.error.empty()) fmt::print(stderr, "{}\n", r.error);
   fmt::print(stderr, "{}\n", summary_line(r));

@@ -5,6 +5,7 @@
 #include "../conversion_options.h"
 #include "../memory_option.h"
 #include "../progress.h"
+#include "../interrupt.h"
 #include "../terminal.h"
 
 #include <meshport/meshport.h>
@@ -86,13 +87,21 @@ int run_thumbnail(const ViewerArgs& args) {
   style.done_word = "drawn";
   ProgressPrinter printer(BatchTask::Convert, style, stderr);
   o.progress = [&](const BatchProgress& p) { printer(p); };
-  const BatchResult r = view::thumbnails(o);
+  BatchResult r;
+  {
+    InterruptScope interrupt("finishing the pictures being drawn");
+    o.cancel = interrupt.flag();
+    r = view::thumbnails(o);
+  }
   printer.finish();
   const size_t n = r.items.size();
-  fmt::print(stderr, "{} model{}: {} drawn, {} warned, {} failed, {} skipped (up to date) in {:.2f} s{}\n", n,
-             n == 1 ? "" : "s", r.done, r.warned, r.failed, r.skipped, r.seconds,
-             args.sheet.empty() ? "" : "; contact sheet " + args.sheet);
-  return r.exit_code();
+  const std::string sheet = args.sheet.empty() ? ""
+                            : r.cancelled      ? "; no contact sheet (interrupted)"
+                                               : "; contact sheet " + args.sheet;
+  fmt::print(stderr, "{} model{}: {} drawn, {} warned, {} failed, {} skipped{} in {:.2f} s{}{}\n", n, n == 1 ? "" : "s",
+             r.done, r.warned, r.failed, r.skipped, r.cancelled ? "" : " (up to date)", r.seconds, sheet,
+             r.cancelled ? " (interrupted)" : "");
+  return r.cancelled ? 130 : r.exit_code();
 }
 
 }  // namespace
@@ -151,7 +160,8 @@ void add_viewer_commands(CLI::App& app, ViewerArgs& args, const std::string& fro
   t->add_option("--chromium", args.chromium, "Chromium to run (default: $MESHPORT_CHROMIUM, else chromium)");
   t->footer("One headless Chromium draws every model (SwiftShader WebGL); a PNG newer than its model and than\n"
             "the folder's .meshport-thumbnail stamp is up to date and skipped. A model that fails is named and\n"
-            "the others are still drawn; exit status 1 then (docs/viewer.md, \"Thumbnails\").");
+            "the others are still drawn; exit status 1 then. Ctrl-C finishes the pictures being drawn, starts no\n"
+            "more, closes Chromium and removes its profile; exit status 130 (docs/viewer.md, \"Thumbnails\").");
   common(t);
 }
 
