@@ -40,13 +40,14 @@ build: deps web-deps $(BUILD)/CMakeCache.txt
 
 # The sanitized build is Clang's: AddressSanitizer + UBSan for the whole test suite, and the
 # libFuzzer targets (fuzz/), whose short regression runs are part of its tests. -O1 with line
-# tables only: stack traces keep file and line, and the build takes less of CI's 30 minutes; so
-# do lld and the precompiled headers (MESHPORT_PCH).
+# tables only: stack traces keep file and line, and the build takes less of CI's time; so do lld,
+# the precompiled headers (MESHPORT_PCH) and the library's sources compiled in batches
+# (MESHPORT_UNITY, CMakeLists.txt).
 CLANG_LLD = -DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld-14 -DCMAKE_SHARED_LINKER_FLAGS=-fuse-ld=lld-14
 $(ASAN_BUILD)/CMakeCache.txt: | web-deps
 	CC=clang-14 CXX=clang++-14 cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DMESHPORT_SANITIZE=ON \
-	  -DMESHPORT_FUZZ=ON -DMESHPORT_BENCH=OFF -DMESHPORT_PCH=ON $(CLANG_LLD) $(CMAKE_ARGS)
+	  -DMESHPORT_FUZZ=ON -DMESHPORT_BENCH=OFF -DMESHPORT_PCH=ON -DMESHPORT_UNITY=ON $(CLANG_LLD) $(CMAKE_ARGS)
 
 build-asan: deps $(ASAN_BUILD)/CMakeCache.txt
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
@@ -54,14 +55,14 @@ build-asan: deps $(ASAN_BUILD)/CMakeCache.txt
 # ThreadSanitizer (Clang) over the tests of the code that runs threads: the batch (library and
 # command line), the parallel IQE reader, tangents and frame bounds on threads, the IQM writer's
 # thread counts, the modes solve split over two threads (linear and quadratic elements).
-# Compiled at -O1 with line tables only, with precompiled headers, to keep CI short. The normal
+# Compiled at -O1 with line tables only, with precompiled headers and in batches, to keep CI short. The normal
 # (GCC) build compiles every library source without them, so a source missing an #include is
 # still found.
 TSAN_TESTS = test_batch.cpp;test_batch_cli.cpp;test_batch_textures.cpp;test_iqe_parallel.cpp;test_ops_tangents.cpp;test_onemesh_threads.cpp;test_ops_bounds.cpp;test_iqm.cpp;test_modes.cpp;test_modedef_defaults.cpp
 $(TSAN_BUILD)/CMakeCache.txt: | web-deps
 	CC=clang-14 CXX=clang++-14 cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DMESHPORT_TSAN=ON \
-	  -DMESHPORT_BENCH=OFF -DMESHPORT_VIEWER=OFF -DMESHPORT_TEST_ONLY="$(TSAN_TESTS)" -DMESHPORT_PCH=ON \
+	  -DMESHPORT_BENCH=OFF -DMESHPORT_VIEWER=OFF -DMESHPORT_TEST_ONLY="$(TSAN_TESTS)" -DMESHPORT_PCH=ON -DMESHPORT_UNITY=ON \
 	  $(CLANG_LLD) $(CMAKE_ARGS)
 
 build-tsan: deps $(TSAN_BUILD)/CMakeCache.txt

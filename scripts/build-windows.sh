@@ -92,6 +92,7 @@ package nlohmann_json nlohmann_json::nlohmann_json "" "$(dpkg-query -W -f='${Ver
 package Eigen3 Eigen3::Eigen /eigen3 "$(dpkg-query -W -f='${Version}' libeigen3-dev | cut -d- -f1)"
 
 cmake -S "$root" -B "$build" -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DMESHPORT_WINDOWS_DEPS="$prefix" \
-  -DCMAKE_BUILD_TYPE=Release -DMESHPORT_TESTS=OFF -DMESHPORT_BENCH=OFF -DMESHPORT_VIEWER=OFF ${CMAKE_ARGS:-} >/dev/null
+  -DCMAKE_BUILD_TYPE=Release -DMESHPORT_TESTS=OFF -DMESHPORT_BENCH=OFF -DMESHPORT_VIEWER=OFF -DMESHPORT_UNITY=ON \
+  ${CMAKE_ARGS:-} >/dev/null
 cmake --build "$build" -j "$jobs" --target meshport_cli
 echo "Windows executable: $build/meshport.exe"

@@ -17,7 +17,7 @@ Format output_format(const std::string& output, const WriteOptions& w) {
   fail(output, "cannot tell the output format from its extension (give --to)");
 }
 
-void note(Diagnostics* diags, const std::string& output, std::string message) {
+void lod_note(Diagnostics* diags, const std::string& output, std::string message) {
   if (diags) diags->add(meshport::note(output == "-" ? "<stdout>" : output, std::move(message)));
 }
 
@@ -83,9 +83,9 @@ std::vector<LodLevel> process_with_lods(Scene& scene, const ProcessOptions& p, c
   for (const Mesh& m : scene.meshes)
     if (m.topology == Topology::Triangles) tris += m.triangles.size() / 3;
   for (const SimplifyResult& r : results) error = std::max(error, r.error);
-  note(diags, output, fmt::format("LOD 0: {} triangles of {}, error {:.4g}", tris, full, error));
+  lod_note(diags, output, fmt::format("LOD 0: {} triangles of {}, error {:.4g}", tris, full, error));
   for (size_t i = 0; i < levels.size(); ++i)
-    note(diags, output, fmt::format("LOD {} (ratio {}): {} triangles, error {:.4g}{}", i + 1, levels[i].ratio,
+    lod_note(diags, output, fmt::format("LOD {} (ratio {}): {} triangles, error {:.4g}{}", i + 1, levels[i].ratio,
                             levels[i].triangles, levels[i].error,
                             lods.msft_lod ? std::string() : " -> " + lod_path(output, format, i + 1)));
   if (lods.msft_lod) {

@@ -13,7 +13,7 @@ namespace meshport::image::detail {
 
 namespace {
 
-constexpr size_t kHeader = 128;
+constexpr size_t kPcxHeader = 128;
 constexpr size_t kPalette = 769;  // 12, then 256 RGB entries
 
 }  // namespace
@@ -21,8 +21,8 @@ constexpr size_t kPalette = 769;  // 12, then 256 RGB entries
 ImageInfo pcx_info(Bytes b) {
   ImageInfo info;
   info.format = ImageFormat::Pcx;
-  if (b.size() < kHeader) {
-    info.error = header_truncated(info.format, b.size(), kHeader);
+  if (b.size() < kPcxHeader) {
+    info.error = header_truncated(info.format, b.size(), kPcxHeader);
     return info;
   }
   const uint32_t bits = b[3], planes = b[65], line = le16(b, 66), encoding = b[2];
@@ -46,8 +46,8 @@ ImageInfo pcx_info(Bytes b) {
   const uint64_t palette = planes == 1 ? kPalette : 0;
   // A run (2 bytes) stands for at most 63 bytes.
   const uint64_t need = (encoding == 1 ? (data + 62) / 63 * 2 : data) + palette;
-  if (add_sat(kHeader, need) > b.size())
-    info.error = data_truncated(info.format, info.width, info.height, need, kHeader, b.size());
+  if (add_sat(kPcxHeader, need) > b.size())
+    info.error = data_truncated(info.format, info.width, info.height, need, kPcxHeader, b.size());
   else if (planes == 1 && b[b.size() - kPalette] != 12)
     info.error = fmt::format("PCX palette marker (12) missing at byte {}", b.size() - kPalette);
   return info;
@@ -63,7 +63,7 @@ DecodedImage decode_pcx(Bytes b, const ImageInfo& info) {
   out.pixels.width = w;
   out.pixels.height = h;
   out.pixels.rgba.resize(size_t(w) * h * 4);
-  size_t pos = kHeader;
+  size_t pos = kPcxHeader;
   uint32_t run = 0;  // bytes left of a run that crosses a line
   uint8_t value = 0;
   for (uint32_t y = 0; y < h; ++y) {

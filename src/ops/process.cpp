@@ -6,16 +6,11 @@
 
 namespace meshport {
 
-static bool is_identity(const TransformOptions& t) {
-  return t.scale == 1.0f && t.rotate_degrees == std::array<float, 3>{0, 0, 0} &&
-         t.translate == std::array<float, 3>{0, 0, 0};
-}
-
 void process(Scene& scene, const ProcessOptions& o, Diagnostics* diags) {
   if (o.expand_instances) ops::expand_instances(scene);
   if (o.flip_winding) flip_winding(scene);
   if (o.flip_v) flip_v(scene);
-  if (!is_identity(o.transform)) transform_scene(scene, o.transform);
+  transform_scene(scene, o.transform);  // nothing to do (every bit kept) for the identity
   if (o.weld) weld_vertices(scene);
   if (o.simplify.ratio < 1.0f || o.simplify.max_triangles > 0) simplify_meshes(scene, o.simplify, diags);
   if (o.normals != Generate::Off) generate_normals(scene, o.normal, diags);

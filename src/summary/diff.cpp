@@ -88,24 +88,24 @@ std::string item(const char* list, const std::string& name, size_t index) {
   return fmt::format("{}[{}]", list, name.empty() ? fmt::format("#{}", index) : name);
 }
 
-bool near(float x, float y, float tol) {
+bool near_value(float x, float y, float tol) {
   return x == y || std::fabs(x - y) <= tol || (std::isnan(x) && std::isnan(y));
 }
 
 template <size_t N>
-bool near(const std::array<float, N>& x, const std::array<float, N>& y, float tol) {
+bool near_value(const std::array<float, N>& x, const std::array<float, N>& y, float tol) {
   for (size_t i = 0; i < N; ++i)
-    if (!near(x[i], y[i], tol)) return false;
+    if (!near_value(x[i], y[i], tol)) return false;
   return true;
 }
 
-bool near_point(Vec3 x, Vec3 y, float tol) { return near(x, y, 0.0f) || length(x - y) <= tol; }
+bool near_point(Vec3 x, Vec3 y, float tol) { return near_value(x, y, 0.0f) || length(x - y) <= tol; }
 
 // Quaternions q and -q are the same rotation.
 bool near_rotation(Quat x, Quat y, float tol) {
   x = quat_normalize(x);
   y = quat_normalize(y);
-  return near(x, y, tol) || near(x, Quat{-y[0], -y[1], -y[2], -y[3]}, tol);
+  return near_value(x, y, tol) || near_value(x, Quat{-y[0], -y[1], -y[2], -y[3]}, tol);
 }
 
 // ---- Pairing items by name --------------------------------------------------------------------
@@ -223,7 +223,7 @@ struct Pairings {
 
 // ---- Mesh geometry ----------------------------------------------------------------------------
 
-struct Corner {
+struct DiffCorner {
   Vec3 p{0, 0, 0};
   std::array<float, 2> uv{0, 0};
   Vec3 n{0, 0, 0};  // unit length (or zero)
@@ -236,12 +236,12 @@ struct Geometry {
   const Mesh* mesh = nullptr;
   bool uv = false, normal = false;
   uint32_t k = 3;
-  std::vector<Corner> corners;
+  std::vector<DiffCorner> corners;
   size_t items() const { return corners.size() / k; }
 };
 
-Corner corner_of(const VertexStream* pos, const VertexStream* uv, const VertexStream* nrm, uint32_t v) {
-  Corner c;
+DiffCorner corner_of(const VertexStream* pos, const VertexStream* uv, const VertexStream* nrm, uint32_t v) {
+  DiffCorner c;
   c.vertex = v;
   c.p = {pos->get(v, 0), pos->get(v, 1), pos->get(v, 2)};
   if (uv) c.uv = {uv->get(v, 0), uv->get(v, 1)};
@@ -285,9 +285,9 @@ struct Tolerances {
   bool uv = true, normal = true;  // compare them (both meshes have them)
 };
 
-bool corners_near(const Corner& x, const Corner& y, const Tolerances& t) {
-  return near_point(x.p, y.p, t.pos) && (!t.uv || near(x.uv, y.uv, t.other)) &&
-         (!t.normal || near(x.n, y.n, t.other));
+bool corners_near(const DiffCorner& x, const DiffCorner& y, const Tolerances& t) {
+  return near_point(x.p, y.p, t.pos) && (!t.uv || near_value(x.uv, y.uv, t.other)) &&
+         (!t.normal || near_value(x.n, y.n, t.other));
 }
 
 // Which item of b each item of a matches (-1: none), and the rotation r such that corner c of
@@ -641,7 +641,7 @@ void compare_materials(const Ctx& c, const Scene& a, const Scene& b, const Pairi
     const Material& x = a.materials[i];
     const Material& y = b.materials[j];
     const std::string path = item("materials", x.name, i);
-    if (!near(x.base_color, y.base_color, c.tol)) c.add(path + ".base_color", vec(x.base_color), vec(y.base_color));
+    if (!near_value(x.base_color, y.base_color, c.tol)) c.add(path + ".base_color", vec(x.base_color), vec(y.base_color));
     auto text = [&](const char* field, const std::string& u, const std::string& v) {
       if (u != v) c.add(path + "." + field, quoted(u), quoted(v));
     };
@@ -657,14 +657,14 @@ void compare_materials(const Ctx& c, const Scene& a, const Scene& b, const Pairi
         return std::array<float, 7>{float(s), t.offset[0], t.offset[1], t.rotation, t.scale[0], t.scale[1],
                                     float(t.texcoord)};
       };
-      if (xs != ys || xt.texcoord != yt.texcoord || !near(v(xs, xt), v(ys, yt), c.tol))
+      if (xs != ys || xt.texcoord != yt.texcoord || !near_value(v(xs, xt), v(ys, yt), c.tol))
         c.add(path + "." + field, vec(v(xs, xt)), vec(v(ys, yt)));
     };
     mapping("base_color_uv", x.base_color_texcoord, x.base_color_transform, y.base_color_texcoord,
             y.base_color_transform);
     mapping("normal_uv", x.normal_texcoord, x.normal_transform, y.normal_texcoord, y.normal_transform);
     mapping("specular_uv", x.specular_texcoord, x.specular_transform, y.specular_texcoord, y.specular_transform);
-    if (!near(x.emissive, y.emissive, c.tol)) c.add(path + ".emissive", vec(x.emissive), vec(y.emissive));
+    if (!near_value(x.emissive, y.emissive, c.tol)) c.add(path + ".emissive", vec(x.emissive), vec(y.emissive));
     // Alpha: the mode, the cut-off of a Mask material, the blend of a Blend one.
     auto alpha = [](const Material& m) {
       if (m.alpha_mode == AlphaMode::Mask) return fmt::format("MASK {}", m.alpha_cutoff);
@@ -672,7 +672,7 @@ void compare_materials(const Ctx& c, const Scene& a, const Scene& b, const Pairi
       return std::string(alpha_mode_name(m.alpha_mode));
     };
     if (alpha(x) != alpha(y)) c.add(path + ".alpha", alpha(x), alpha(y));
-    if (!near(std::array<float, 2>{x.metallic, x.roughness}, std::array<float, 2>{y.metallic, y.roughness}, c.tol))
+    if (!near_value(std::array<float, 2>{x.metallic, x.roughness}, std::array<float, 2>{y.metallic, y.roughness}, c.tol))
       c.add(path + ".metallic_roughness", vec(std::array<float, 2>{x.metallic, x.roughness}),
             vec(std::array<float, 2>{y.metallic, y.roughness}));
   }
@@ -689,7 +689,7 @@ void compare_transform(const Ctx& c, const std::string& path, const Transform& x
   if (!near_point(x.translation, y.translation, c.pos_tol))
     c.add(path + ".translation", vec(x.translation), vec(y.translation));
   if (!near_rotation(x.rotation, y.rotation, c.tol)) c.add(path + ".rotation", vec(x.rotation), vec(y.rotation));
-  if (!near(x.scale, y.scale, c.tol)) c.add(path + ".scale", vec(x.scale), vec(y.scale));
+  if (!near_value(x.scale, y.scale, c.tol)) c.add(path + ".scale", vec(x.scale), vec(y.scale));
 }
 
 void compare_joints(const Ctx& c, const Scene& a, const Scene& b, const Pairing& p) {
@@ -789,7 +789,7 @@ void compare_animation(const Ctx& c, const Scene& a, const Scene& b, const Anima
                        const std::string& path, const std::vector<MeshPair>& meshes) {
   if (x.frame_count() != y.frame_count())
     c.add(path + ".frames", std::to_string(x.frame_count()), std::to_string(y.frame_count()));
-  if (!near(x.framerate, y.framerate, c.tol * std::max(std::fabs(x.framerate), std::fabs(y.framerate))))
+  if (!near_value(x.framerate, y.framerate, c.tol * std::max(std::fabs(x.framerate), std::fabs(y.framerate))))
     c.add(path + ".framerate", num(x.framerate), num(y.framerate));
   if (x.loop != y.loop) c.add(path + ".loop", x.loop ? "true" : "false", y.loop ? "true" : "false");
   if (x.interpolation != y.interpolation)
@@ -849,7 +849,7 @@ std::string describe(const T& v) {
 
 // Floats (alone, in tuples and in lists) agree within the tolerance relative to their size (at
 // least 1); everything else must be equal.
-bool close(float x, float y, float tol) { return near(x, y, tol * std::max({1.0f, std::fabs(x), std::fabs(y)})); }
+bool close(float x, float y, float tol) { return near_value(x, y, tol * std::max({1.0f, std::fabs(x), std::fabs(y)})); }
 
 template <class T>
 bool agree(const T& a, const T& b, float tol) {

@@ -38,12 +38,12 @@ std::string material_name(const Scene& s, int32_t material) {
   return material >= 0 && size_t(material) < s.materials.size() ? s.materials[size_t(material)].name : std::string();
 }
 
-std::optional<std::string> mesh_name(const Scene& s, int32_t mesh) {
+std::optional<std::string> summary_mesh_name(const Scene& s, int32_t mesh) {
   if (mesh < 0 || size_t(mesh) >= s.meshes.size()) return std::nullopt;
   return s.meshes[size_t(mesh)].name;
 }
 
-std::optional<std::string> joint_name(const Scene& s, int32_t joint) {
+std::optional<std::string> summary_joint_name(const Scene& s, int32_t joint) {
   if (joint < 0 || size_t(joint) >= s.joints.size()) return std::nullopt;
   return s.joints[size_t(joint)].name;
 }
@@ -58,7 +58,7 @@ MeshSummary summarize_mesh(const Scene& s, const Mesh& m) {
   if (m.topology == Topology::Points) r.points = m.triangles.size();
   r.instances = m.instances.size();
   r.lod = m.lod;
-  if (m.lod) r.lod_of = mesh_name(s, m.lod_of).value_or("");
+  if (m.lod) r.lod_of = summary_mesh_name(s, m.lod_of).value_or("");
   for (const auto& st : m.streams)
     r.attributes.push_back(st.attribute == Attribute::Custom ? st.name : std::string(attribute_name(st.attribute)));
   r.morph_targets = m.morph_targets.size();
@@ -107,12 +107,12 @@ std::vector<AnimationSummary> summarize_animations(const Scene& s, bool bounds) 
 }
 
 AttachmentSummary summarize_attachment(const Scene& s, const Attachment& a) {
-  return {a.name, a.transform.translation, mesh_name(s, a.mesh), joint_name(s, a.joint)};
+  return {a.name, a.transform.translation, summary_mesh_name(s, a.mesh), summary_joint_name(s, a.joint)};
 }
 
 // ---- JSON ------------------------------------------------------------------------------------
 
-const char* interpolation_name(Interpolation i) { return i == Interpolation::Step ? "step" : "linear"; }
+const char* interpolation_word(Interpolation i) { return i == Interpolation::Step ? "step" : "linear"; }
 
 json mesh_json(const MeshSummary& m) {
   json j = {{"name", m.name},           {"material", m.material},   {"vertices", m.vertices},
@@ -132,7 +132,7 @@ json animation_json(const AnimationSummary& a) {
             {"frames", a.frames},
             {"framerate", shortest(a.framerate)},
             {"loop", a.loop},
-            {"interpolation", interpolation_name(a.interpolation)}};
+            {"interpolation", interpolation_word(a.interpolation)}};
   if (a.morph_weight_tracks) {
     j["morph_weight_tracks"] = a.morph_weight_tracks;
     j["morph_weight_keys"] = a.morph_weight_keys;

@@ -146,7 +146,7 @@ float default_value(int k, uint32_t c) {
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
 // A name or token for a message (text::quoted: cut after 40 bytes, unprintable bytes as \xNN).
-std::string quoted(std::string_view s) { return text::quoted(s); }
+std::string iqe_quoted(std::string_view s) { return text::quoted(s); }
 
 bool is_image_name(std::string_view name) {
   for (std::string_view ext : {".png", ".tga", ".jpg", ".jpeg", ".dds", ".bmp"})
@@ -349,7 +349,7 @@ struct AnimState {
 };
 
 std::string mesh_label(const MeshState& m) {
-  return m.implicit ? std::string("the vertices before the first mesh command") : "mesh " + quoted(m.name);
+  return m.implicit ? std::string("the vertices before the first mesh command") : "mesh " + iqe_quoted(m.name);
 }
 
 bool is_identity(const Transform& t) {
@@ -444,7 +444,7 @@ class Reader {
     while (e < end_ && !is_space(*e)) ++e;
     return {q, size_t(e - q)};
   }
-  [[noreturn]] void malformed(const char* at) const { error(at, "malformed number " + quoted(token_at(at))); }
+  [[noreturn]] void malformed(const char* at) const { error(at, "malformed number " + iqe_quoted(token_at(at))); }
 
   // The limits of meshport.h, checked as the file is read so that memory stays bounded.
   [[noreturn]] void over_limit(const char* at, const char* what, size_t limit) const {
@@ -532,7 +532,7 @@ class Reader {
     }
     if (std::isinf(v) && !warned_range_) {
       warned_range_ = true;
-      warn(tok_, "number " + quoted(token_at(tok_)) + " is beyond float range: stored as infinity");
+      warn(tok_, "number " + iqe_quoted(token_at(tok_)) + " is beyond float range: stored as infinity");
     }
     return v;
   }
@@ -551,7 +551,7 @@ class Reader {
     auto r = std::from_chars(q, end_, out);
     if (r.ec == std::errc::invalid_argument) malformed(tok_);
     check_number_end(r.ptr, tok_);
-    if (r.ec == std::errc::result_out_of_range) error(tok_, "number out of range " + quoted(token_at(tok_)));
+    if (r.ec == std::errc::result_out_of_range) error(tok_, "number out of range " + iqe_quoted(token_at(tok_)));
     p_ = r.ptr;
     return true;
   }
@@ -560,7 +560,7 @@ class Reader {
     int64_t v;
     if (!next_int(v)) return false;
     if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max())
-      error(tok_, "number out of range " + quoted(token_at(tok_)));
+      error(tok_, "number out of range " + iqe_quoted(token_at(tok_)));
     out = int32_t(v);
     return true;
   }
@@ -626,7 +626,7 @@ class Reader {
   }
 
   void warn_trailing() {
-    if (more()) warn(p_, "text after the name ignored: " + quoted(std::string_view(p_, size_t(end_ - p_))));
+    if (more()) warn(p_, "text after the name ignored: " + iqe_quoted(std::string_view(p_, size_t(end_ - p_))));
   }
 
   // ---- Header ----------------------------------------------------------------------------------
@@ -914,7 +914,7 @@ class Reader {
   void unknown(const char* at, std::string_view c) {
     if (std::find(unknown_.begin(), unknown_.end(), c) != unknown_.end()) return;
     if (unknown_.size() < 100) unknown_.emplace_back(c);
-    warn(at, "unknown command " + quoted(c) + " ignored (commands are case-sensitive)");
+    warn(at, "unknown command " + iqe_quoted(c) + " ignored (commands are case-sensitive)");
   }
 
   // kFilledMarker: the commands whose arrays the writer filled in for the current mesh.
@@ -1055,9 +1055,9 @@ class Reader {
     while (next_float(f)) {
       bool index = pairs_.size() % 2 == 0;
       if (index && !(f >= 0 && f == std::floor(f)))
-        error(tok_, "blend index " + quoted(token_at(tok_)) + " must be a non-negative integer");
+        error(tok_, "blend index " + iqe_quoted(token_at(tok_)) + " must be a non-negative integer");
       if (index && f > 16777216.0f)
-        error(tok_, "blend index " + quoted(token_at(tok_)) + " out of range: at most 16777216");
+        error(tok_, "blend index " + iqe_quoted(token_at(tok_)) + " out of range: at most 16777216");
       pairs_.push_back(f);
     }
   }
@@ -1154,19 +1154,19 @@ class Reader {
     std::string_view type = next_name();
     const char* type_at = tok_;
     auto kt = std::find(kTypeNames.begin(), kTypeNames.end(), type);
-    if (kt == kTypeNames.end()) return warn(type_at, "unknown vertexarray type " + quoted(type) + ": line ignored");
+    if (kt == kTypeNames.end()) return warn(type_at, "unknown vertexarray type " + iqe_quoted(type) + ": line ignored");
     int k = int(kt - kTypeNames.begin());
     std::string_view comp = next_name();
     auto kf = std::find(kFormatNames.begin(), kFormatNames.end(), comp);
     if (kf == kFormatNames.end())
-      return warn(tok_, "unknown vertexarray component type " + quoted(comp) + ": line ignored");
+      return warn(tok_, "unknown vertexarray component type " + iqe_quoted(comp) + ": line ignored");
     std::string_view size_text = next_name();
     const char* size_at = tok_;
     uint32_t size = 0;
     auto r = std::from_chars(size_text.data(), size_text.data() + size_text.size(), size);
     if (size_text.empty() || r.ec != std::errc() || r.ptr != size_text.data() + size_text.size() || size < 1 ||
         size > 4)
-      return warn(size_at, "vertexarray size must be 1 to 4, got " + quoted(size_text) + ": line ignored");
+      return warn(size_at, "vertexarray size must be 1 to 4, got " + iqe_quoted(size_text) + ": line ignored");
     std::string_view name = next_name();
     Decl& d = decl_[size_t(k)];
     if (d.declared && !d.used)
@@ -1179,7 +1179,7 @@ class Reader {
     probe.attribute = Attribute::Custom;
     probe.name = d.name;
     if (is_custom(k) && is_format_stream(probe))
-      warn(tok_, "custom array name " + quoted(d.name) +
+      warn(tok_, "custom array name " + iqe_quoted(d.name) +
                      " is reserved for another format's data (scene.h is_format_stream): writers leave it out");
     d.line = line_;
     d.used = false;
@@ -1393,11 +1393,11 @@ class Reader {
     // Decision: a repeated joint name is kept, with a warning: animations of other files attach
     // to a skeleton by joint name, and they find the first.
     if (auto [it, added] = joint_ids_.try_emplace(j.name, joints_.size()); !added)
-      warn(tok_, "joint " + quoted(j.name) + " has the name of joint " + std::to_string(it->second) +
+      warn(tok_, "joint " + iqe_quoted(j.name) + " has the name of joint " + std::to_string(it->second) +
                      ": animations attached by name use the first");
     int64_t parent = -1;
     if (next_int(parent) && parent >= int64_t(joints_.size()))
-      error(tok_, "joint " + quoted(j.name) + ": parent " + std::to_string(parent) +
+      error(tok_, "joint " + iqe_quoted(j.name) + ": parent " + std::to_string(parent) +
                       " must be an earlier joint (this is joint " + std::to_string(joints_.size()) + ")");
     j.parent = parent < 0 ? -1 : int32_t(parent);
     joints_.push_back(std::move(j));
@@ -1437,7 +1437,7 @@ class Reader {
     AnimState& a = anims_.back();
     if (a.frames.empty()) a.frames.push_back({line_, 0});  // poses before `frame`: first frame
     if (a.pose_count - a.frames.back().first_pose >= kMaxJoints)
-      error(begin_, "animation " + quoted(a.name) + ": a frame with more than " + std::to_string(kMaxJoints) +
+      error(begin_, "animation " + iqe_quoted(a.name) + ": a frame with more than " + std::to_string(kMaxJoints) +
                         " poses (one per joint): more joints than meshport reads from one file");
     a.poses.push_back(t);
     ++a.pose_count;
@@ -1598,7 +1598,7 @@ class Reader {
       if (size_t n = frame_size(a, i); n > 0 && frames++ == 0) first = n;
     for (size_t i = 0; i < a.frames.size() && frames < a.frames.size(); ++i)
       if (frame_size(a, i) == 0) {  // at the first
-        warn_line(a.frames[i].line, "animation " + quoted(a.name) + ": frames without poses ignored");
+        warn_line(a.frames[i].line, "animation " + iqe_quoted(a.name) + ": frames without poses ignored");
         break;
       }
     bool joints = !joints_.empty();
@@ -1629,20 +1629,20 @@ class Reader {
     bool joints = !joints_.empty();
     if (count > channels || (count < channels && !joints))
       fail_at_line(file_, line, 1,
-                   "animation " + quoted(a.name) + ": frame " + std::to_string(f) + " has " + std::to_string(count) +
+                   "animation " + iqe_quoted(a.name) + ": frame " + std::to_string(f) + " has " + std::to_string(count) +
                        " poses, expected " + std::to_string(channels) +
                        (joints ? " (one per joint)" : " (as many as the first frame)"));
     if (count == channels) return;
     if (warned_fill_ != &a) {
       warned_fill_ = &a;
-      warn_line(line, "animation " + quoted(a.name) + ": frame " + std::to_string(f) + " has " +
+      warn_line(line, "animation " + iqe_quoted(a.name) + ": frame " + std::to_string(f) + " has " +
                           std::to_string(count) + " poses for " + std::to_string(channels) +
                           " joints: the others keep their base pose");
     }
     filled_ += channels - count;
     if (filled_ > kMaxFilledPoses)
       fail_at_line(file_, line, 1,
-                   "animation " + quoted(a.name) + ": frame " + std::to_string(f) + " has " + std::to_string(count) +
+                   "animation " + iqe_quoted(a.name) + ": frame " + std::to_string(f) + " has " + std::to_string(count) +
                        " poses for " + std::to_string(channels) + " joints: more than " +
                        std::to_string(kMaxFilledPoses) +
                        " poses of the file's animations would be base poses filled in (give every frame one pose "
@@ -1940,7 +1940,7 @@ class Writer {
     out_.append(run, '\\');
     out_ += '"';
     if (changed)
-      diags_.add(warning("", "name " + quoted(s) +
+      diags_.add(warning("", "name " + iqe_quoted(s) +
                                  " has a quote or line break, which IQE cannot hold: "
                                  "written with ' or a space instead"));
   }
@@ -1998,10 +1998,10 @@ class Writer {
       if (count == 0 && m.vertex_count() > 0)
         diags_.add(warning("", fmt::format("mesh {}: its {} vertices hold only data IQE does not (format streams, "
                                            "scene.h): written without vertices or faces",
-                                           quoted(m.name), m.vertex_count())));
+                                           iqe_quoted(m.name), m.vertex_count())));
       for (int k = 0; k < kKindCount; ++k)
         if (by[size_t(k)] && by[size_t(k)]->vertex_count() != count)
-          fail("", "mesh " + quoted(m.name) + ": its vertex streams have different lengths");
+          fail("", "mesh " + iqe_quoted(m.name) + ": its vertex streams have different lengths");
       for (int k = 0; k < kKindCount; ++k)
         if (by[size_t(k)] && !template_[size_t(k)]) template_[size_t(k)] = by[size_t(k)];
       const VertexStream* idx = by[kBlendIndexes];
@@ -2154,7 +2154,7 @@ class Writer {
       }
       int k = int(s.attribute);  // Attribute and Kind share their order up to Color
       if (by[size_t(k)])
-        diags_.add(warning("", "mesh " + quoted(m.name) + ": a second " + std::string(kTypeNames[size_t(k)]) +
+        diags_.add(warning("", "mesh " + iqe_quoted(m.name) + ": a second " + std::string(kTypeNames[size_t(k)]) +
                                    " stream cannot be written to IQE: left out"));
       else
         by[size_t(k)] = &s;
@@ -2164,7 +2164,7 @@ class Writer {
       while (k < kKindCount && by[size_t(k)]) ++k;
       if (k == kKindCount) {
         diags_.add(
-            warning("", "mesh " + quoted(m.name) + ": more than 10 custom streams: " + quoted(s->name) + " left out"));
+            warning("", "mesh " + iqe_quoted(m.name) + ": more than 10 custom streams: " + iqe_quoted(s->name) + " left out"));
         continue;
       }
       by[size_t(k)] = s;
@@ -2220,8 +2220,8 @@ class Writer {
     const size_t count = written_count(m, by);
     const bool dropped = count == 0 && m.vertex_count() > 0;  // plan_file warned
     for (uint32_t t : m.triangles)
-      if (!dropped && t >= count) fail("", "mesh " + quoted(m.name) + ": triangle index " + std::to_string(t) + " out of range");
-    if (m.triangles.size() % 3) fail("", "mesh " + quoted(m.name) + ": triangle list is not a multiple of 3");
+      if (!dropped && t >= count) fail("", "mesh " + iqe_quoted(m.name) + ": triangle index " + std::to_string(t) + " out of range");
+    if (m.triangles.size() % 3) fail("", "mesh " + iqe_quoted(m.name) + ": triangle list is not a multiple of 3");
     // Kinds other meshes have and this one lacks: filled in, and named in kFilledMarker.
     std::vector<VertexStream> fill;
     fill.reserve(kKindCount);
@@ -2237,7 +2237,7 @@ class Writer {
     bool keys = !dropped && !m.smoothing.vertex_key.empty();  // a mesh written without vertices has none
     if (keys && !valid_keys(m)) {
       keys = false;
-      diags_.add(warning("", "mesh " + quoted(m.name) + ": vertex_key has the wrong length: left out"));
+      diags_.add(warning("", "mesh " + iqe_quoted(m.name) + ": vertex_key has the wrong length: left out"));
     }
     if (any_vs_ && !keys) filled += " vs";
     out_ += "mesh";
@@ -2256,7 +2256,7 @@ class Writer {
       name(material_keys_[size_t(m.material)]);
       out_ += '\n';
     } else if (m.material >= 0) {
-      diags_.add(warning("", "mesh " + quoted(m.name) + ": material index out of range: left out"));
+      diags_.add(warning("", "mesh " + iqe_quoted(m.name) + ": material index out of range: left out"));
     }
     vertices(m, by, count, keys);
     if (!dropped) faces(m);
@@ -2300,7 +2300,7 @@ class Writer {
   bool fits(const std::vector<T>& v, size_t n, const Mesh& m, const char* what) {
     if (v.empty()) return false;
     if (v.size() == n) return true;
-    diags_.add(warning("", "mesh " + quoted(m.name) + ": " + what + " has the wrong length: left out"));
+    diags_.add(warning("", "mesh " + iqe_quoted(m.name) + ": " + what + " has the wrong length: left out"));
     return false;
   }
 
@@ -2333,7 +2333,7 @@ class Writer {
     bool polys = !m.polygon_sizes.empty();
     bool ok = fans_ok(m);
     if (!ok) {
-      diags_.add(warning("", "mesh " + quoted(m.name) +
+      diags_.add(warning("", "mesh " + iqe_quoted(m.name) +
                                  ": polygon_sizes do not describe fans of its triangles: "
                                  "written as triangles, without per-face smoothing"));
       polys = false;
@@ -2379,11 +2379,11 @@ class Writer {
     }
     if (a.loop) out_ += "loop\n";
     if (a.channels && a.poses.size() % a.channels)
-      diags_.add(warning("", "animation " + quoted(a.name) +
+      diags_.add(warning("", "animation " + iqe_quoted(a.name) +
                                  ": pose count is not a multiple of its channels: "
                                  "the last partial frame is left out"));
     if (a.channels && !scene.joints.empty() && a.channels != scene.joints.size())
-      diags_.add(warning("", "animation " + quoted(a.name) + " has " + std::to_string(a.channels) + " channels for " +
+      diags_.add(warning("", "animation " + iqe_quoted(a.name) + " has " + std::to_string(a.channels) + " channels for " +
                                  std::to_string(scene.joints.size()) + " joints"));
     const bool rigid = static_joint_ && a.channels == scene.joints.size();
     for (size_t f = 0; f < a.frame_count(); ++f) {

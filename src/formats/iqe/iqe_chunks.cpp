@@ -20,14 +20,14 @@
 namespace meshport::iqe {
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
 enum Next { kEnd, kValue, kGiveUp };
 
 // The next value, as Reader::next_float reads it without a diagnostic.
 template <class T>
 Next next_value(const char*& p, const char* end, T& out) {
-  while (p < end && is_space(*p)) ++p;
+  while (p < end && is_blank(*p)) ++p;
   if (p == end || *p == '#') return kEnd;
   if (*p == '+') return kGiveUp;  // the reader's skip_plus, and its message for "+-"
   const char* q = p;
@@ -39,7 +39,7 @@ Next next_value(const char*& p, const char* end, T& out) {
     if (r.ec != std::errc()) return kGiveUp;  // malformed, or out of range (a warning or an error)
     q = r.ptr;
   }
-  if (q < end && !is_space(*q) && *q != '#') return kGiveUp;  // malformed number
+  if (q < end && !is_blank(*q) && *q != '#') return kGiveUp;  // malformed number
   p = q;
   return kValue;
 }
@@ -81,7 +81,7 @@ bool blend_ok(const float* v, size_t n) {
 // One line [b, e) without its line break; `n` counts from the chunk's first line.
 void line(const char* b, const char* e, const char* limit, uint32_t n, PreChunk& out) {
   const char* p = b;
-  while (p < e && is_space(*p)) ++p;
+  while (p < e && is_blank(*p)) ++p;
   if (p == e) return;  // blank
   if (*p == '#') {
     if (std::string_view(p, size_t(e - p)).starts_with(kFilledMarker))
@@ -89,7 +89,7 @@ void line(const char* b, const char* e, const char* limit, uint32_t n, PreChunk&
     return;  // a comment
   }
   const char* cmd = p;
-  while (p < e && !is_space(*p)) ++p;
+  while (p < e && !is_blank(*p)) ++p;
   const PreLine serial{b, 0, 0, n, LineKind::Serial};
   if (p - cmd != 2) return out.lines.push_back(serial);
   const char a = cmd[0], c = cmd[1];

@@ -44,27 +44,27 @@ constexpr float kMinPlaneHalfSide = 10;
 constexpr const char* kAxes[3] = {"x", "y", "z"};
 constexpr const char* kQuat[4] = {"w", "x", "y", "z"};
 
-struct Loc {
+struct SceneLoc {
   uint32_t line = 0, column = 0;
 };
-Loc loc_of(const Token& t) { return {t.line, t.column}; }
+SceneLoc scene_loc_of(const Token& t) { return {t.line, t.column}; }
 
-[[noreturn]] void fail_loc(const std::string& file, Loc l, std::string message) {
+[[noreturn]] void fail_loc(const std::string& file, SceneLoc l, std::string message) {
   fail_at_line(file, l.line, l.column, std::move(message));
 }
 
 struct PropLocs {
-  Loc model_file, scale;
+  SceneLoc model_file, scale;
 };
 struct ObjectLocs {
-  Loc name, birth, death, path;
+  SceneLoc name, birth, death, path;
 };
 struct StateLocs {
   std::vector<ObjectLocs> objects;
-  Loc planes;  // the plane count
+  SceneLoc planes;  // the plane count
 };
 struct PathLocs {
-  Loc last_translation, last_rotation;  // the time tokens of the last keys
+  SceneLoc last_translation, last_rotation;  // the time tokens of the last keys
 };
 
 void read3(TokenReader& r, std::array<float, 3>& v, const std::string& what) {
@@ -100,7 +100,7 @@ ModeDefProp parse_prop_at(std::string_view text, const std::string& name, PropLo
   TokenReader r(text, name);
   ModeDefProp p;
   PropLocs l;
-  l.model_file = loc_of(r.peek());
+  l.model_file = scene_loc_of(r.peek());
   p.model_file = read_name(r, "the model file name MODELFILE");
   p.rigid_body = r.read_flag("the rigid-body flag RB");
   p.deform = r.read_flag("the deformation flag DEFORM");
@@ -112,7 +112,7 @@ ModeDefProp parse_prop_at(std::string_view text, const std::string& name, PropLo
   p.lame = r.read_float("the Lame scale LAME");
   p.damping1 = r.read_float("the damping parameter A1");
   p.damping2 = r.read_float("the damping parameter A2");
-  l.scale = loc_of(r.peek());
+  l.scale = scene_loc_of(r.peek());
   p.scale = r.read_float("the object scale SCALE");
   p.unused2 = r.read_float("the unused value X after SCALE");
   p.kp = r.read_float("the penalty stiffness KP");
@@ -147,7 +147,7 @@ ModeDefState parse_state_at(std::string_view text, const std::string& name, Stat
   for (uint32_t i = 0; i < objects; ++i) {
     ModeDefObject& o = s.objects[i];
     ObjectLocs& ol = l.objects[i];
-    ol.name = loc_of(r.peek());
+    ol.name = scene_loc_of(r.peek());
     o.name = read_name(r, fmt::format("the name of object {} (its .prop file)", i));
     if (r.peek().text == "a") {
       r.next("the flag a");
@@ -163,17 +163,17 @@ ModeDefState parse_state_at(std::string_view text, const std::string& name, Stat
     if (norm2 == 0) r.fail_at(rot, fmt::format("the rotation ROT of object {} is the zero quaternion", i));
     read3(r, o.velocity, fmt::format("the velocity VEL of object {}", i));
     read3(r, o.angular_velocity, fmt::format("the angular velocity AVEL of object {}", i));
-    ol.birth = loc_of(r.peek());
+    ol.birth = scene_loc_of(r.peek());
     o.birth = r.read_float(fmt::format("the birth time TBIRTH of object {}", i));
-    ol.death = loc_of(r.peek());
+    ol.death = scene_loc_of(r.peek());
     o.death = r.read_float(fmt::format("the death time TDEATH of object {}", i));
     if (o.animated) {
-      ol.path = loc_of(r.peek());
+      ol.path = scene_loc_of(r.peek());
       o.path_file = read_name(r, fmt::format("the animation path ANIMPATH of object {}", i));
     }
   }
 
-  l.planes = loc_of(r.peek());
+  l.planes = scene_loc_of(r.peek());
   const uint32_t planes = r.read_count("the plane count #PLANES", 6);
   s.planes.resize(planes);
   for (uint32_t k = 0; k < planes; ++k) {
@@ -215,7 +215,7 @@ ModeDefState parse_state_at(std::string_view text, const std::string& name, Stat
 }
 
 void read_keys(TokenReader& r, std::vector<ModeDefPathKey>& keys, uint32_t n, const char* kind, const char* value,
-               Loc& last) {
+               SceneLoc& last) {
   keys.resize(n);
   for (uint32_t k = 0; k < n; ++k) {
     const Token t = r.peek();
@@ -224,7 +224,7 @@ void read_keys(TokenReader& r, std::vector<ModeDefPathKey>& keys, uint32_t n, co
       r.fail_at(t, fmt::format("the time {} of {} key {} is before the previous key's {}: key times must not "
                                "decrease",
                                format_float(keys[k].time), kind, k, format_float(keys[k - 1].time)));
-    last = loc_of(t);
+    last = scene_loc_of(t);
     read3(r, keys[k].value, fmt::format("the {} of {} key {}", value, kind, k));
   }
 }
@@ -261,7 +261,7 @@ void put3(std::string& out, const std::array<float, 3>& v) {
 // ---- Interpolation ------------------------------------------------------------------------
 
 // Frames 0..ceil(duration * fps): the count, failing at `where` past kMaxPoses.
-size_t frame_count(double duration, double fps, size_t channels, const std::string& file, Loc where) {
+size_t frame_count(double duration, double fps, size_t channels, const std::string& file, SceneLoc where) {
   const double last = std::ceil(std::max(0.0, duration) * fps - 1e-6);
   const double frames = std::max(0.0, last) + 1;
   if (frames * double(std::max<size_t>(channels, 1)) > kMaxPoses)
@@ -293,7 +293,7 @@ struct Loader {
   std::string display(const std::string& rel) const { return (main_dir / rel).generic_string(); }
 
   // The MODELFILE of a .prop as the .model it means (relative to the .prop's folder).
-  static std::string resolve_model(const std::string& file, const std::string& prop_name, Loc where) {
+  static std::string resolve_model(const std::string& file, const std::string& prop_name, SceneLoc where) {
     const std::string ext = extension_of(file);
     if (ext == ".prop" || ext == ".state")
       fail_loc(prop_name, where,
@@ -309,7 +309,7 @@ struct Loader {
 
   // Loads and parses the model `rel` (relative to the main file's folder) once; errors at `where`
   // in `referrer`.
-  int32_t model(const std::string& rel, const std::string& as_referenced, const std::string& referrer, Loc where) {
+  int32_t model(const std::string& rel, const std::string& as_referenced, const std::string& referrer, SceneLoc where) {
     const std::string key = normal_path(rel);
     if (auto it = models.find(key); it != models.end()) return it->second;
     std::vector<uint8_t> bytes;
@@ -343,7 +343,7 @@ struct Loader {
     return f;
   }
 
-  int32_t prop(const std::string& rel, Loc where) {
+  int32_t prop(const std::string& rel, SceneLoc where) {
     const std::string key = normal_path(rel);
     if (auto it = props.find(key); it != props.end()) return it->second;
     std::vector<uint8_t> bytes;
@@ -370,7 +370,7 @@ struct Loader {
     return index;
   }
 
-  int32_t path(const std::string& rel, Loc where, PathLocs& locs, std::vector<PathLocs>& all) {
+  int32_t path(const std::string& rel, SceneLoc where, PathLocs& locs, std::vector<PathLocs>& all) {
     const std::string key = normal_path(rel);
     if (auto it = paths.find(key); it != paths.end()) {
       locs = all[size_t(it->second)];
@@ -772,7 +772,7 @@ Scene read_state(std::string_view text, const std::string& name, const SideFileL
     if (model_values[size_t(model)] >= 0 && total_values + model_values[size_t(model)] > kMaxMeshValues)
       fail_loc(name, sl.objects[i].name,
                fmt::format("object {}: the objects' mesh copies would hold more than {} values", i, kMaxMeshValues));
-    const Loc at = sl.objects[i].name;
+    const SceneLoc at = sl.objects[i].name;
     append_model_meshes(scene, model, int32_t(i), stem_of(md.models[size_t(model)].file), diags,
                         ErrorPlace{name, at.line, at.column, fmt::format("object {}: ", i)});
     double added = 0;
@@ -820,8 +820,8 @@ Scene read_state(std::string_view text, const std::string& name, const SideFileL
   bool animated = false;
   double duration = 0;
   std::string where_file = name;
-  Loc where;
-  auto later = [&](double t, const std::string& file, Loc l) {
+  SceneLoc where;
+  auto later = [&](double t, const std::string& file, SceneLoc l) {
     if (t > duration || !animated) {
       if (t > duration) duration = t;
       where_file = file;
@@ -887,7 +887,7 @@ Scene read_path(std::string_view text, const std::string& name, Diagnostics&) {
   scene.joints.push_back(j);
 
   double duration = 0;
-  Loc where;
+  SceneLoc where;
   if (!f.path.translation.empty() && f.path.translation.back().time > duration) {
     duration = f.path.translation.back().time;
     where = locs.last_translation;

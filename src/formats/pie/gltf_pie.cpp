@@ -32,11 +32,11 @@ using json_util::to_bool;
 using json_util::to_float_narrow;
 using json_util::to_string;
 
-constexpr const char* kKinds[] = {"texture", "tcmask", "normalmap", "specularmap"};
+constexpr const char* kPieKinds[] = {"texture", "tcmask", "normalmap", "specularmap"};
 
 // ---- Writing ---------------------------------------------------------------------------------
 
-json jfloat(float f) {
+json pie_jfloat(float f) {
   if (std::isnan(f)) return "NaN";
   if (std::isinf(f)) return f > 0 ? "Infinity" : "-Infinity";
   return static_cast<double>(f);  // the float's exact value
@@ -51,12 +51,12 @@ json jstrings(const std::vector<std::string>& v) {
 template <size_t N>
 json jfloats(const std::array<float, N>& a) {
   json r = json::array();
-  for (float f : a) r.push_back(jfloat(f));
+  for (float f : a) r.push_back(pie_jfloat(f));
   return r;
 }
 
 json jtexture(const PieTexture& t) {
-  return {{"kind", kKinds[int(t.kind) & 3]}, {"tileset", t.tileset}, {"file", jstring(t.file)},
+  return {{"kind", kPieKinds[int(t.kind) & 3]}, {"tileset", t.tileset}, {"file", jstring(t.file)},
           {"has_size", t.has_size},          {"width", t.width},     {"height", t.height}};
 }
 
@@ -141,10 +141,10 @@ std::array<uint32_t, 3> to_uint3(const json& v, const std::string& path) {
 PieTexture to_texture(const json& v, const std::string& path) {
   object(v, path);
   PieTexture t;
-  std::string kind = kKinds[0];
+  std::string kind = kPieKinds[0];
   get(v, "kind", path, kind, to_string);
   size_t k = 0;
-  while (k < 4 && kind != kKinds[k]) ++k;
+  while (k < 4 && kind != kPieKinds[k]) ++k;
   if (k == 4) bad(sub(path, "kind"), fmt::format("'{}' is not a texture kind", kind));
   t.kind = PieTexture::Kind(k);
   get(v, "tileset", path, t.tileset, int32);

@@ -120,7 +120,7 @@ class LineSource {
 };
 
 // A token for a message: quoted, at most 40 bytes, control and non-ASCII bytes escaped.
-std::string quoted(std::string_view s) {
+std::string pie_read_quoted(std::string_view s) {
   std::string out = "\"";
   for (size_t i = 0; i < s.size() && i < 40; ++i) {
     unsigned char c = static_cast<unsigned char>(s[i]);
@@ -277,7 +277,7 @@ class Reader {
     return {tok_, size_t(p_ - tok_)};
   }
   [[noreturn]] void expected(const char* what, std::string_view tok) const {
-    error(at_tok(), fmt::format("expected {}, found {}", what, tok.empty() ? "the end of the line" : quoted(tok)));
+    error(at_tok(), fmt::format("expected {}, found {}", what, tok.empty() ? "the end of the line" : pie_read_quoted(tok)));
   }
   int64_t integer(const char* what, int64_t lo, int64_t hi) {
     std::string_view t = word();
@@ -335,7 +335,7 @@ class Reader {
     int64_t n = 0;
     if (v.empty()) error(at_tok(), "PIE version missing: 2, 3 or 4 expected");
     if (!parse_int(v, n) || n < 2 || n > 4)
-      error(at_tok(), fmt::format("unsupported PIE version {}: 2, 3 or 4 expected", quoted(v)));
+      error(at_tok(), fmt::format("unsupported PIE version {}: 2, 3 or 4 expected", pie_read_quoted(v)));
     pie_.version = int32_t(n);
     uv_scale_ = n == 2 ? 1.0f / 256.0f : 1.0f;
   }
@@ -350,7 +350,7 @@ class Reader {
       }
       if (dir_ == "LEVEL") error(dir_at_, "LEVELS missing before LEVEL");
       if (dir_ == "PIE") error(dir_at_, "PIE given twice");
-      error(dir_at_, fmt::format("unknown or misplaced directive {} before LEVELS", quoted(dir_)));
+      error(dir_at_, fmt::format("unknown or misplaced directive {} before LEVELS", pie_read_quoted(dir_)));
     }
     if (!pending_) error(lines_.eof(), "end of file before LEVELS");
     consume();
@@ -405,10 +405,10 @@ class Reader {
   void check_texture_name(std::string_view name) const {
     for (char c : name)
       if (!name_char(c))
-        error(at_tok(), fmt::format("texture name {} contains {}: only A-Z a-z 0-9 . _ - are allowed", quoted(name),
-                                    quoted(std::string_view(&c, 1))));
+        error(at_tok(), fmt::format("texture name {} contains {}: only A-Z a-z 0-9 . _ - are allowed", pie_read_quoted(name),
+                                    pie_read_quoted(std::string_view(&c, 1))));
     if (name.size() < 4 || name.substr(name.size() - 4) != ".png")
-      error(at_tok(), fmt::format("texture name {} does not end in \".png\"", quoted(name)));
+      error(at_tok(), fmt::format("texture name {} does not end in \".png\"", pie_read_quoted(name)));
   }
 
   // TEXTURE's optional (ignored) width and height: kept when both are integers.
@@ -440,7 +440,7 @@ class Reader {
     if (!peek()) error(lines_.eof(), fmt::format("end of file: LEVEL {} missing (LEVELS {})", k, level_count_));
     if (dir_ == "LEVELS") error(dir_at_, "LEVELS given twice");
     if (dir_ != "LEVEL")
-      error(dir_at_, fmt::format("unknown or misplaced directive {}: LEVEL {} expected", quoted(dir_), k));
+      error(dir_at_, fmt::format("unknown or misplaced directive {}: LEVEL {} expected", pie_read_quoted(dir_), k));
     consume();
     int64_t n = integer("the level number", kInt32Min, kInt64Max);
     if (n != int64_t(k)) error(at_tok(), fmt::format("LEVEL {} out of sequence: LEVEL {} expected", n, k));
@@ -501,7 +501,7 @@ class Reader {
   [[noreturn]] void missing_directive(const char* name, size_t k) const {
     if (known_directive(dir_))
       error(dir_at_, fmt::format("{} missing in level {} before {}", name, k, dir_));
-    error(dir_at_, fmt::format("unknown or misplaced directive {} in level {}", quoted(dir_), k));
+    error(dir_at_, fmt::format("unknown or misplaced directive {} in level {}", pie_read_quoted(dir_), k));
   }
 
   Loc count_at_;  // the count of the last block directive read
@@ -632,7 +632,7 @@ class Reader {
         bool twice = dir_ == "POINTS" || dir_ == "POLYGONS" || dir_ == "CONNECTORS" ||
                      dir_ == "ANIMOBJECT" || dir_ == "SHADOWPOINTS" || dir_ == "SHADOWPOLYGONS";
         if (twice) error(dir_at_, fmt::format("{} given twice in level {}", dir_, k));
-        error(dir_at_, fmt::format("unknown or misplaced directive {} in level {}", quoted(dir_), k));
+        error(dir_at_, fmt::format("unknown or misplaced directive {} in level {}", pie_read_quoted(dir_), k));
       } else {
         return;  // read() warns
       }
@@ -642,7 +642,7 @@ class Reader {
   void unexpected_after_last() {
     warn(dir_at_, fmt::format("unknown or misplaced directive {} after the last level: it and the rest of the file "
                               "are ignored",
-                              quoted(dir_)));
+                              pie_read_quoted(dir_)));
     stop_ = true;
   }
 

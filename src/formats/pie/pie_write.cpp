@@ -30,7 +30,7 @@ using Point = std::array<float, 3>;
 constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
 constexpr int32_t kUnskinned = -1, kSkinnedToSeveral = -2;
 
-std::string quoted(std::string_view s) { return fmt::format("\"{}\"", s); }
+std::string pie_quoted(std::string_view s) { return fmt::format("\"{}\"", s); }
 
 const char* texture_keyword(PieTexture::Kind k) {
   switch (k) {
@@ -299,7 +299,7 @@ class Writer {
     if (l.joint == kSkinnedToSeveral)
       diags_.add(warning("", fmt::format("mesh {} is skinned to several joints, which PIE cannot hold: written in "
                                          "its rest pose without animation",
-                                         quoted(m.name))));
+                                         pie_quoted(m.name))));
     if (m.material >= 0 && size_t(m.material) < scene_.materials.size()) {
       l.material = &scene_.materials[size_t(m.material)];
       l.pages = pages_of(*l.material);
@@ -335,32 +335,32 @@ class Writer {
   void check_mesh(const Level& l) {
     const Mesh& m = scene_.meshes[size_t(l.mesh)];
     const VertexStream* pos = m.find(Attribute::Position);
-    if (!pos || pos->components < 3) fail("", fmt::format("mesh {} has no positions", quoted(m.name)));
+    if (!pos || pos->components < 3) fail("", fmt::format("mesh {} has no positions", pie_quoted(m.name)));
     size_t n = pos->vertex_count();
     for (const VertexStream& s : m.streams)
       if (s.components && s.vertex_count() != n)
-        fail("", fmt::format("mesh {}: its vertex streams have different lengths", quoted(m.name)));
-    if (m.triangles.size() % 3) fail("", fmt::format("mesh {}: triangle list is not a multiple of 3", quoted(m.name)));
+        fail("", fmt::format("mesh {}: its vertex streams have different lengths", pie_quoted(m.name)));
+    if (m.triangles.size() % 3) fail("", fmt::format("mesh {}: triangle list is not a multiple of 3", pie_quoted(m.name)));
     for (uint32_t i : m.triangles)
-      if (i >= n) fail("", fmt::format("mesh {}: triangle index {} out of range", quoted(m.name), i));
+      if (i >= n) fail("", fmt::format("mesh {}: triangle index {} out of range", pie_quoted(m.name), i));
     for (float v : pos->data)
-      if (!std::isfinite(v)) fail("", fmt::format("mesh {}: a position is not finite", quoted(m.name)));
+      if (!std::isfinite(v)) fail("", fmt::format("mesh {}: a position is not finite", pie_quoted(m.name)));
     size_t polygons = m.triangles.size() / 3;
     if (polygons > kMaxPolygons)
       fail("", fmt::format("mesh {} has {} triangles: a PIE level holds at most {} polygons (Warzone 2100 draws a "
                            "level with 16-bit indices; docs/pie.md); simplify it with --simplify-to {} (or "
                            "--simplify RATIO)",
-                           quoted(m.name), polygons, kMaxPolygons, kMaxPolygons));
+                           pie_quoted(m.name), polygons, kMaxPolygons, kMaxPolygons));
   }
 
   // ---- Header --------------------------------------------------------------------------------
   void check_page(const PieTexture& t) {
     if (t.file.empty() || !std::all_of(t.file.begin(), t.file.end(), page_char))
-      fail("", fmt::format("texture page {} has characters outside [A-Za-z0-9._-]", quoted(t.file)));
+      fail("", fmt::format("texture page {} has characters outside [A-Za-z0-9._-]", pie_quoted(t.file)));
     if (!t.file.ends_with(".png"))
-      fail("", fmt::format("texture page {} is not a .png file: PIE pages must be PNG", quoted(t.file)));
+      fail("", fmt::format("texture page {} is not a .png file: PIE pages must be PNG", pie_quoted(t.file)));
     if (t.tileset < 0 || t.tileset > 2)
-      fail("", fmt::format("texture page {}: tileset {} is outside 0..2", quoted(t.file), t.tileset));
+      fail("", fmt::format("texture page {}: tileset {} is outside 0..2", pie_quoted(t.file), t.tileset));
   }
 
   void warn_pie4_texture(const PieTexture& t) {
@@ -401,7 +401,7 @@ class Writer {
       bool plain = !e.file.empty() && std::none_of(e.file.begin(), e.file.end(), [](char c) {
         return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '#';
       });
-      if (!plain) fail("", fmt::format("EVENT file {} is empty or has spaces, line breaks or #", quoted(e.file)));
+      if (!plain) fail("", fmt::format("EVENT file {} is empty or has spaces, line breaks or #", pie_quoted(e.file)));
       out_ += fmt::format("EVENT {} {}\n", e.type, e.file);
     }
   }
@@ -435,8 +435,8 @@ class Writer {
           diags_.add(warning("", fmt::format("mesh {}: its material names the {} page {}, which the kept PIE "
                                              "texture lines do not: TCMASK, NORMALMAP and SPECULARMAP written from "
                                              "the materials",
-                                             quoted(scene_.meshes[size_t(l.mesh)].name), texture_keyword(kind),
-                                             quoted(*file))));
+                                             pie_quoted(scene_.meshes[size_t(l.mesh)].name), texture_keyword(kind),
+                                             pie_quoted(*file))));
           return false;
         }
     }
@@ -496,7 +496,7 @@ class Writer {
       set_alpha(shown, type);
       if (same_alpha(*l.material, shown)) continue;
       diags_.add(warning("", fmt::format("mesh {}: material {} is {}, but Warzone 2100 draws level {} of TYPE {:x} {}",
-                                         quoted(scene_.meshes[size_t(l.mesh)].name), quoted(l.material->name),
+                                         pie_quoted(scene_.meshes[size_t(l.mesh)].name), pie_quoted(l.material->name),
                                          alpha_text(*l.material), i + 1, type, alpha_text(shown))));
     }
   }
@@ -512,7 +512,7 @@ class Writer {
     if (file.empty()) return;
     if (!std::all_of(file.begin(), file.end(), page_char) || !file.ends_with(".png")) {
       diags_.add(warning("", fmt::format("{} {} is not a PIE page name (.png, characters [A-Za-z0-9._-]): left out",
-                                         what, quoted(file))));
+                                         what, pie_quoted(file))));
       return;
     }
     PieTexture t;
@@ -541,7 +541,7 @@ class Writer {
       if (from_pie_ || l.pages.base.empty() || l.pages.base == g.base || version_ == 4) continue;
       fail("", fmt::format("mesh {} uses texture page {} but the model's page is {}: PIE {} has one page per model "
                            "(PIE 4 can give each level its own)",
-                           quoted(scene_.meshes[size_t(l.mesh)].name), quoted(l.pages.base), quoted(g.base), version_));
+                           pie_quoted(scene_.meshes[size_t(l.mesh)].name), pie_quoted(l.pages.base), pie_quoted(g.base), version_));
     }
   }
 
@@ -560,7 +560,7 @@ class Writer {
         if (*own != *model)
           diags_.add(warning("", fmt::format("mesh {}: its {} {} differs from the model's {}: PIE {} has one per "
                                              "model, so level {} shows the model's",
-                                             quoted(mesh), what, quoted(*own), quoted(*model), version_, i + 1)));
+                                             pie_quoted(mesh), what, pie_quoted(*own), pie_quoted(*model), version_, i + 1)));
       return;
     }
     if (!from_pie_ && p.base != g.base) {
@@ -573,7 +573,7 @@ class Writer {
       if (own->empty()) {
         diags_.add(warning("", fmt::format("mesh {} has no {} but the model's is {}: PIE levels cannot unset it, so "
                                            "level {} shows it",
-                                           quoted(mesh), what, quoted(*model), i + 1)));
+                                           pie_quoted(mesh), what, pie_quoted(*model), i + 1)));
         continue;
       }
       map_line(kind, *own, what);
@@ -668,7 +668,7 @@ class Writer {
     if (ambiguous)
       diags_.add(warning("", fmt::format("mesh {}: {} vertices have no recorded PIE point and sit on points the level "
                                          "has several copies of: each is written against the first copy",
-                                         quoted(m.name), ambiguous)));
+                                         pie_quoted(m.name), ambiguous)));
     return {std::move(points), std::move(of_vertex)};
   }
 
@@ -682,11 +682,11 @@ class Writer {
     bool want_normals = pl ? pl->normals : normals != nullptr;
     if (want_normals && !normals)
       diags_.add(warning("", fmt::format("level {} had NORMALS but mesh {} has no normals: left out", i + 1,
-                                         quoted(m.name))));
+                                         pie_quoted(m.name))));
     size_t count = m.triangles.size() / 3;
     if (want_normals && normals) {
       for (float v : normals->data)
-        if (!std::isfinite(v)) fail("", fmt::format("mesh {}: a normal is not finite", quoted(m.name)));
+        if (!std::isfinite(v)) fail("", fmt::format("mesh {}: a normal is not finite", pie_quoted(m.name)));
       out_ += fmt::format("NORMALS {}\n", count);
       for (size_t t = 0; t < count; ++t) {
         data_line();
@@ -726,15 +726,15 @@ class Writer {
     if (!flags && (l.pie || m.find_channel(kFlagsChannel)))
       diags_.add(warning("", fmt::format("level {}: the polygon flags of mesh {} (face channel \"{}\") do not match "
                                          "its triangles: every polygon written as 200",
-                                         i + 1, quoted(m.name), kFlagsChannel)));
+                                         i + 1, pie_quoted(m.name), kFlagsChannel)));
     const VertexStream* uv = m.find(Attribute::Texcoord);
     if (!uv || uv->components == 0) {
       uv = nullptr;
-      diags_.add(warning("", fmt::format("mesh {} has no texture coordinates: written as 0 0", quoted(m.name))));
+      diags_.add(warning("", fmt::format("mesh {} has no texture coordinates: written as 0 0", pie_quoted(m.name))));
     }
     if (uv)
       for (float v : uv->data)
-        if (!std::isfinite(v)) fail("", fmt::format("mesh {}: a texture coordinate is not finite", quoted(m.name)));
+        if (!std::isfinite(v)) fail("", fmt::format("mesh {}: a texture coordinate is not finite", pie_quoted(m.name)));
     Rounding rounding;
     out_ += fmt::format("POLYGONS {}\n", count);
     for (size_t t = 0; t < count; ++t) {
@@ -748,7 +748,7 @@ class Writer {
             !std::isfinite(p.anim_width) || !std::isfinite(p.anim_height))
           fail("", fmt::format("mesh {}, polygon {}: texture animation of {} frames at rate {}, frame size {} x {}: "
                                "frames and rate must be at least 1 and the size positive",
-                               quoted(m.name), t, p.anim_frames, p.anim_rate, p.anim_width, p.anim_height));
+                               pie_quoted(m.name), t, p.anim_frames, p.anim_rate, p.anim_width, p.anim_height));
         put(int64_t(p.anim_frames));
         put(int64_t(p.anim_rate));
         put_uv(p.anim_width, rounding, true);
@@ -823,14 +823,14 @@ class Writer {
       int32_t i = attachment_level(a);
       if (i < 0) {
         diags_.add(warning("", fmt::format("attachment {} belongs to no level: written as a connector of level 1",
-                                           quoted(a.name))));
+                                           pie_quoted(a.name))));
         i = 0;
       }
       const Transform& t = a.transform;
       if (t.rotation != Transform().rotation || t.scale != Transform().scale)
         diags_.add(warning("", fmt::format("attachment {}: its rotation and scale are left out (PIE connectors are "
                                            "points)",
-                                           quoted(a.name))));
+                                           pie_quoted(a.name))));
       connectors_[size_t(i)].push_back(k);
     }
   }

@@ -75,7 +75,7 @@ namespace meshport {
 namespace {
 
 // Frame f's time in seconds: times[f], else f / framerate (30 when it has none).
-double frame_time(const Animation& a, size_t f) {
+double frame_seconds(const Animation& a, size_t f) {
   if (!a.times.empty()) return double(a.times[std::min(f, a.times.size() - 1)]);
   return double(f) / (a.framerate > 0 ? double(a.framerate) : 30.0);
 }
@@ -90,11 +90,11 @@ Transform pose_at(const Animation& a, size_t c, double t) {
   size_t lo = 0, hi = n;  // the last frame at or before t
   while (hi - lo > 1) {
     const size_t mid = (lo + hi) / 2;
-    (frame_time(a, mid) <= t ? lo : hi) = mid;
+    (frame_seconds(a, mid) <= t ? lo : hi) = mid;
   }
   const Transform& p = a.poses[lo * a.channels + c];
   if (lo + 1 >= n || a.interpolation == Interpolation::Step) return p;
-  const double t0 = frame_time(a, lo), t1 = frame_time(a, lo + 1);
+  const double t0 = frame_seconds(a, lo), t1 = frame_seconds(a, lo + 1);
   const double u = t1 > t0 ? std::clamp((t - t0) / (t1 - t0), 0.0, 1.0) : 0.0;
   return u == 0 ? p : blend(p, a.poses[(lo + 1) * a.channels + c], float(u));
 }
@@ -105,11 +105,11 @@ ResampleError resample_error(const Animation& source, const Animation& resampled
   ResampleError e;
   const size_t ns = frames_of(source), nr = frames_of(resampled);
   if (ns == 0 || nr == 0 || source.channels != resampled.channels) return e;
-  const double start = frame_time(source, 0), start_r = frame_time(resampled, 0);
+  const double start = frame_seconds(source, 0), start_r = frame_seconds(resampled, 0);
   std::vector<double> at;  // source times
-  for (size_t f = 0; f < ns; ++f) at.push_back(frame_time(source, f));
+  for (size_t f = 0; f < ns; ++f) at.push_back(frame_seconds(source, f));
   for (size_t f = 0; f + 1 < nr; ++f)
-    at.push_back(start + (frame_time(resampled, f) + frame_time(resampled, f + 1)) / 2 - start_r);
+    at.push_back(start + (frame_seconds(resampled, f) + frame_seconds(resampled, f + 1)) / 2 - start_r);
   for (double t : at)
     for (size_t c = 0; c < source.channels; ++c) {
       const Transform want = pose_at(source, c, t), got = pose_at(resampled, c, t - start + start_r);

@@ -54,7 +54,7 @@ bool mesh_fits(const Mesh& m, const VertexKeeps& k) {
   });
 }
 
-std::string joined(const std::vector<std::string>& names) {
+std::string joined_names(const std::vector<std::string>& names) {
   std::string out;
   for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
   return out;
@@ -146,8 +146,8 @@ void fit_streams(Mesh& m, const VertexKeeps& k, Losses& lost) {
   m.streams = std::move(kept);
   if (colours) lost.colours.push_back({m.name, 1, ""});
   if (alpha) lost.alpha.push_back({m.name, 1, ""});
-  if (!uv.empty()) lost.uv.push_back({m.name, uv.size(), joined(uv)});
-  if (!custom.empty()) lost.custom.push_back({m.name, custom.size(), joined(custom)});
+  if (!uv.empty()) lost.uv.push_back({m.name, uv.size(), joined_names(uv)});
+  if (!custom.empty()) lost.custom.push_back({m.name, custom.size(), joined_names(custom)});
   if (skin) lost.skin.push_back({m.name, 1, ""});
 }
 
