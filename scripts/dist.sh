@@ -7,13 +7,16 @@
 #   DIST_PREBUILT=1: use the executables, man page and completion already in LINUX_BUILD and
 #     WIN_BUILD instead of building them (fails naming what is missing),
 #   MAKE_NPM: the command that builds the npm tarball (default: make -s -C <repo>; `$MAKE_NPM npm`
-#     must print `npm package: <path>` as its last line).
+#     must print `npm package: <path>` as its last line),
+#   WINDOWS_STRIP: the strip program for meshport.exe (empty: packed as built),
+#   DIST_DOC_ROOT: where the licences are read (/usr/share/doc: <package>/copyright).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$(realpath -m "${1:-$root/dist}")
 linux_build=$(realpath -m "${LINUX_BUILD:-$root/build-dist}")
 win_build=$(realpath -m "${WIN_BUILD:-$root/build-win}")
 make_npm=${MAKE_NPM:-make -s -C $root}
+windows_strip=${WINDOWS_STRIP-x86_64-w64-mingw32-strip}
 export JOBS=${JOBS:-$(nproc)}
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$root" log -1 --format=%ct 2>/dev/null || date +%s)}
 version=$(sed -n 's/^project(meshport VERSION \([0-9.]*\).*/\1/p' "$root/CMakeLists.txt")
@@ -56,9 +59,21 @@ build_npm() {
 }
 step "npm tarball" build_npm
 
+# The Windows executable without its debug sections (13.4 MB -> 9.7 MB; the Linux one is linked
+# stripped already).
+windows_exe=$win_build/meshport.exe
+[ -f "$windows_exe" ] || { echo "dist: error: the Windows executable $windows_exe is missing (make windows)" >&2; exit 1; }
+if [ -n "$windows_strip" ]; then
+  staging=$(mktemp -d)
+  trap 'rm -rf "$staging"' EXIT
+  $windows_strip -o "$staging/meshport.exe" "$windows_exe"
+  windows_exe=$staging/meshport.exe
+fi
+
 step "packing into $out" python3 "$root/scripts/dist.py" all --out "$out" --version "$version" \
   --linux "$linux_build/meshport" --man "$linux_build/docs/meshport.1" \
-  --completion "$linux_build/docs/meshport.bash" --windows "$win_build/meshport.exe" --npm "$npm_tarball"
+  --completion "$linux_build/docs/meshport.bash" --windows "$windows_exe" --npm "$npm_tarball" \
+  --doc-root "${DIST_DOC_ROOT:-/usr/share/doc}"
 (cd "$out" && sha256sum --quiet -c SHA256SUMS)
 
 echo "== the Blender add-on (meshport_io-$version.zip):"
