@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2154  # $src is the sourcing script's
 # Sourced by scripts/build-windows.sh and scripts/build-linux-dist.sh: fetch_source PACKAGE FOLDER
 # unpacks Debian's source package PACKAGE (Debian's patches applied) into $src/FOLDER, once.
 # deb-src lines for the binary packages' mirrors are added when apt has none (as root).
