@@ -7,7 +7,7 @@ FUZZ_SECONDS ?= 60
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all deps deps-cli npm-deps web-deps build build-asan build-tsan test test-fast test-asan test-tsan demo bench fuzz fuzz-long clean blender-addon windows
+.PHONY: all deps deps-cli npm-deps web-deps build build-asan build-tsan test test-fast test-asan test-tsan demo bench fuzz fuzz-long clean blender-addon windows dist dist-linux
 
 all: build
 
@@ -129,12 +129,23 @@ WIN_BUILD ?= build-win
 windows:
 	JOBS=$(JOBS) scripts/build-windows.sh $(WIN_BUILD)
 
-# The Blender add-on (blender/meshport_io) as a zip for Edit > Preferences > Add-ons > Install.
-blender-addon:
+# The Linux executable of the release: only glibc linked dynamically (scripts/build-linux-dist.sh).
+DIST_BUILD ?= build-dist
+dist-linux:
+	JOBS=$(JOBS) scripts/build-linux-dist.sh $(DIST_BUILD)
+
+# The Blender add-on (blender/meshport_io) as a zip for Edit > Preferences > Add-ons > Install,
+# carrying the Linux and the Windows executables (bin/linux-x86_64, bin/windows-x86_64) and their
+# licences (scripts/dist.py addon).
+blender-addon: dist-linux windows
 	@mkdir -p $(BUILD)
-	@rm -f $(abspath $(BUILD))/meshport_io.zip
-	cd blender && cmake -E tar cf $(abspath $(BUILD))/meshport_io.zip --format=zip meshport_io/*.py
-	@echo "Blender add-on: $(BUILD)/meshport_io.zip"
+	scripts/dist.py addon --out $(BUILD)/meshport_io.zip --linux $(DIST_BUILD)/meshport --windows $(WIN_BUILD)/meshport.exe
+
+# The release artefacts in dist/: the Linux tarball, the Windows zip, the npm tarball (make npm),
+# the Blender add-on zip, SHA256SUMS (scripts/dist.sh, docs/install.md).
+DIST ?= dist
+dist:
+	JOBS=$(JOBS) LINUX_BUILD=$(DIST_BUILD) WIN_BUILD=$(WIN_BUILD) scripts/dist.sh $(DIST)
 
 # Each fuzz target for FUZZ_SECONDS (default 60; fuzz-long: 1800), corpus kept in
 # $(ASAN_BUILD)/fuzz-corpus, findings in $(ASAN_BUILD)/fuzz-findings. FUZZ_TARGETS=fuzz_iqe ... picks some.

@@ -65,6 +65,26 @@ for input in in/tentacle.iqe in/tentacle_bin.iqm in/turret.pie in/turret_bin.glb
     files=$((files + $(find out-win -type f | wc -l)))
   done
 done
+# Non-ASCII folder and file names on the command line (meshport.exe's manifest makes argv UTF-8,
+# which src/core/os_windows.cpp opens as UTF-16): a model in "in/modèle ✓/" written to
+# "OUT/sortie é ✓/" as IQM and glTF, and `info --json` of it. (Texture lookup goes through
+# std::filesystem, whose narrow paths are not UTF-8 on Windows: docs/install.md, "Platforms".)
+mkdir -p "in/modèle ✓"
+cp in/walk.iqe "in/modèle ✓/tête.iqe"
+for to in iqm gltf; do
+  rm -rf out-linux out-win && mkdir -p "out-linux/sortie é ✓" "out-win/sortie é ✓"
+  "$linux" convert "in/modèle ✓/tête.iqe" -o "out-linux/sortie é ✓/marche ✓.$to" > linux.out 2> linux.err; echo $? > linux.rc
+  wine meshport.exe convert "in/modèle ✓/tête.iqe" -o "out-win/sortie é ✓/marche ✓.$to" > win.out 2> win.err; echo $? > win.rc
+  check "non-ASCII paths -> .$to"
+  if [ "$(cat win.rc)" != 0 ] || [ ! -s "out-win/sortie é ✓/marche ✓.$to" ] || [ -s win.err ]; then
+    echo "FAIL non-ASCII paths -> .$to: exit $(cat win.rc), messages: $(head -3 win.err)"; failures=$((failures + 1))
+  fi
+done
+"$linux" info --json "in/modèle ✓/tête.iqe" > linux.out 2> linux.err
+wine meshport.exe info --json "in/modèle ✓/tête.iqe" > win.out 2> win.err
+if ! cmp -s linux.out <(sed 's/\r$//' win.out) || [ ! -s linux.out ]; then
+  echo "FAIL non-ASCII paths: info --json differs"; failures=$((failures + 1))
+fi
 run_both "info --json" info --json in/turret.pie
 cmp -s linux.out <(sed 's/\r$//' win.out) || { echo "FAIL info --json: output differs"; failures=$((failures + 1)); }
 run_both "missing file" convert in/missing.pie -o OUT/x.glb

@@ -6,7 +6,9 @@ Plain Python, no bpy (the operators in operators.py call these).
 import json
 import math
 import os
+import platform
 import shutil
+import stat
 import subprocess
 from dataclasses import dataclass, field
 
@@ -17,9 +19,44 @@ class MeshportError(Exception):
     """meshport could not be run, or failed: the message says why."""
 
 
-def find_executable(preference=""):
-    """The meshport executable: the add-on preference when set, else $MESHPORT_EXE, else
-    `meshport` on PATH."""
+ADDON_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def platform_folder(system=None, machine=None):
+    """The folder of the executable bundled for this system, below the add-on's bin/:
+    linux-x86_64, windows-x86_64, ... (platform.system() and machine() lower-cased, AMD64 and x64
+    read as x86_64, aarch64 as arm64)."""
+    system = (system if system is not None else platform.system()).lower()
+    machine = (machine if machine is not None else platform.machine()).lower()
+    machine = {"amd64": "x86_64", "x64": "x86_64", "aarch64": "arm64"}.get(machine, machine)
+    return f"{system}-{machine}"
+
+
+def bundled_executable(system=None, machine=None, addon_dir=None):
+    """The executable bundled with the add-on for this system (bin/<platform_folder>/meshport, with
+    .exe on Windows), or None when the add-on carries none for it. A zip does not keep the
+    executable bit when Blender unpacks it: on other systems than Windows, the file is made
+    executable here (MeshportError when that fails)."""
+    system = system if system is not None else platform.system()
+    name = "meshport.exe" if system.lower() == "windows" else "meshport"
+    path = os.path.join(addon_dir or ADDON_DIR, "bin", platform_folder(system, machine), name)
+    if not os.path.isfile(path):
+        return None
+    if system.lower() != "windows" and not os.access(path, os.X_OK):
+        try:
+            os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+        except OSError as e:
+            raise MeshportError(f"the bundled meshport executable '{path}' cannot be made executable: "
+                                f"{e.strerror}") from e
+    return path
+
+
+def find_executable(preference="", system=None, machine=None, addon_dir=None):
+    """The meshport executable: the add-on preference when set, else $MESHPORT_EXE, else the
+    executable bundled with the add-on for this system (bundled_executable), else `meshport` on
+    PATH. A set preference or $MESHPORT_EXE that is not an executable file is an error (no
+    silent fall back). `system`, `machine` and `addon_dir` replace platform.system(),
+    platform.machine() and the add-on's folder (tests)."""
     for candidate, origin in ((preference, "the add-on preference"), (os.environ.get(ENV_VAR, ""), ENV_VAR)):
         if candidate:
             path = os.path.abspath(os.path.expanduser(candidate))
@@ -29,10 +66,14 @@ def find_executable(preference=""):
             if found:
                 return found
             raise MeshportError(f"meshport executable '{candidate}' (from {origin}) is not an executable file")
+    bundled = bundled_executable(system, machine, addon_dir)
+    if bundled:
+        return bundled
     found = shutil.which("meshport")
     if found:
         return found
-    raise MeshportError("meshport executable not found: install meshport (on PATH), or set its path in "
+    raise MeshportError(f"meshport executable not found: this add-on carries none for {platform_folder(system, machine)}; "
+                        "install meshport (on PATH), or set its path in "
                         "Edit > Preferences > Add-ons > Import-Export: meshport")
 
 

@@ -19,7 +19,8 @@ class MeshportPreferences(bpy.types.AddonPreferences):
 
     executable: StringProperty(
         name="meshport executable",
-        description="Path of the meshport command line program (empty: $MESHPORT_EXE, else meshport on PATH)",
+        description=("Path of the meshport command line program (empty: $MESHPORT_EXE, else the one bundled "
+                     "with the add-on for this system, else meshport on PATH)"),
         subtype="FILE_PATH",
         default="",
     )

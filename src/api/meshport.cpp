@@ -6,6 +6,7 @@
 #include "api/fit.h"
 #include "core/io.h"
 #include "core/text.h"
+#include "core/utf8_path.h"
 #include "formats/gltf/gltf.h"
 #include "formats/iqe/iqe.h"
 #include "formats/iqm/iqm.h"
@@ -61,8 +62,8 @@ SideFileLoader no_side_files(const std::string& name) {
 }
 
 SideFileLoader side_files_beside(const std::string& path) {
-  std::filesystem::path dir = std::filesystem::path(path).parent_path();
-  return [dir](const std::string& rel) { return io::read_file((dir / rel).string()); };
+  std::filesystem::path dir = utf8_path(path).parent_path();
+  return [dir](const std::string& rel) { return io::read_file(path_utf8(dir / utf8_path(rel))); };
 }
 
 // ReadOptions::threads, 0 resolved to the cores there are.
@@ -163,7 +164,7 @@ std::vector<OutputFile> write_with(const Scene& input, Format format, const Writ
   }
   Scene scene = scene_in;
   std::vector<OutputFile> images =
-      ops::image_files(scene, *rules, {std::filesystem::path(path).filename().string()}, d);
+      ops::image_files(scene, *rules, {path_utf8(utf8_path(path).filename())}, d);
   std::vector<OutputFile> out = write_format(scene, format, options, path, d);
   for (OutputFile& f : images) {
     const bool clash = std::any_of(out.begin(), out.end(), [&](const OutputFile& o) { return o.name == f.name; });
@@ -178,9 +179,8 @@ std::vector<OutputFile> write_format(const Scene& input, Format format, const Wr
                                    const std::string& path, Diagnostics& d) {
   const std::optional<Scene> fit = fitted(input, format, options, d);
   const Scene& scene = fit ? *fit : input;
-  namespace fs = std::filesystem;
-  std::string dir = path.empty() ? std::string() : fs::path(path).parent_path().string();
-  std::string stem = path.empty() ? std::string() : fs::path(path).stem().string();
+  std::string dir = path.empty() ? std::string() : path_utf8(utf8_path(path).parent_path());
+  std::string stem = path.empty() ? std::string() : path_utf8(utf8_path(path).stem());
   switch (format) {
     case Format::Iqe: {
       std::string text = iqe::write(scene, d);
@@ -390,7 +390,7 @@ Scene convert(const std::vector<std::string>& inputs, const std::string& output,
     stage = "writing it";
     WriteOptions w = options.write;
     if (w.texture_dir.empty()) {
-      std::string dir = std::filesystem::path(inputs[0]).parent_path().string();
+      std::string dir = path_utf8(utf8_path(inputs[0]).parent_path());
       w.texture_dir = dir.empty() ? "." : dir;
     }
     if (w.texture_model.empty() && inputs[0] != "-") w.texture_model = inputs[0];

@@ -1,6 +1,7 @@
 #include "core/io.h"
 
 #include "core/os.h"
+#include "core/utf8_path.h"
 
 #include <meshport/diagnostics.h>
 
@@ -118,9 +119,9 @@ namespace {
 // The folder of `path` and its file name.
 std::pair<std::string, std::string> folder_and_name(const std::string& path) {
   namespace fs = std::filesystem;
-  fs::path dest(path);
+  fs::path dest = utf8_path(path);
   fs::path dir = dest.parent_path();
-  return {dir.empty() ? std::string(".") : dir.string(), dest.filename().string()};
+  return {dir.empty() ? std::string(".") : path_utf8(dir), path_utf8(dest.filename())};
 }
 
 // A new temporary file beside `path`; returns its descriptor and its name (empty while it has
@@ -219,7 +220,7 @@ void write_file_atomic(const std::string& path, std::span<const uint8_t> data, b
 std::vector<std::string> write_files_atomic(const std::string& main_path, const std::vector<OutputFile>& files,
                                             bool sync) {
   namespace fs = std::filesystem;
-  fs::path dir = fs::path(main_path).parent_path();
+  fs::path dir = utf8_path(main_path).parent_path();
   std::vector<std::pair<std::string, std::string>> done;  // temporary, destination
   std::vector<fs::path> created;  // folders made for side files, removed again on failure
   auto undo = [&](size_t count) {
@@ -229,20 +230,20 @@ std::vector<std::string> write_files_atomic(const std::string& main_path, const 
   };
   try {
     for (const OutputFile& f : files) {
-      fs::path rel(f.name);
+      fs::path rel = utf8_path(f.name);
       if (rel.is_absolute())
         fail(main_path, "side file '" + f.name + "' is not relative to the output's folder");
       for (const auto& part : rel)
         if (part == "..") fail(main_path, "side file '" + f.name + "' leaves the output's folder");
-      std::string dest = f.name.empty() ? main_path : (dir / rel).string();
+      std::string dest = f.name.empty() ? main_path : path_utf8(dir / rel);
       // Side files in subfolders (a ModeDef .state's props/box.prop): make the folders.
-      fs::path parent = fs::path(dest).parent_path();
+      fs::path parent = utf8_path(dest).parent_path();
       std::vector<fs::path> missing;
       for (fs::path p = parent; !p.empty() && !fs::exists(p); p = p.parent_path()) missing.push_back(p);
       for (size_t k = missing.size(); k-- > 0;) {
         std::error_code ec;
         if (!fs::create_directory(missing[k], ec) && ec)
-          fail(dest, "cannot create folder '" + missing[k].string() + "': " + ec.message());
+          fail(dest, "cannot create folder '" + path_utf8(missing[k]) + "': " + ec.message());
         created.push_back(missing[k]);
       }
       done.emplace_back(f.mapped ? f.mapped->finish(sync) : write_temporary(dest, f.bytes, sync), dest);
