@@ -33,7 +33,10 @@ target_include_directories(meshport_api PRIVATE ${PROJECT_SOURCE_DIR}/tools/mesh
 target_compile_definitions(meshport_api PRIVATE MESHPORT_VERSION="${PROJECT_VERSION}")
 target_link_libraries(meshport_api PRIVATE meshport_cli_parts)
 set_target_properties(meshport_api PROPERTIES SUFFIX ".mjs" RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
-target_link_options(meshport_api PRIVATE ${MESHPORT_WASM_LINK} -sENVIRONMENT=web,worker,node -sMODULARIZE=1
+# Built for browsers and workers: Emscripten 3.1.6's ES module for Node.js uses require and
+# __dirname, which an ES module lacks; npm/api.mjs hands it the .wasm's bytes in Node.js instead
+# (wasmBinary), so it needs nothing of Node's there.
+target_link_options(meshport_api PRIVATE ${MESHPORT_WASM_LINK} -sENVIRONMENT=web,worker -sMODULARIZE=1
                     -sEXPORT_ES6=1 -sEXPORT_NAME=createMeshportModule -sFORCE_FILESYSTEM=1
                     -sEXPORTED_FUNCTIONS=_meshport_api_run,_malloc,_free
                     -sEXPORTED_RUNTIME_METHODS=FS,stringToUTF8,lengthBytesUTF8,setValue)

@@ -5,7 +5,9 @@
 // (dist/meshport_api.mjs, built from wasm/api.cpp) loads once, on the first call.
 import createMeshportModule from './dist/meshport_api.mjs';
 
-const JOB = '/job';
+// Each call runs in a folder of its own (/job1, /job2, ...): the library keeps what it learnt of a
+// folder's files (texture search) for the process, which is the module's whole life here.
+let jobs = 0;
 let loaded = null;
 let formatTable = null;
 
@@ -83,32 +85,42 @@ function listTree(FS, path, prefix, out) {
   return out;
 }
 
-function writeFile(FS, relative, bytes) {
+function writeFile(FS, job, relative, bytes) {
   const parts = checkedPath(relative).split(/[\\/]/);
-  let dir = JOB;
+  let dir = job;
   for (const part of parts.slice(0, -1)) {
     dir += `/${part}`;
     if (!FS.analyzePath(dir).exists) FS.mkdir(dir);
   }
-  FS.writeFile(`${JOB}/${parts.join('/')}`, bytes);
+  FS.writeFile(`${job}/${parts.join('/')}`, bytes);
 }
 
 /**
- * Runs `meshport ...args` in a folder holding `files` ({relative path: bytes}); resolves to
- * {status, stdout, stderr, files}, `files` being every file the command wrote or changed there.
+ * Runs `meshport ...args` in a folder holding `files` ({relative path: bytes}) and the (empty)
+ * `folders`; resolves to {status, stdout, stderr, files}, `files` being every file the command
+ * wrote or changed there.
  * The low-level call the others use; any command and option of the CLI works (`meshport --help`).
  */
-export async function run(args, files = {}) {
+export async function run(args, files = {}, folders = []) {
   const M = await load();
   const FS = M.FS;
-  if (!FS.analyzePath(JOB).exists) FS.mkdir(JOB);
-  removeTree(FS, JOB);
+  jobs += 1;
+  const JOB = `/job${jobs}`;
+  FS.mkdir(JOB);
   const given = new Map();
+  for (const folder of folders) {
+    writeFile(FS, JOB, `${folder}/.keep`, new Uint8Array(0));
+    given.set(`${folder}/.keep`, new Uint8Array(0));
+  }
   for (const [name, data] of Object.entries(files)) {
     const bytes = toBytes(data, `file "${name}"`);
-    writeFile(FS, name, bytes);
+    writeFile(FS, JOB, name, bytes);
     given.set(checkedPath(name).replace(/\\/g, '/'), bytes);
   }
+  // What the command writes is told from what it was given by content and by time: the given
+  // files are dated 0, so a file written again with the same bytes (a texture copied over
+  // itself) is found too.
+  for (const name of given.keys()) FS.utime(`${JOB}/${name}`, 0, 0);
   FS.chdir(JOB);
   const argv = ['meshport', ...args.map(String)];
   const pointers = argv.map((a) => {
@@ -141,9 +153,13 @@ export async function run(args, files = {}) {
   for (const name of listTree(FS, JOB, '', [])) {
     const bytes = FS.readFile(`${JOB}/${name}`);
     const before = given.get(name);
-    if (!before || before.length !== bytes.length || !before.every((b, i) => b === bytes[i])) written[name] = bytes;
+    const touched = FS.stat(`${JOB}/${name}`).mtime.getTime() !== 0;
+    if (!before || touched || before.length !== bytes.length || !before.every((b, i) => b === bytes[i]))
+      written[name] = bytes;
   }
+  FS.chdir('/');
   removeTree(FS, JOB);
+  FS.rmdir(JOB);
   return { status, stdout, stderr, files: written };
 }
 
@@ -214,7 +230,9 @@ export async function convert(input, options = {}) {
   if (rest.to) rest.to = String(rest.to).replace(/^\./, '');
   const args = ['convert', name, ...(options.inputs || []).map(checkedPath), '-o', output,
     ...optionArgs(rest, ['name', 'output', 'files', 'inputs'])];
-  const r = await run(args, files);
+  // The output's folder exists, as the CLI needs.
+  const folder = output.replace(/\\/g, '/').replace(/\/?[^/]*$/, '');
+  const r = await run(args, files, folder ? [folder] : []);
   if (r.status !== 0) throw failed(r, 'convert');
   const data = r.files[output.replace(/\\/g, '/')];
   return { data, files: r.files, diagnostics: lines(r.stderr) };
