@@ -109,7 +109,10 @@ CFG
 mkdir -p "$prefix/include"
 for h in fmt CLI nlohmann eigen3 Spectra stb; do
   [ -d "/usr/include/$h" ] || { echo "missing /usr/include/$h (scripts/install-deps.sh installs it)" >&2; exit 1; }
-  rm -rf "${prefix:?}/include/$h" && cp -r "/usr/include/$h" "$prefix/include/$h"
+  # Copied with their dates (cp -a), so that a second run leaves every object up to date.
+  if ! diff -rq "/usr/include/$h" "$prefix/include/$h" >/dev/null 2>&1; then
+    rm -rf "${prefix:?}/include/$h" && cp -a "/usr/include/$h" "$prefix/include/$h"
+  fi
 done
 package fmt fmt::fmt "" "$(dpkg-query -W -f='${Version}' libfmt-dev | cut -d+ -f1)" FMT_HEADER_ONLY=1
 package CLI11 CLI11::CLI11 "" "$(dpkg-query -W -f='${Version}' libcli11-dev | cut -d+ -f1)"
