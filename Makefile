@@ -7,7 +7,7 @@ FUZZ_SECONDS ?= 60
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all deps deps-cli npm-deps web-deps build build-asan build-tsan test test-fast test-asan test-tsan demo bench fuzz fuzz-long clean blender-addon windows dist dist-linux
+.PHONY: all deps deps-cli npm-deps web-deps build build-asan build-tsan test test-fast test-asan test-tsan demo bench fuzz fuzz-long clean blender-addon windows wasm npm dist dist-linux
 
 all: build
 
@@ -80,7 +80,7 @@ CORPUS_NOTE = @[ -d ../shared/corpus ] || echo "note: ../shared/corpus is not be
 # Every test, twice: a normal build (GCC) and an AddressSanitizer + UBSan build (Clang), which
 # also runs every fuzz target over its seeds; then ThreadSanitizer over the threaded code. The
 # Windows build comes first: both test runs compare it, under Wine, with their Linux CLI.
-test: windows test-fast test-asan test-tsan
+test: windows wasm test-fast test-asan test-tsan
 
 test-fast: build npm-deps
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
@@ -128,6 +128,17 @@ demo: deps-cli web-deps $(DEMO_BUILD)/CMakeCache.txt
 WIN_BUILD ?= build-win
 windows:
 	JOBS=$(JOBS) scripts/build-windows.sh $(WIN_BUILD)
+
+# meshport for Node.js: the CLI and the JavaScript API compiled to WebAssembly with Debian's
+# Emscripten (scripts/build-wasm.sh), and the npm package "meshport" made of them (npm/,
+# scripts/pack-npm.sh; its last line names the tarball). `make test` runs the wasm build against
+# the Linux one (tests/wasm, label wasm).
+WASM_BUILD ?= build-wasm
+wasm:
+	JOBS=$(JOBS) scripts/build-wasm.sh $(WASM_BUILD)
+
+npm: wasm
+	@scripts/pack-npm.sh $(WASM_BUILD)
 
 # The Linux executable of the release: only glibc linked dynamically (scripts/build-linux-dist.sh).
 DIST_BUILD ?= build-dist

@@ -5,14 +5,18 @@
 #   scripts/install-deps.sh --cli   only what building the library and the CLI needs (make demo)
 #   scripts/install-deps.sh --windows  the library's packages, MinGW-w64 and Wine (the Windows
 #                                   build, scripts/build-windows.sh, and its tests)
+#   scripts/install-deps.sh --wasm  the library's packages and Emscripten (the WebAssembly build
+#                                   and npm package, scripts/build-wasm.sh)
 set -euo pipefail
 cli_only=false
 windows=false
+wasm=false
 case "${1:-}" in
   --cli) cli_only=true ;;
   --windows) cli_only=true; windows=true ;;
+  --wasm) cli_only=true; wasm=true ;;
   "") ;;
-  *) echo "usage: $0 [--cli|--windows]" >&2; exit 2 ;;
+  *) echo "usage: $0 [--cli|--windows|--wasm]" >&2; exit 2 ;;
 esac
 # The library and the CLI (with `meshport view`: cpp-httplib, found through pkg-config; `meshport
 # modes`: Eigen and Spectra, header-only).
@@ -30,6 +34,11 @@ fi
 # Debian's source packages, Wine to run the tests of meshport.exe.
 if $windows || ! $cli_only; then
   packages+=(g++-mingw-w64-x86-64-posix dpkg-dev wine64 wine)
+fi
+# The WebAssembly build: Debian's Emscripten (3.1.6, clang-14), dpkg-source for Debian's source
+# packages; its tests run the build with Node.js.
+if $wasm || ! $cli_only; then
+  packages+=(emscripten dpkg-dev)
 fi
 missing=()
 for p in "${packages[@]}"; do

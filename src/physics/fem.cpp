@@ -17,6 +17,7 @@
 #include <cmath>
 #include <exception>
 #include <numeric>
+#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -175,23 +176,31 @@ class SplitFactor {
 
  private:
   // Runs a on a thread and b on this one; an exception of either (bad_alloc) is rethrown here
-  // after both have ended, never left to terminate the process.
+  // after both have ended, never left to terminate the process. Where no thread can be started
+  // (the WebAssembly build), a runs on this thread too, before b: the halves are independent, so
+  // the result is the same.
   template <class A, class B>
   static void both(A&& a, B&& b) {
     std::exception_ptr error_a, error_b;
-    std::thread t([&] {
+    auto run_a = [&] {
       try {
         a();
       } catch (...) {
         error_a = std::current_exception();
       }
-    });
+    };
+    std::thread t;
+    try {
+      t = std::thread(run_a);
+    } catch (const std::system_error&) {
+      run_a();
+    }
     try {
       b();
     } catch (...) {
       error_b = std::current_exception();
     }
-    t.join();
+    if (t.joinable()) t.join();
     if (error_a) std::rethrow_exception(error_a);
     if (error_b) std::rethrow_exception(error_b);
   }

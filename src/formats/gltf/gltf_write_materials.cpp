@@ -153,7 +153,8 @@ size_t add(Images& im, Entry e) {
                                   std::string_view(reinterpret_cast<const char*>(e.bytes.data()), e.bytes.size()));
   auto [lo, hi] = im.by_hash.equal_range(h);
   for (auto it = lo; it != hi; ++it)
-    if (std::ranges::equal(im.list[it->second].bytes, e.bytes) && im.list[it->second].mime == e.mime)
+    if (im.list[it->second].bytes.size() == e.bytes.size() &&
+        std::equal(e.bytes.begin(), e.bytes.end(), im.list[it->second].bytes.begin()) && im.list[it->second].mime == e.mime)
       return it->second;
   im.list.push_back(std::move(e));
   im.by_hash.emplace(h, im.list.size() - 1);

@@ -1215,7 +1215,7 @@ void compute_adjacency(Writer& w) {
   std::vector<float> xyz;
   std::span<const float> positions;
   if (pos->format == ComponentType::Float && pos->size == 3) {
-    positions = {reinterpret_cast<const float*>(out + pos->offset), w.num_vertexes * 3};
+    positions = {reinterpret_cast<const float*>(out + pos->offset), size_t(w.num_vertexes * 3)};
   } else {
     xyz.assign(w.num_vertexes * 3, 0.0f);  // what the file holds, decoded back
     ops::decode_strided(pos->format, normalized(pos->attribute, pos->format), out + pos->offset, w.num_vertexes,

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <system_error>
 #include <thread>
 
 namespace meshport {
@@ -35,7 +36,8 @@ ProcessOptions steps_after_simplify(const ProcessOptions& after, unsigned thread
   return p;
 }
 
-// Runs task(i) for i in 0 .. count-1 on `workers` threads (the calling thread is one).
+// Runs task(i) for i in 0 .. count-1 on `workers` threads (the calling thread is one; where no
+// more threads can be started, as in the WebAssembly build, on those there are).
 template <class Task>
 void run_tasks(size_t count, size_t workers, Task task) {
   std::atomic<size_t> next{0};
@@ -43,7 +45,13 @@ void run_tasks(size_t count, size_t workers, Task task) {
     for (size_t i; (i = next.fetch_add(1)) < count;) task(i);
   };
   std::vector<std::thread> pool;
-  for (size_t t = 1; t < std::min(workers, count); ++t) pool.emplace_back(work);
+  for (size_t t = 1; t < std::min(workers, count); ++t) {
+    try {
+      pool.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;  // no more threads to be had: the tasks left are done by those running
+    }
+  }
   work();
   for (std::thread& t : pool) t.join();
 }

@@ -578,19 +578,23 @@ void stable_sort_small(It b, It e, Less less) {
 // keep corner order within a bucket.
 void smooth_node(std::vector<Corner>& cs, uint32_t node, Budget& budget, Vec3* out) {
   stable_sort_small(cs.begin(), cs.end(), [](const Corner& a, const Corner& b) { return a.group < b.group; });
+  // The corners [a, b) (a pointer and a count: Emscripten's libc++ has no span of two iterators).
+  auto part = [&cs](std::vector<Corner>::iterator a, std::vector<Corner>::iterator b) {
+    return std::span<Corner>(cs.data() + (a - cs.begin()), size_t(b - a));
+  };
   for (auto r = cs.begin(); r != cs.end();) {
     auto q = std::find_if(r, cs.end(), [&](const Corner& c) { return c.group != r->group; });
     const bool edges = std::any_of(r, q, [](const Corner& c) { return c.hard_next || c.hard_prev; });
-    if (edges) set_wedges({r, q}, node);
+    if (edges) set_wedges(part(r, q), node);
     if (std::all_of(r, q, [](const Corner& c) { return c.uv_on; })) {
       stable_sort_small(r, q, [](const Corner& a, const Corner& b) { return a.u != b.u ? a.u < b.u : a.v < b.v; });
       for (auto s = r; s != q;) {
         auto e = std::find_if(s, q, [&](const Corner& c) { return c.u != s->u || c.v != s->v; });
-        smooth_bucket({s, e}, node, edges, budget, out);
+        smooth_bucket(part(s, e), node, edges, budget, out);
         s = e;
       }
     } else {
-      smooth_bucket({r, q}, node, edges, budget, out);
+      smooth_bucket(part(r, q), node, edges, budget, out);
     }
     r = q;
   }
