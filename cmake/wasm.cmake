@@ -12,6 +12,9 @@ file(GLOB MESHPORT_CLI_PARTS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tools/meshp
 list(FILTER MESHPORT_CLI_PARTS EXCLUDE REGEX "/main\\.cpp$")
 add_library(meshport_cli_parts OBJECT ${MESHPORT_CLI_PARTS})
 target_link_libraries(meshport_cli_parts PUBLIC meshport CLI11::CLI11 nlohmann_json::nlohmann_json)
+if(MESHPORT_UNITY)
+  set_target_properties(meshport_cli_parts PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${MESHPORT_UNITY_BATCH})
+endif()
 set_property(TARGET meshport_cli PROPERTY SOURCES ${PROJECT_SOURCE_DIR}/tools/meshport/main.cpp)
 target_link_libraries(meshport_cli PRIVATE meshport_cli_parts)
 
