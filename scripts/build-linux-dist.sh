@@ -57,14 +57,7 @@ if(NOT TARGET $5)
   ${7:+set_target_properties($5 PROPERTIES INTERFACE_COMPILE_DEFINITIONS $7)}
 endif()
 CFG
-  cat > "$dir/$3" <<CFG
-set(PACKAGE_VERSION $4)
-if(PACKAGE_FIND_VERSION VERSION_GREATER PACKAGE_VERSION)
-  set(PACKAGE_VERSION_COMPATIBLE FALSE)
-else()
-  set(PACKAGE_VERSION_COMPATIBLE TRUE)
-endif()
-CFG
+  package_version "$dir" "$3" "$4"
 }
 draco_a=/usr/lib/$multiarch/libdraco.a
 [ -f "$draco_a" ] || { echo "error: $draco_a is missing (Debian's libdraco-dev ships it)" >&2; exit 1; }

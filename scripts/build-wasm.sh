@@ -27,25 +27,10 @@ export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
 # cannot be written (not root).
 [ -w /usr/share/emscripten/cache ] || export EM_CACHE=$build/emcache
 
-# Debian's source packages of the compiled dependencies, with Debian's patches applied.
-fetch_source() {  # PACKAGE FOLDER
-  [ -d "$src/$2" ] && return 0
-  mkdir -p "$src"
-  if ! (cd "$src" && apt-get source --download-only -qq "$1" >/dev/null 2>&1); then
-    if [ "$(id -u)" -eq 0 ] && ! ls /etc/apt/sources.list.d/meshport-deb-src.* >/dev/null 2>&1; then
-      # The same mirrors and suites as the binary packages, for source packages.
-      if [ -f /etc/apt/sources.list.d/debian.sources ]; then
-        sed -n 's/^Types: deb$/Types: deb-src/p; /^URIs:\|^Suites:\|^Components:\|^Signed-By:/p; /^$/p' \
-          /etc/apt/sources.list.d/debian.sources > /etc/apt/sources.list.d/meshport-deb-src.sources
-      else
-        sed -n 's/^deb /deb-src /p' /etc/apt/sources.list > /etc/apt/sources.list.d/meshport-deb-src.list
-      fi
-      apt-get update -qq
-    fi
-    (cd "$src" && apt-get source --download-only -qq "$1" >/dev/null)
-  fi
-  (cd "$src" && dpkg-source --no-check -x -q "$(ls "$1"_*.dsc | head -1)" "$2" >/dev/null)
-}
+# Debian's source packages of the compiled dependencies (fetch_source), Debian's header-only
+# libraries (stage_debian_headers).
+# shellcheck source=scripts/debian-source.sh
+. "$root/scripts/debian-source.sh"
 
 # Configures, builds and (INSTALL=yes) installs one of them into the prefix (only its library
 # target); its output goes to a log, shown when a step fails.
@@ -85,39 +70,8 @@ endif()
 CFG
 fi
 
-# Header-only dependencies: Debian's headers and a CMake package file naming the target meshport uses.
-package() {  # NAME TARGET INCLUDE_SUBDIR VERSION [DEFINE]
-  local dir=$prefix/lib/cmake/$1
-  mkdir -p "$dir"
-  cat > "$dir/$1Config.cmake" <<CFG
-# Debian's $1 headers, copied by scripts/build-wasm.sh for the WebAssembly build.
-if(NOT TARGET $2)
-  add_library($2 INTERFACE IMPORTED)
-  set_target_properties($2 PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "$prefix/include$3")
-  ${5:+set_target_properties($2 PROPERTIES INTERFACE_COMPILE_DEFINITIONS $5)}
-endif()
-CFG
-  cat > "$dir/$1ConfigVersion.cmake" <<CFG
-set(PACKAGE_VERSION $4)
-if(PACKAGE_FIND_VERSION VERSION_GREATER PACKAGE_VERSION)
-  set(PACKAGE_VERSION_COMPATIBLE FALSE)
-else()
-  set(PACKAGE_VERSION_COMPATIBLE TRUE)
-endif()
-CFG
-}
-mkdir -p "$prefix/include"
-for h in fmt CLI nlohmann eigen3 Spectra stb; do
-  [ -d "/usr/include/$h" ] || { echo "missing /usr/include/$h (scripts/install-deps.sh installs it)" >&2; exit 1; }
-  # Copied with their dates (cp -a), so that a second run leaves every object up to date.
-  if ! diff -rq "/usr/include/$h" "$prefix/include/$h" >/dev/null 2>&1; then
-    rm -rf "${prefix:?}/include/$h" && cp -a "/usr/include/$h" "$prefix/include/$h"
-  fi
-done
-package fmt fmt::fmt "" "$(dpkg-query -W -f='${Version}' libfmt-dev | cut -d+ -f1)" FMT_HEADER_ONLY=1
-package CLI11 CLI11::CLI11 "" "$(dpkg-query -W -f='${Version}' libcli11-dev | cut -d+ -f1)"
-package nlohmann_json nlohmann_json::nlohmann_json "" "$(dpkg-query -W -f='${Version}' nlohmann-json3-dev | cut -d- -f1)"
-package Eigen3 Eigen3::Eigen /eigen3 "$(dpkg-query -W -f='${Version}' libeigen3-dev | cut -d- -f1)"
+# Header-only dependencies: Debian's headers, each with a CMake package file.
+stage_debian_headers "$prefix" WebAssembly
 
 # The packages are found in the prefix (added to Emscripten's find root); -fwasm-exceptions for
 # meshport::Error and CLI11's parse errors; wasm/compat/libcxx.h gives Emscripten 3.1.6's libc++

@@ -44,36 +44,8 @@ if [ ! -f "$prefix/lib/libdraco.a" ]; then
   build_dependency draco -DDRACO_TESTS=OFF -DDRACO_TRANSCODER_SUPPORTED=OFF
 fi
 
-# Header-only dependencies: Debian's headers and a CMake package file naming the target meshport uses.
-package() {  # NAME TARGET INCLUDE_SUBDIR VERSION [DEFINE]
-  local dir=$prefix/lib/cmake/$1
-  mkdir -p "$dir"
-  cat > "$dir/$1Config.cmake" <<CFG
-# Debian's $1 headers, copied by scripts/build-windows.sh for the Windows build.
-if(NOT TARGET $2)
-  add_library($2 INTERFACE IMPORTED)
-  set_target_properties($2 PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "$prefix/include$3")
-  ${5:+set_target_properties($2 PROPERTIES INTERFACE_COMPILE_DEFINITIONS $5)}
-endif()
-CFG
-  cat > "$dir/$1ConfigVersion.cmake" <<CFG
-set(PACKAGE_VERSION $4)
-if(PACKAGE_FIND_VERSION VERSION_GREATER PACKAGE_VERSION)
-  set(PACKAGE_VERSION_COMPATIBLE FALSE)
-else()
-  set(PACKAGE_VERSION_COMPATIBLE TRUE)
-endif()
-CFG
-}
-mkdir -p "$prefix/include"
-for h in fmt CLI nlohmann eigen3 Spectra stb; do
-  [ -d "/usr/include/$h" ] || { echo "missing /usr/include/$h (scripts/install-deps.sh installs it)" >&2; exit 1; }
-  rm -rf "${prefix:?}/include/$h" && cp -r "/usr/include/$h" "$prefix/include/$h"
-done
-package fmt fmt::fmt "" "$(dpkg-query -W -f='${Version}' libfmt-dev | cut -d+ -f1)" FMT_HEADER_ONLY=1
-package CLI11 CLI11::CLI11 "" "$(dpkg-query -W -f='${Version}' libcli11-dev | cut -d+ -f1)"
-package nlohmann_json nlohmann_json::nlohmann_json "" "$(dpkg-query -W -f='${Version}' nlohmann-json3-dev | cut -d- -f1)"
-package Eigen3 Eigen3::Eigen /eigen3 "$(dpkg-query -W -f='${Version}' libeigen3-dev | cut -d- -f1)"
+# Header-only dependencies: Debian's headers, each with a CMake package file.
+stage_debian_headers "$prefix" Windows
 
 cmake -S "$root" -B "$build" -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DMESHPORT_WINDOWS_DEPS="$prefix" \
   -DCMAKE_BUILD_TYPE=Release -DMESHPORT_TESTS=OFF -DMESHPORT_BENCH=OFF -DMESHPORT_VIEWER=OFF -DMESHPORT_UNITY=ON \

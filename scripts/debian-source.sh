@@ -1,7 +1,8 @@
 # shellcheck shell=bash disable=SC2154  # $src is the sourcing script's
-# Sourced by scripts/build-windows.sh and scripts/build-linux-dist.sh: fetch_source PACKAGE FOLDER
-# unpacks Debian's source package PACKAGE (Debian's patches applied) into $src/FOLDER, once.
-# deb-src lines for the binary packages' mirrors are added when apt has none (as root).
+# Sourced by scripts/build-windows.sh, scripts/build-wasm.sh and scripts/build-linux-dist.sh.
+# fetch_source PACKAGE FOLDER unpacks Debian's source package PACKAGE (Debian's patches applied)
+# into $src/FOLDER, once; deb-src lines for the binary packages' mirrors are added when apt has none
+# (as root).
 fetch_source() {  # PACKAGE FOLDER
   [ -d "$src/$2" ] && return 0
   mkdir -p "$src"
@@ -21,3 +22,49 @@ fetch_source() {  # PACKAGE FOLDER
   (cd "$src" && dpkg-source --no-check -x -q "$(ls "$1"_*.dsc | head -1)" "$2" >/dev/null)
 }
 
+
+# package_version DIR FILE VERSION: DIR/FILE, the CMake version file find_package() reads beside a
+# package file (any version asked for up to VERSION is compatible).
+package_version() {
+  cat > "$1/$2" <<CFG
+set(PACKAGE_VERSION $3)
+if(PACKAGE_FIND_VERSION VERSION_GREATER PACKAGE_VERSION)
+  set(PACKAGE_VERSION_COMPATIBLE FALSE)
+else()
+  set(PACKAGE_VERSION_COMPATIBLE TRUE)
+endif()
+CFG
+}
+
+# stage_debian_headers PREFIX WHAT: Debian's header-only dependencies (fmt, used header-only, CLI11,
+# nlohmann-json, Eigen, Spectra, stb) copied into PREFIX/include, each found by find_package()
+# through a small package file in PREFIX/lib/cmake naming the target meshport uses; WHAT names the
+# build in those files' comment. Copied with their dates (cp -a) and only when they differ, so that
+# a second run leaves every object up to date.
+stage_debian_headers() {
+  local prefix=$1 what=$2 h
+  mkdir -p "$prefix/include"
+  for h in fmt CLI nlohmann eigen3 Spectra stb; do
+    [ -d "/usr/include/$h" ] || { echo "missing /usr/include/$h (scripts/install-deps.sh installs it)" >&2; exit 1; }
+    if ! diff -rq "/usr/include/$h" "$prefix/include/$h" >/dev/null 2>&1; then
+      rm -rf "${prefix:?}/include/$h" && cp -a "/usr/include/$h" "$prefix/include/$h"
+    fi
+  done
+  header_package() {  # NAME TARGET INCLUDE_SUBDIR DEBIAN_PACKAGE VERSION_CUT [DEFINE]
+    local dir=$prefix/lib/cmake/$1
+    mkdir -p "$dir"
+    cat > "$dir/$1Config.cmake" <<CFG
+# Debian's $1 headers, copied by scripts/$(basename "$0") for the $what build.
+if(NOT TARGET $2)
+  add_library($2 INTERFACE IMPORTED)
+  set_target_properties($2 PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "$prefix/include$3")
+  ${6:+set_target_properties($2 PROPERTIES INTERFACE_COMPILE_DEFINITIONS $6)}
+endif()
+CFG
+    package_version "$dir" "$1ConfigVersion.cmake" "$(dpkg-query -W -f='${Version}' "$4" | cut -d"$5" -f1)"
+  }
+  header_package fmt fmt::fmt "" libfmt-dev + FMT_HEADER_ONLY=1
+  header_package CLI11 CLI11::CLI11 "" libcli11-dev +
+  header_package nlohmann_json nlohmann_json::nlohmann_json "" nlohmann-json3-dev -
+  header_package Eigen3 Eigen3::Eigen /eigen3 libeigen3-dev -
+}

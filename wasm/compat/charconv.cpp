@@ -10,6 +10,8 @@
 //  - Reading: the syntax of from_chars checked here, the value from strtod/strtof (musl's are
 //    correctly rounded); out of range (overflow, or a nonzero number that rounds to zero) leaves
 //    the value unchanged and says result_out_of_range, as libstdc++ does.
+#include "core/text.h"
+
 #include <fmt/format.h>
 
 #include <charconv>
@@ -39,16 +41,6 @@ int digit_count(unsigned long long v) {
   return n;
 }
 
-// The exact decimal digits of an integral value below 2^128.
-std::string integer_digits(unsigned __int128 v) {
-  std::string s;
-  do {
-    s.insert(s.begin(), char('0' + int(v % 10)));
-    v /= 10;
-  } while (v);
-  return s;
-}
-
 template <class T>
 unsigned __int128 exact_integer(T value) {
   int exponent = 0;
@@ -72,7 +64,7 @@ std::to_chars_result shortest(char* first, char* last, T value) {
   const int scientific = n + (n > 1 ? 1 : 0) + 2 + std::max(2, digit_count((unsigned long long)std::abs(x)));
   const int fixed = e >= 0 ? n + e : x >= 0 ? n + 1 : 1 + n - x;
   if (fixed <= scientific) {
-    if (e >= 0) out += integer_digits(exact_integer(a));
+    if (e >= 0) out += meshport::text::u128_string(exact_integer(a));
     else if (x >= 0) out += digits.substr(0, size_t(x + 1)) + "." + digits.substr(size_t(x + 1));
     else out += "0." + std::string(size_t(-x - 1), '0') + digits;
   } else {
