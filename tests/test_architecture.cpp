@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+namespace meshport_test_architecture {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -212,3 +214,36 @@ TEST(Architecture, ReadmeIsAFrontDoor) {
   EXPECT_LE(widest, 40u);
   EXPECT_TRUE(missing.empty()) << joined(missing);
 }
+
+// The test sources compile in batches, each batch one translation unit (tests/CMakeLists.txt,
+// MESHPORT_TEST_UNITY_BATCH): each keeps everything after its #include lines in a namespace of its
+// own, meshport_test_<name> for test_<name>.cpp, closed on its last line, so that no helper,
+// constant or `using namespace` of one source meets another's.
+TEST(Architecture, TestSourcesKeepToTheirNamespace) {
+  const fs::path tests = fs::path(MESHPORT_TEST_DATA) / "..";
+  std::vector<std::string> bad;
+  size_t checked = 0;
+  for (const auto& entry : fs::directory_iterator(tests)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("test_", 0) != 0 || entry.path().extension() != ".cpp") continue;
+    ++checked;
+    const std::string ns = "meshport_test_" + name.substr(5, name.size() - 9);
+    std::vector<std::string> lines;
+    std::istringstream in(read_file(entry.path()));
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    while (!lines.empty() && lines.back().empty()) lines.pop_back();
+    size_t open = lines.size(), last_include = 0;
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (lines[i].rfind("#include", 0) == 0) last_include = i;
+      if (open == lines.size() && lines[i] == "namespace " + ns + " {") open = i;
+    }
+    // Only blank lines between the last #include and the namespace; the file ends by closing it.
+    bool ok = open < lines.size() && open > last_include && lines.back() == "}  // namespace " + ns;
+    for (size_t i = last_include + 1; ok && i < open; ++i) ok = lines[i].empty();
+    if (!ok) bad.push_back(name + " (expected `namespace " + ns + " {` after its #include lines, closed last)");
+  }
+  EXPECT_GT(checked, 90u);
+  EXPECT_TRUE(bad.empty()) << joined(bad);
+}
+
+}  // namespace meshport_test_architecture

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+namespace meshport_test_attach {
+
 using namespace meshport;
 
 namespace {
@@ -130,3 +132,5 @@ TEST(Attach, SourceWithoutAnimationsWarns) {
   ASSERT_EQ(d.items.size(), 1u);
   EXPECT_EQ(d.items[0].message, "no animations to attach");
 }
+
+}  // namespace meshport_test_attach

@@ -15,6 +15,8 @@
 #include <set>
 #include <thread>
 
+namespace meshport_test_batch {
+
 namespace fs = std::filesystem;
 using namespace meshport;
 using testutil::TempDir;
@@ -503,3 +505,5 @@ TEST(Batch, BadOptionsThrow) {
   o.inputs.clear();
   EXPECT_THROW(batch(o), Error);  // no input
 }
+
+}  // namespace meshport_test_batch

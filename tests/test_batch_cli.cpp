@@ -20,6 +20,8 @@
 #include <functional>
 #include <set>
 
+namespace meshport_test_batch_cli {
+
 namespace fs = std::filesystem;
 using testutil::CliRun;
 using testutil::run_cli;
@@ -345,3 +347,5 @@ TEST(BatchCli, HelpDescribesEveryCommand) {
   for (const char* opt : {"--jobs", "--fail-fast", "--keep-going", "--report", "--force", "--shard", "--to"})
     EXPECT_NE(b.out.find(opt), std::string::npos) << opt;
 }
+
+}  // namespace meshport_test_batch_cli

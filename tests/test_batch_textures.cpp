@@ -15,6 +15,8 @@
 #include <filesystem>
 #include <fstream>
 
+namespace meshport_test_batch_textures {
+
 namespace fs = std::filesystem;
 using namespace meshport;
 using testutil::TempDir;
@@ -223,3 +225,5 @@ TEST(BatchTextures, GltfOutputsShareThePagesWithExternalTextures) {
 }
 
 }  // namespace
+
+}  // namespace meshport_test_batch_textures

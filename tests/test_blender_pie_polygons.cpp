@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+namespace meshport_test_blender_pie_polygons {
+
 using namespace meshport;
 namespace fs = std::filesystem;
 
@@ -195,3 +197,5 @@ TEST(BlenderRoundTrip, PiePolygonsSurviveEdits) {
   }
   EXPECT_GE(animated, 2u);  // texture-animated polygons came back
 }
+
+}  // namespace meshport_test_blender_pie_polygons

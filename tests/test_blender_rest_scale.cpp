@@ -16,6 +16,8 @@
 #include <filesystem>
 #include <string>
 
+namespace meshport_test_blender_rest_scale {
+
 using namespace meshport;
 using json = nlohmann::json;
 namespace fs = std::filesystem;
@@ -154,3 +156,5 @@ TEST(QmshTmpWriteFps, KeysOffEveryGridWarn) {
             "6 animation keys fall between whole frames at 3 fps (and at every rate up to 240): the reader samples "
             "the curves at whole frames");
 }
+
+}  // namespace meshport_test_blender_rest_scale

@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+namespace meshport_test_blender_roundtrip {
+
 using namespace meshport;
 using json = nlohmann::json;
 namespace fs = std::filesystem;
@@ -414,3 +416,5 @@ TEST(BlenderRoundTrip, HostileSceneExtrasNeverBreakReading) {
     EXPECT_GT(cases, 100u);
   }
 }
+
+}  // namespace meshport_test_blender_roundtrip

@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+namespace meshport_test_blender_textures {
+
 using namespace meshport;
 using json = nlohmann::json;
 namespace fs = std::filesystem;
@@ -127,3 +129,5 @@ TEST(BlenderTextures, PagesComeBackToPieThroughBlender) {
   EXPECT_EQ(got.pixels.rgba, page.rgba);
   EXPECT_TRUE(fs::exists(d.path / "out/page-7-test_nm.png"));
 }
+
+}  // namespace meshport_test_blender_textures

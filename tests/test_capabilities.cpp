@@ -15,6 +15,8 @@
 #include <functional>
 #include <sstream>
 
+namespace meshport_test_capabilities {
+
 using namespace meshport;
 namespace fs = std::filesystem;
 
@@ -794,3 +796,4 @@ TEST(Capabilities, DocsTableIsTheLibrarys) {
   EXPECT_EQ(table, capabilities_markdown()) << "expected in docs/formats.md:\n" << capabilities_markdown();
 }
 
+}  // namespace meshport_test_capabilities

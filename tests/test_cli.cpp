@@ -13,6 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+namespace meshport_test_cli {
+
 namespace fs = std::filesystem;
 using testutil::slurp;
 using testutil::TempDir;
@@ -302,3 +304,5 @@ TEST(CliGltf, ObjRoundTripThroughGlb) {
   EXPECT_NE(j.find("\"triangles\":1"), std::string::npos) << j;
   EXPECT_NE(j.find("\"vertices\":3"), std::string::npos) << j;
 }
+
+}  // namespace meshport_test_cli

@@ -8,6 +8,8 @@
 
 #include <filesystem>
 
+namespace meshport_test_cli_deform {
+
 using namespace meshport;
 using testutil::CliRun;
 using testutil::TempDir;
@@ -113,3 +115,5 @@ TEST(CliDeform, ConvertWithModesAnimation) {
   EXPECT_EQ(s.animations[0].name, "modes");
   EXPECT_FALSE(s.animations[0].morph_weights.empty());
 }
+
+}  // namespace meshport_test_cli_deform

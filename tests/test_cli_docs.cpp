@@ -12,6 +12,8 @@
 
 #include <sys/wait.h>
 
+namespace meshport_test_cli_docs {
+
 namespace {
 
 using testutil::CliRun;
@@ -176,3 +178,5 @@ TEST(CliDocs, EveryEnvironmentVariableIsDocumented) {
     EXPECT_NE(readme.find(n), std::string::npos) << n << " is not in the README";
   }
 }
+
+}  // namespace meshport_test_cli_docs

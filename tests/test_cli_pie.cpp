@@ -10,6 +10,8 @@
 
 #include <sys/wait.h>
 
+namespace meshport_test_cli_pie {
+
 using testutil::slurp;
 using testutil::TempDir;
 
@@ -94,3 +96,5 @@ TEST(CliPie, ThroughGlbAndBack) {
   EXPECT_EQ(jb["attachments"], ja["attachments"]);
   EXPECT_EQ(jb["animations"][0]["frames"], 3);
 }
+
+}  // namespace meshport_test_cli_pie

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+namespace meshport_test_cli_stdio {
+
 namespace {
 
 using namespace meshport;
@@ -100,3 +102,5 @@ TEST(CliStdio, Errors) {
   EXPECT_NE(r.out.find("<stdin>:"), std::string::npos) << r.out;
   EXPECT_FALSE(std::filesystem::exists(t / "y.iqm"));
 }
+
+}  // namespace meshport_test_cli_stdio

@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+namespace meshport_test_clips {
+
 using namespace meshport;
 using testutil::CliRun;
 using testutil::TempDir;
@@ -683,3 +685,5 @@ TEST(Clips, CutInterpolatesMorphWeightsAtItsEnds) {
   EXPECT_EQ(m.weights, (std::vector<float>{0.3f, 0.6f}));
   EXPECT_EQ(m.times.size(), 2u);
 }
+
+}  // namespace meshport_test_clips

@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+namespace meshport_test_clips_joints_animated {
+
 using namespace meshport;
 
 namespace {
@@ -60,3 +62,5 @@ TEST(ClipsJointsAnimated, FloatNoiseIsNotMotion) {
   a.poses[1 * 5 + 1].rotation = {2e-5f, 0, 0, 1};       // moves
   EXPECT_EQ(list_clips(s)[0].joints_animated, 2u);
 }
+
+}  // namespace meshport_test_clips_joints_animated

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+namespace meshport_test_core {
+
 using namespace meshport;
 
 TEST(Axes, ZupToSceneIsExactAndReversible) {
@@ -51,3 +53,5 @@ TEST(Math, InverseOfTrs) {
   Mat3x4 id = mat_identity();
   for (int k = 0; k < 12; ++k) EXPECT_NEAR(i[k], id[k], 1e-5);
 }
+
+}  // namespace meshport_test_core

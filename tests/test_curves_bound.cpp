@@ -15,6 +15,8 @@
 #include <cmath>
 #include <fstream>
 
+namespace meshport_test_curves_bound {
+
 using namespace meshport;
 using testutil::json;
 
@@ -288,3 +290,5 @@ TEST(CurvesBound, CubicSplineRotationWithinDegrees) {
   EXPECT_NEAR(worst, 0.009774, 2e-4);  // the error the note reports, measured at 7 points a frame
   EXPECT_EQ(frames, 163u);  // 3 frames at 2 fps before: up to 11.45 degrees off between keys
 }
+
+}  // namespace meshport_test_curves_bound

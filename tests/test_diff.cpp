@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+namespace meshport_test_diff {
+
 using namespace meshport;
 
 namespace {
@@ -435,3 +437,5 @@ TEST(DiffCli, JsonShape) {
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("{\"error\":"), std::string::npos) << r.out;
 }
+
+}  // namespace meshport_test_diff

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+namespace meshport_test_diff_reflexive {
+
 using namespace meshport;
 namespace fs = std::filesystem;
 
@@ -358,3 +360,5 @@ TEST(DiffReflexive, EveryFileRewritesToTheSameGlb) {
   EXPECT_GE(files, 130u);
   EXPECT_EQ(same, files);
 }
+
+}  // namespace meshport_test_diff_reflexive

@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+namespace meshport_test_gltf_any {
+
 using namespace meshport;
 using testutil::GltfBuilder;
 using json = nlohmann::json;
@@ -287,3 +289,5 @@ TEST(GltfScenes, CliConvertAndInfo) {
   EXPECT_NE(r.status, 0);
   EXPECT_NE(r.out.find("--scene 1: iqe files have one scene (0)"), std::string::npos) << r.out;
 }
+
+}  // namespace meshport_test_gltf_any

@@ -24,6 +24,8 @@
 #include <string>
 #include <vector>
 
+namespace meshport_test_gltf_attachments {
+
 using namespace meshport;
 using json = nlohmann::json;
 using testutil::float_stream;
@@ -491,3 +493,5 @@ TEST(GltfAttachments, AnimationKeysComeBackExactly) {
     EXPECT_TRUE(q == x.rotation || minus == x.rotation) << f;
   }
 }
+
+}  // namespace meshport_test_gltf_attachments

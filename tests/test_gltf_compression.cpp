@@ -26,6 +26,8 @@
 #include <string>
 #include <vector>
 
+namespace meshport_test_gltf_compression {
+
 using namespace meshport;
 using json = nlohmann::json;
 
@@ -637,3 +639,5 @@ TEST(GltfCompression, ToolsCompressedFilesRead) {
     EXPECT_EQ(s.animations.size(), orig.animations.size());
   }
 }
+
+}  // namespace meshport_test_gltf_compression

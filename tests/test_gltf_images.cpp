@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+namespace meshport_test_gltf_images {
+
 using namespace meshport;
 using json = nlohmann::json;
 namespace fs = std::filesystem;
@@ -539,3 +541,5 @@ TEST(GltfImages, Ktx2AndWebpImagesAreNamedWithTheirMaterial) {
   EXPECT_EQ(s.materials[0].base_color_texture, "basis");
   EXPECT_EQ(s.materials[1].normal_texture, "");
 }
+
+}  // namespace meshport_test_gltf_images

@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+namespace meshport_test_gltf_instancing {
+
 using namespace meshport;
 using json = nlohmann::json;
 
@@ -481,3 +483,5 @@ TEST(GltfInstancing, ExpandInstancesFlagWritesCopiesToGltf) {
   EXPECT_EQ(p.get(8, 1), 2.0f);  // copy 2, vertex 2: (0, 1, 0) * 2 + (0, 0, 5)
   EXPECT_EQ(p.get(8, 2), 5.0f);
 }
+
+}  // namespace meshport_test_gltf_instancing

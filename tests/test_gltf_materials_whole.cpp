@@ -27,6 +27,8 @@
 #include <utility>
 #include <vector>
 
+namespace meshport_test_gltf_materials_whole {
+
 using namespace meshport;
 using json = nlohmann::json;
 
@@ -462,3 +464,5 @@ TEST(GltfMaterialsWhole, IqmNamesTheVariantsItCannotKeep) {
 }
 
 }  // namespace
+
+}  // namespace meshport_test_gltf_materials_whole

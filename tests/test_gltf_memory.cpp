@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+namespace meshport_test_gltf_memory {
+
 using namespace meshport;
 using json = nlohmann::json;
 using testutil::bytes_of;
@@ -337,3 +339,5 @@ TEST(GltfMemory, EveryReadingCommandTakesMaxMemory) {
             std::string::npos)
       << bad.out;
 }
+
+}  // namespace meshport_test_gltf_memory

@@ -26,6 +26,8 @@
 #include <string>
 #include <vector>
 
+namespace meshport_test_gltf_modedef {
+
 using namespace meshport;
 using json = nlohmann::json;
 namespace fs = std::filesystem;
@@ -779,3 +781,5 @@ TEST(GltfModeDef, BlenderShowsASimulatedBarOnTheFloor) {
   }
   EXPECT_TRUE(negative_weights);
 }
+
+}  // namespace meshport_test_gltf_modedef

@@ -11,6 +11,8 @@
 
 #include <map>
 
+namespace meshport_test_gltf_morph {
+
 using namespace meshport;
 using json = nlohmann::json;
 
@@ -467,3 +469,5 @@ TEST(GltfMorph, UnnamedTargetsGetNamesBlenderCanImport) {
   EXPECT_EQ(j["meshes"][0]["extras"]["targetNames"], json({"target0", "smile"}));
   EXPECT_TRUE(has_warning(d, "mesh 0 ('fold'): 1 of its 2 morph targets have no name; written as 'target<index>'"));
 }
+
+}  // namespace meshport_test_gltf_morph

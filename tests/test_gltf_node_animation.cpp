@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+namespace meshport_test_gltf_node_animation {
+
 using namespace meshport;
 using json = nlohmann::json;
 
@@ -602,3 +604,5 @@ TEST(GltfNodeAnimation, BlenderKeepsTheMotion) {
   EXPECT_EQ(src.joints[1].name, "lid");
   expect_motion(src, 1e-4, false, {0, 1, 4});
 }
+
+}  // namespace meshport_test_gltf_node_animation

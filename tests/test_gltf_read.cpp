@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+namespace meshport_test_gltf_read {
+
 using namespace meshport;
 using json = nlohmann::json;
 
@@ -1449,3 +1451,5 @@ TEST(GltfRead, MalformedOrMismatchedMeshportExtrasAreIgnored) {
   EXPECT_TRUE(has_warning(w6, "comment_base64"));
   EXPECT_EQ(e.joints.size(), 3u);
 }
+
+}  // namespace meshport_test_gltf_read

@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+namespace meshport_test_gltf_texture_transform {
+
 using namespace meshport;
 using json = nlohmann::json;
 
@@ -756,3 +758,5 @@ TEST(GltfTextureTransform, GltfpackDefaultQuantizationReadsBackWithinQuantizatio
 }
 
 }  // namespace
+
+}  // namespace meshport_test_gltf_texture_transform

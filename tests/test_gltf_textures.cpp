@@ -19,6 +19,8 @@
 #include <filesystem>
 #include <fstream>
 
+namespace meshport_test_gltf_textures {
+
 using namespace meshport;
 using json = nlohmann::json;
 using testutil::TempDir;
@@ -515,3 +517,5 @@ TEST(GltfTextures, CliConvertsAWarzoneModelToATexturedGlb) {
   EXPECT_NE(r.status, 0);
   EXPECT_FALSE(fs::exists(t.path / "bad.glb"));
 }
+
+}  // namespace meshport_test_gltf_textures

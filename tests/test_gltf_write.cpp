@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+namespace meshport_test_gltf_write {
+
 using namespace meshport;
 using json = nlohmann::json;
 using testutil::float_stream;
@@ -938,3 +940,5 @@ TEST(GltfWrite, AccessorLimitIsAnError) {
               "the Scene needs more than 131072 glTF accessors, meshport's limit for one glTF file");
   }
 }
+
+}  // namespace meshport_test_gltf_write

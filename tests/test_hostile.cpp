@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+namespace meshport_test_hostile {
+
 namespace fs = std::filesystem;
 using namespace meshport;
 
@@ -283,3 +285,5 @@ TEST(HostileFuzz, IqmInt32WeightsAreWrittenAsRead) {
   EXPECT_EQ(w->data, in->data);
   EXPECT_EQ(write_memory(back, Format::Iqm), out);
 }
+
+}  // namespace meshport_test_hostile

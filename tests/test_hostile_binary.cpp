@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+namespace meshport_test_hostile_binary {
+
 using namespace meshport;
 
 TEST(HostileSuite, Iqm) { EXPECT_GE(hostile::run_cases("iqm"), 60u); }
@@ -518,3 +520,5 @@ TEST(HostileAmplification, OverlappingRangesAreRefused) {
     EXPECT_NE(e->message.find("bytes remain of the"), std::string::npos) << e->message;
   }
 }
+
+}  // namespace meshport_test_hostile_binary

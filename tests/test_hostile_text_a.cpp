@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+namespace meshport_test_hostile_text_a {
+
 using namespace meshport;
 
 namespace {
@@ -306,3 +308,5 @@ TEST(HostilePie, CountLimits) {
   EXPECT_EQ(outcome(kPieHead + kPieTriangle + "CONNECTORS 65537\n" + repeat("\t0 0 0\n", 65537), Format::Pie, "t.pie"),
             "error\tt.pie:12:12: error: CONNECTORS 65537: more than 65536 connectors in the model");
 }
+
+}  // namespace meshport_test_hostile_text_a

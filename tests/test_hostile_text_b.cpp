@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+namespace meshport_test_hostile_text_b {
+
 namespace fs = std::filesystem;
 using namespace meshport;
 
@@ -416,3 +418,5 @@ TEST(HostileText, StateLimits) {
             "error\tplanes.state:4:1: error: 65536 planes after 1 object mesh would make more than 65536 meshes: more "
             "than meshport reads from one file");
 }
+
+}  // namespace meshport_test_hostile_text_b

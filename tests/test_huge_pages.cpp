@@ -13,6 +13,8 @@
 
 #include <sys/mman.h>
 
+namespace meshport_test_huge_pages {
+
 namespace {
 
 struct Mapping {
@@ -70,3 +72,5 @@ TEST(HugePages, AdviceCoversTheWholeHugePagesInsideABlockOnly) {
   EXPECT_FALSE(mapping_at(a + 4 * kHugePage).huge);
   ::munmap(m, length);
 }
+
+}  // namespace meshport_test_huge_pages

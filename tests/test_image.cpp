@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
+namespace meshport_test_image {
+
 using namespace meshport::image;
 using namespace image_samples;
 
@@ -422,3 +424,5 @@ TEST(ImageHostile, FuzzRegressionFiles) {
   }
   EXPECT_GE(count, 1u);
 }
+
+}  // namespace meshport_test_image

@@ -21,6 +21,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+namespace meshport_test_io {
+
 namespace fs = std::filesystem;
 using testutil::slurp;
 using testutil::TempDir;
@@ -432,3 +434,5 @@ TEST(Io, WriterFailingInItsMappedFileLeavesNoTemporary) {
   EXPECT_EQ(slurp(out), "precious");
   EXPECT_EQ(listing(t.path), std::vector<std::string>{"still.iqm"});
 }
+
+}  // namespace meshport_test_io

@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+namespace meshport_test_iqe {
+
 using namespace meshport;
 
 namespace {
@@ -1554,3 +1556,5 @@ TEST(IqeWrite, IqmOnlyDataIsAWarning) {
   iqe::write(s, d);
   EXPECT_EQ(d.warning_count(), 1u);
 }
+
+}  // namespace meshport_test_iqe

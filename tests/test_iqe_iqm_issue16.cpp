@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+namespace meshport_test_iqe_iqm_issue16 {
+
 using namespace meshport;
 using testutil::float_stream;
 
@@ -722,3 +724,5 @@ TEST(IqeIssue16, MeshWrittenWithoutVerticesHasNoKeysBesideAKeyedMesh) {
   EXPECT_EQ(back.meshes[1].smoothing.vertex_key, (std::vector<int32_t>{0, 1, 1}));
   EXPECT_EQ(write_memory(back, Format::Iqe), first);
 }
+
+}  // namespace meshport_test_iqe_iqm_issue16

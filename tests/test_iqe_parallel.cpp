@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+namespace meshport_test_iqe_parallel {
+
 using namespace meshport;
 
 namespace {
@@ -332,3 +334,5 @@ TEST(IqeParallel, DroppedPagesOfAMappedFileLeaveMemoryAndReadBackTheSame) {
   EXPECT_LE(resident_kb(begin), 4);
   EXPECT_EQ(std::string(begin, bytes.size()), bytes);
 }
+
+}  // namespace meshport_test_iqe_parallel

@@ -24,6 +24,8 @@
 #include <string>
 #include <vector>
 
+namespace meshport_test_iqm {
+
 using namespace meshport;
 using testutil::corpus;
 
@@ -1678,3 +1680,5 @@ TEST(IqmRead, ThreadCountsReadTheSameScene) {
             std::string::npos)
       << failed;
 }
+
+}  // namespace meshport_test_iqm

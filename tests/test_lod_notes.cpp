@@ -11,6 +11,8 @@
 #include <numbers>
 #include <set>
 
+namespace meshport_test_lod_notes {
+
 using namespace meshport;
 
 namespace {
@@ -99,3 +101,5 @@ TEST(LodNotes, SimplifyNamesTheOutput) {
   ASSERT_EQ(notes.size(), 1u);
   EXPECT_EQ(notes[0]->file, out);
 }
+
+}  // namespace meshport_test_lod_notes

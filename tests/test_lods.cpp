@@ -17,6 +17,8 @@
 #include <set>
 #include <tuple>
 
+namespace meshport_test_lods {
+
 using namespace meshport;
 
 namespace {
@@ -474,3 +476,5 @@ TEST(Lods, MsftLodGlbIsValidAndReadsBack) {
     warned = warned || x.message.find("4 level-of-detail meshes (glTF MSFT_lod) not written: iqm") != std::string::npos;
   EXPECT_TRUE(warned);
 }
+
+}  // namespace meshport_test_lods

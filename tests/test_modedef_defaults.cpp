@@ -23,6 +23,8 @@
 #include <map>
 #include <numbers>
 
+namespace meshport_test_modedef_defaults {
+
 using namespace meshport;
 using testutil::TempDir;
 
@@ -429,3 +431,5 @@ TEST(ModeDefDefaults, QuadraticSolvesSplitOverTwoThreads) {
   ASSERT_EQ(two.eigenvalues.size(), 6u);
   for (size_t k = 0; k < 6; ++k) EXPECT_NEAR(two.eigenvalues[k], one.eigenvalues[k], 1e-9 * one.eigenvalues[k]) << k;
 }
+
+}  // namespace meshport_test_modedef_defaults

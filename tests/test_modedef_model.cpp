@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+namespace meshport_test_modedef_model {
+
 using namespace meshport;
 
 namespace {
@@ -862,3 +864,5 @@ TEST(ModeDefModelWrite, MaterialsMapToPbrAndBack) {
   const std::string rebuilt30 = written(s, d);
   EXPECT_NE(rebuilt30.find("\n0 0 0 1 0 0 0 1 1 1 1 1 0 1 0 1 30\n"), std::string::npos) << rebuilt30;
 }
+
+}  // namespace meshport_test_modedef_model

@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+namespace meshport_test_modedef_scene {
+
 using namespace meshport;
 using namespace meshport::modedef;
 
@@ -761,3 +763,5 @@ TEST(ModeDefScenePath, EulerOrder) {
   for (Vec3 e : {Vec3{0.1f, 0.2f, 0.3f}, Vec3{-2.0f, 1.0f, 3.0f}, Vec3{1.0f, -1.5f, -0.5f}})
     expect_array(ops::euler_zyx_from_quat(ops::quat_from_euler_zyx(e)), e, 1e-5f);
 }
+
+}  // namespace meshport_test_modedef_scene

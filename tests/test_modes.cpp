@@ -15,6 +15,8 @@
 #include <filesystem>
 #include <numbers>
 
+namespace meshport_test_modes {
+
 using namespace meshport;
 using testutil::TempDir;
 
@@ -543,3 +545,5 @@ TEST(Modes, HostileSizesAreRefused) {
   EXPECT_NE(message(slabs, 512).find("cross the carton's grid lines more than 16777216 times"), std::string::npos)
       << message(slabs, 512);
 }
+
+}  // namespace meshport_test_modes

@@ -21,6 +21,8 @@
 #include "formats/obj/obj.h"
 #include "test_util.h"
 
+namespace meshport_test_obj {
+
 using namespace meshport;
 
 namespace {
@@ -845,3 +847,5 @@ TEST(ObjWrite, InconsistentMeshesFail) {
   Diagnostics d;
   EXPECT_THROW(obj_text(s, &d), Error);
 }
+
+}  // namespace meshport_test_obj

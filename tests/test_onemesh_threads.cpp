@@ -21,6 +21,8 @@
 
 #include <unistd.h>
 
+namespace meshport_test_onemesh_threads {
+
 using namespace meshport;
 namespace fs = std::filesystem;
 
@@ -203,3 +205,5 @@ TEST(OneMeshThreads, InfoTextNeedsNoAnimationBounds) {
   EXPECT_EQ(to_text(lean), to_text(full));
   EXPECT_NE(to_json(lean).dump(), to_json(full).dump());
 }
+
+}  // namespace meshport_test_onemesh_threads

@@ -12,6 +12,8 @@
 #include <iterator>
 #include <vector>
 
+namespace meshport_test_ops_adjacency {
+
 using namespace meshport::ops;
 
 namespace {
@@ -133,3 +135,5 @@ TEST(OpsAdjacency, TwoMillionTrianglesQuickly) {
   EXPECT_LT(seconds, 10.0);  // generous: Debug and sanitizer builds; Release takes ~0.1 s
   RecordProperty("seconds", std::to_string(seconds));
 }
+
+}  // namespace meshport_test_ops_adjacency

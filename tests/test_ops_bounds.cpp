@@ -13,6 +13,8 @@
 #include <iterator>
 #include <random>
 
+namespace meshport_test_ops_bounds {
+
 using namespace meshport;
 using namespace meshport::ops;
 
@@ -247,3 +249,5 @@ TEST(OpsBounds, MrfixitAgreesWithTheReferenceCompiler) {
     EXPECT_NEAR(file(7), f[i].radius, 5e-4);
   }
 }
+
+}  // namespace meshport_test_ops_bounds

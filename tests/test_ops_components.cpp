@@ -9,6 +9,8 @@
 #include <limits>
 #include <vector>
 
+namespace meshport_test_ops_components {
+
 using namespace meshport;
 using namespace meshport::ops;
 
@@ -192,3 +194,5 @@ TEST(OpsComponents, UnalignedAndStrided) {
   EXPECT_EQ(out, (std::vector<float>{1, 2, -1, 3, 4, -1, 5, 6, -1}));
   EXPECT_EQ(decode_one(ComponentType::Float, false, raw.data() + 5), 2.0f);
 }
+
+}  // namespace meshport_test_ops_components

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 
+namespace meshport_test_ops_curves {
+
 using meshport::QmshTmpCurve;
 using meshport::ops::Curve;
 using meshport::ops::evaluate;
@@ -156,3 +158,5 @@ TEST(Curves, KeysSharingAFrame) {
   EXPECT_DOUBLE_EQ(evaluate(bez, 10), 5);
   EXPECT_DOUBLE_EQ(evaluate(bez, 15), 5);
 }
+
+}  // namespace meshport_test_ops_curves

@@ -5,6 +5,8 @@
 
 #include <cmath>
 
+namespace meshport_test_ops_euler {
+
 using namespace meshport;
 
 namespace {
@@ -53,3 +55,5 @@ TEST(Euler, Gimbal) {
   Quat r = ops::quat_from_euler_xyz(e);
   for (Vec3 v : {Vec3{1, 0, 0}, Vec3{0, 1, 0}, Vec3{0, 0, 1}}) expect_vec_near(quat_rotate(r, v), quat_rotate(q, v), 1e-3f);
 }
+
+}  // namespace meshport_test_ops_euler

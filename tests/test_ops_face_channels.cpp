@@ -12,6 +12,8 @@
 #include <array>
 #include <map>
 
+namespace meshport_test_ops_face_channels {
+
 using namespace meshport;
 using testutil::float_stream;
 
@@ -210,3 +212,5 @@ TEST(OpsFaceChannels, ClearPolygonsKeepsPerTriangleChannels) {
   EXPECT_TRUE(m.polygon_sizes.empty());
   EXPECT_EQ(m.face_channels[0].data, (std::vector<uint32_t>{5, 6}));
 }
+
+}  // namespace meshport_test_ops_face_channels

@@ -4,6 +4,8 @@
 
 #include "test_util.h"
 
+namespace meshport_test_ops_mesh_parts {
+
 using namespace meshport;
 
 namespace {
@@ -79,3 +81,5 @@ TEST(OpsMeshParts, RepeatedFacesGetVerticesOfTheirOwn) {
   EXPECT_EQ(m.smoothing.face_angle, before.smoothing.face_angle);
   EXPECT_EQ(ops::separate_repeated_faces(m), 0u);  // nothing repeats now
 }
+
+}  // namespace meshport_test_ops_mesh_parts

@@ -11,6 +11,8 @@
 #include <cmath>
 #include <numbers>
 
+namespace meshport_test_ops_modal {
+
 using namespace meshport;
 
 namespace {
@@ -361,3 +363,5 @@ TEST(ModalOps, BarModelFileMatchesTheModelBuiltHere) {
     for (size_t v = 0; v < mine.meshes[i].vertex_count(); ++v) expect_v3(position(s.meshes[i], v), position(mine.meshes[i], v));
   }
 }
+
+}  // namespace meshport_test_ops_modal

@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <vector>
 
+namespace meshport_test_ops_normals {
+
 using namespace meshport;
 
 namespace {
@@ -645,3 +647,5 @@ TEST(OpsNormals, FastAndGeneralPathsAgree) {
   EXPECT_EQ(fast.meshes[0].find(Attribute::Normal)->data, general.meshes[0].find(Attribute::Normal)->data);
   EXPECT_EQ(fast.meshes[0].vertex_count(), size_t((n + 1) * (n + 1)));
 }
+
+}  // namespace meshport_test_ops_normals

@@ -13,6 +13,8 @@
 #include <random>
 #include <vector>
 
+namespace meshport_test_ops_optimize {
+
 using namespace meshport;
 
 namespace {
@@ -237,3 +239,5 @@ TEST(OpsOptimize, RejectsInconsistentMeshesBeforeChangingAny) {
   s.meshes[1].streams[1].data = {0, 0, 1, 1};
   EXPECT_THROW(optimize_meshes(s), Error);
 }
+
+}  // namespace meshport_test_ops_optimize

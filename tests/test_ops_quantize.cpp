@@ -7,6 +7,8 @@
 #include <random>
 #include <vector>
 
+namespace meshport_test_ops_quantize {
+
 using namespace meshport::ops;
 
 TEST(OpsQuantize, ErrorIsAtMostHalfAStepAndConstantChannelsAreExact) {
@@ -149,3 +151,5 @@ TEST(OpsQuantize, RequantisingDecodedFramesKeepsEveryByte) {
   EXPECT_LT(top(std::nextafter(first.scales[2], 0.0f)), 2.0f);
   EXPECT_NEAR(first.scales[2], (2.0 - 0.00198367285) / 65535, 1e-12);
 }
+
+}  // namespace meshport_test_ops_quantize

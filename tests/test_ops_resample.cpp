@@ -5,6 +5,8 @@
 
 #include <cmath>
 
+namespace meshport_test_ops_resample {
+
 using namespace meshport;
 
 namespace {
@@ -91,3 +93,5 @@ TEST(Resample, HostileKeyTimes) {
                                       "than 2097152 poses");
   }
 }
+
+}  // namespace meshport_test_ops_resample

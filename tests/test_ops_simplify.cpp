@@ -9,6 +9,8 @@
 
 #include <cmath>
 
+namespace meshport_test_ops_simplify {
+
 using namespace meshport;
 
 namespace {
@@ -161,3 +163,5 @@ TEST(OpsSimplify, PieLevelOverTheLimitSuggestsAndTakesSimplifyTo) {
   r = testutil::run_cli("convert " + in + " -o " + out + " --simplify 2");
   EXPECT_NE(r.status, 0);
 }
+
+}  // namespace meshport_test_ops_simplify

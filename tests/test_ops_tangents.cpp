@@ -16,6 +16,8 @@
 
 #include "core/math.h"
 
+namespace meshport_test_ops_tangents {
+
 using namespace meshport;
 
 namespace {
@@ -766,3 +768,5 @@ TEST(OpsTangents, ThreadCountsGiveTheSameTangents) {
     }
   }
 }
+
+}  // namespace meshport_test_ops_tangents

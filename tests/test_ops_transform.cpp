@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+namespace meshport_test_ops_transform {
+
 using namespace meshport;
 
 namespace {
@@ -518,3 +520,5 @@ TEST(OpsTransform, PiePointsMoveWithTheirVertices) {
     EXPECT_EQ(s.pie->levels[0].shadow_points[v], expected) << v;
   }
 }
+
+}  // namespace meshport_test_ops_transform

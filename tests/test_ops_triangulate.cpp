@@ -5,6 +5,8 @@
 
 #include <vector>
 
+namespace meshport_test_ops_triangulate {
+
 using namespace meshport;
 using namespace meshport::ops;
 
@@ -165,3 +167,5 @@ TEST(OpsTriangulate, ClearPolygonsWithoutPolygonsIsANoOp) {
   clear_polygons(m);
   EXPECT_EQ(m, before);
 }
+
+}  // namespace meshport_test_ops_triangulate

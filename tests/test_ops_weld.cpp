@@ -13,6 +13,8 @@
 #include <limits>
 #include <vector>
 
+namespace meshport_test_ops_weld {
+
 using namespace meshport;
 
 namespace {
@@ -153,3 +155,5 @@ TEST(OpsWeld, RemapHelpers) {
   ops::gather_vertices(k, std::vector<uint32_t>{0});
   EXPECT_TRUE(k.smoothing.vertex_key.empty());
 }
+
+}  // namespace meshport_test_ops_weld

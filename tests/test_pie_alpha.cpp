@@ -15,6 +15,8 @@
 #include <filesystem>
 #include <fstream>
 
+namespace meshport_test_pie_alpha {
+
 using namespace meshport;
 using json = nlohmann::json;
 namespace fs = std::filesystem;
@@ -320,3 +322,5 @@ TEST(PieTeamColour, AMaskNotFoundIsAWarningAtConvert) {
   EXPECT_EQ(testutil::glb_json(file_bytes(t.dir / "hub.glb"))["images"].size(), 1u);
   fs::remove_all(t.dir);
 }
+
+}  // namespace meshport_test_pie_alpha

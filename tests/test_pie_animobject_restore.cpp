@@ -14,6 +14,8 @@
 #include <filesystem>
 #include <string>
 
+namespace meshport_test_pie_animobject_restore {
+
 using namespace meshport;
 namespace fs = std::filesystem;
 
@@ -159,3 +161,5 @@ TEST(BlenderRoundTrip, PieAnimObjectAt100And24Fps) {
             std::string::npos)
       << w;
 }
+
+}  // namespace meshport_test_pie_animobject_restore

@@ -7,6 +7,8 @@
 
 #include <filesystem>
 
+namespace meshport_test_pie_gltf {
+
 using namespace meshport;
 using testutil::corpus;
 
@@ -167,3 +169,5 @@ TEST(PieGltf, ClosedModelsFaceOutward) {
   Scene arrow = read(corpus("pie/wz2100-4.5.5/base/misc/arrow.pie"), {}, &d);
   EXPECT_LT(signed_volume(arrow.meshes[0]), 0.0);
 }
+
+}  // namespace meshport_test_pie_gltf

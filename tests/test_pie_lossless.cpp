@@ -17,6 +17,8 @@
 #include <map>
 #include <sstream>
 
+namespace meshport_test_pie_lossless {
+
 using namespace meshport;
 using testutil::corpus;
 using json = nlohmann::json;
@@ -493,3 +495,5 @@ TEST(PieLossless, StepGltfPassesTheValidator) {
   std::string output;
   EXPECT_TRUE(testutil::validate_gltf({dir / "strip.glb", dir / "exbloke.glb"}, output)) << output;
 }
+
+}  // namespace meshport_test_pie_lossless

@@ -8,6 +8,8 @@
 
 #include <cstring>
 
+namespace meshport_test_pie_polygon_materials {
+
 using namespace meshport;
 using json = nlohmann::json;
 
@@ -110,3 +112,5 @@ TEST(PiePolygonMaterials, ALevelOfOneAnimatedKindUsesItsCopy) {
   EXPECT_EQ(b.meshes[1].face_channels, a.meshes[1].face_channels);
   EXPECT_EQ(text_of(write_memory(b, Format::Pie)), text_of(write_memory(a, Format::Pie)));
 }
+
+}  // namespace meshport_test_pie_polygon_materials

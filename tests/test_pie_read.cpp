@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+namespace meshport_test_pie_read {
+
 using namespace meshport;
 using testutil::corpus;
 
@@ -954,3 +956,5 @@ TEST(PieReadCorpus, NormalsAndMapsOfZnullbody) {
 }
 
 }  // namespace
+
+}  // namespace meshport_test_pie_read

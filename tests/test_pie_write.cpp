@@ -11,6 +11,8 @@
 #include <map>
 #include <tuple>
 
+namespace meshport_test_pie_write {
+
 using namespace meshport;
 using testutil::float_stream;
 
@@ -976,3 +978,5 @@ TEST(PieWriteCorpus, ConvertWithProcessingKeepsThePieData) {
 }
 
 }  // namespace
+
+}  // namespace meshport_test_pie_write

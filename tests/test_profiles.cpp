@@ -12,6 +12,8 @@
 #include <fstream>
 #include <set>
 
+namespace meshport_test_profiles {
+
 using namespace meshport;
 
 namespace {
@@ -636,3 +638,5 @@ TEST(ProfileCorpus, IqmEdgeCasesUnderIqmEngines) {
             (std::vector<std::string>{"unweighted.iqe: warning: [iqm-engines.unweighted-vertex] mesh \"A\": 1 of 3 "
                                       "vertices have no weight: they collapse to the origin when skinned"}));
 }
+
+}  // namespace meshport_test_profiles

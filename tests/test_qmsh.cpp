@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+namespace meshport_test_qmsh {
+
 using namespace meshport;
 using testutil::corpus;
 using testutil::float_stream;
@@ -798,3 +800,5 @@ TEST(QmshGltf, SamplesPassTheKhronosValidator) {
   std::string output;
   EXPECT_TRUE(validate(files, output)) << output;
 }
+
+}  // namespace meshport_test_qmsh

@@ -7,6 +7,8 @@
 
 #include <cmath>
 
+namespace meshport_test_qmsh_e2e {
+
 using namespace meshport;
 using testutil::TempDir;
 
@@ -119,3 +121,5 @@ TEST(QmshPipeline, TmpToBinaryToGltfKeepsSkeletonSkinAndAnimation) {
   ASSERT_EQ(c.meshes.size(), 1u);
   EXPECT_EQ(c.meshes[0].vertex_count(), a.meshes[0].vertex_count());
 }
+
+}  // namespace meshport_test_qmsh_e2e

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+namespace meshport_test_qmsh_tmp_parse {
+
 using namespace meshport;
 using meshport::qmsh_tmp::Token;
 using meshport::qmsh_tmp::TokenKind;
@@ -1127,3 +1129,5 @@ TEST(QmshTmpParseHostile, Mutations) {
   EXPECT_GT(parsed, 0u);
   EXPECT_GT(failed, 0u);
 }
+
+}  // namespace meshport_test_qmsh_tmp_parse

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+namespace meshport_test_qmsh_tmp_scene {
+
 using namespace meshport;
 
 namespace {
@@ -805,3 +807,5 @@ TEST(QmshTmpScene, ReadSkinnedFile) {
   plain.qmsh_tmp = {};
   expect_round_trip(plain);
 }
+
+}  // namespace meshport_test_qmsh_tmp_scene

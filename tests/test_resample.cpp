@@ -13,6 +13,8 @@
 #include <fstream>
 #include <numbers>
 
+namespace meshport_test_resample {
+
 using namespace meshport;
 using testutil::json;
 
@@ -268,3 +270,5 @@ TEST(Resample, OffKeepsUnevenKeysAndRefusesFixedRateFormats) {
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_NE(r.out.find("iqe holds evenly spaced frames only"), std::string::npos) << r.out;
 }
+
+}  // namespace meshport_test_resample

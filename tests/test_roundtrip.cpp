@@ -8,6 +8,8 @@
 
 #include <cmath>
 
+namespace meshport_test_roundtrip {
+
 using namespace meshport;
 using testutil::corpus;
 
@@ -266,3 +268,5 @@ TEST(RoundTrip, EveryCorpusFileReads) {
   }
   EXPECT_GE(read_ok, 30u);
 }
+
+}  // namespace meshport_test_roundtrip

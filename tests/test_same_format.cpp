@@ -12,6 +12,8 @@
 #include <set>
 #include <sstream>
 
+namespace meshport_test_same_format {
+
 using namespace meshport;
 namespace fs = std::filesystem;
 
@@ -187,3 +189,5 @@ TEST(SameFormat, ProcessingFlagsChangeTfqmshOutput) {
   const Bounds a = scene_bounds(read(in)), b = scene_bounds(read(dir / "Gem.qmsh"));
   for (int c = 0; c < 3; ++c) EXPECT_NEAR(b.max[c], 2 * a.max[c], 1e-5f * (1 + std::fabs(a.max[c]))) << c;
 }
+
+}  // namespace meshport_test_same_format

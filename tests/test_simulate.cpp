@@ -19,6 +19,8 @@
 #include <fstream>
 #include <numbers>
 
+namespace meshport_test_simulate {
+
 using namespace meshport;
 using testutil::TempDir;
 
@@ -646,3 +648,5 @@ TEST(Simulate, HugeWorkIsRefusedBeforeItStarts) {
   one.seconds = 0.01;
   EXPECT_NO_THROW(simulate(s, one));
 }
+
+}  // namespace meshport_test_simulate

@@ -11,6 +11,8 @@
 
 #include <cmath>
 
+namespace meshport_test_skeletons {
+
 using namespace meshport;
 
 namespace {
@@ -129,3 +131,5 @@ TEST(Skeletons, AnimationOnlyFilesKeepJointNames) {
     EXPECT_TRUE(d.empty()) << format_info(f).name << "\n" << dump(d);
   }
 }
+
+}  // namespace meshport_test_skeletons

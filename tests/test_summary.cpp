@@ -12,6 +12,8 @@
 #include <sstream>
 #include <string>
 
+namespace meshport_test_summary {
+
 using namespace meshport;
 using nlohmann::json;
 
@@ -523,3 +525,5 @@ TEST(Summary, ReadmeNamesEveryFormatExtension) {
     for (auto e : f.extensions)
       EXPECT_NE(section.find("`" + std::string(e) + "`"), std::string::npos) << e;
 }
+
+}  // namespace meshport_test_summary

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+namespace meshport_test_team_colour {
+
 using namespace meshport;
 
 namespace {
@@ -50,3 +52,5 @@ TEST(TeamColour, ParsesThreeBytes) {
   for (const char* bad : {"", "1,2", "1,2,3,4", "1,2,256", "a,b,c", "1, 2,3", "-1,2,3", "1,2,3 "})
     EXPECT_FALSE(ops::parse_team_colour(bad, c)) << bad;
 }
+
+}  // namespace meshport_test_team_colour

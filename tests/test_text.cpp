@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+namespace meshport_test_text {
+
 using namespace meshport;
 
 namespace {
@@ -162,3 +164,5 @@ TEST(TextFastInteger, AgreesWithFromCharsOrDefers) {
     EXPECT_EQ(p, s);
   }
 }
+
+}  // namespace meshport_test_text

@@ -16,6 +16,8 @@
 #include <string_view>
 #include <vector>
 
+namespace meshport_test_text_window {
+
 using namespace meshport;
 
 namespace {
@@ -227,3 +229,5 @@ TEST(TextWindow, HalfwayBetweenFloatsAgreesWithFromChars) {
   }
   EXPECT_GT(read, calls / 2);  // those not near halfway are read
 }
+
+}  // namespace meshport_test_text_window

@@ -13,6 +13,8 @@
 #include <filesystem>
 #include <fstream>
 
+namespace meshport_test_textures {
+
 using namespace meshport;
 using testutil::TempDir;
 namespace fs = std::filesystem;
@@ -487,3 +489,5 @@ TEST(TexturesPie, EditedMapsReplaceTheKeptLines) {
             "mesh \"m_level1\": its material names the NORMALMAP page \"page-1_new.png\", which the kept PIE texture "
             "lines do not: TCMASK, NORMALMAP and SPECULARMAP written from the materials");
 }
+
+}  // namespace meshport_test_textures

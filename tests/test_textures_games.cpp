@@ -18,6 +18,8 @@
 #include <filesystem>
 #include <fstream>
 
+namespace meshport_test_textures_games {
+
 using namespace meshport;
 using testutil::TempDir;
 namespace fs = std::filesystem;
@@ -332,3 +334,5 @@ TEST(TexturesGames, BottomLeftTgaIsEmbeddedTopRowFirst) {
     EXPECT_EQ(d.pixels.rgba, p.rgba) << name;
   }
 }
+
+}  // namespace meshport_test_textures_games

@@ -22,6 +22,8 @@
 #include <fstream>
 #include <thread>
 
+namespace meshport_test_view {
+
 using namespace meshport;
 using namespace meshport::view;
 
@@ -514,3 +516,5 @@ TEST(ViewThumbnail, CropsTheTopLeftAndRefusesEmptyPictures) {
   }
   EXPECT_THROW(crop_thumbnail(std::vector<uint8_t>{1, 2, 3}, 16, "t.png"), Error);
 }
+
+}  // namespace meshport_test_view

@@ -14,6 +14,8 @@
 #include <filesystem>
 #include <fstream>
 
+namespace meshport_test_view_thumbnails {
+
 using namespace meshport;
 using namespace meshport::view;
 using testutil::TempDir;
@@ -185,3 +187,5 @@ TEST(ViewThumbnailRun, UpToDateNeedsNoBrowserAndAMissingChromiumIsNamed) {
   EXPECT_THROW(thumbnails(o), Error);
   EXPECT_NE(testutil::slurp(dir.path / "out/.meshport-thumbnail").find("thumbnail size 128\n"), std::string::npos);
 }
+
+}  // namespace meshport_test_view_thumbnails

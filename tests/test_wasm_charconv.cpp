@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+namespace meshport_test_wasm_charconv {
+
 namespace {
 
 template <class T>
@@ -137,3 +139,5 @@ TEST(WasmCharconv, ReadingAsLibstdcxx) {
 }
 
 }  // namespace
+
+}  // namespace meshport_test_wasm_charconv
