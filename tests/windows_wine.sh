@@ -90,9 +90,9 @@ fi
 # by `info` and `info --json`; a PIE's page found by the Warzone layout (texpages/ above structs/;
 # PIE texture names are ASCII by the format) and through --textures; --texture; --lods; an OBJ's
 # .mtl naming the texture relative to the output; a ModeDef .state written with its .prop, .model
-# and .path files; `modes` writing a .model and its .prop; `batch` over the folder to .glb, to
-# .gltf with --external-textures (each page once, mirrored) and to .iqe (textures copied,
-# mirrored), and over an ASCII folder holding them. Every run must succeed, find every texture on
+# and .path files; `modes` writing a .model and its .prop; `simulate --trace`; `gendocs -o`;
+# `batch` over the folder to .glb, to .gltf with --external-textures (each page once, mirrored)
+# and to .iqe (textures copied, mirrored), and over an ASCII folder holding them. Every run must succeed, find every texture on
 # Linux, and give Linux's files, messages and standard output.
 u="in/modèles" m="in/modèles/ĉapo"
 mkdir -p "$u/structs" "$u/texpages" "$m/tëksturo" "$m/prôps" "in/tëkstures ✓"
@@ -110,6 +110,8 @@ sed 's/^tri\.obj$/trï.obj/' "$state/box.prop" > "$m/bôx.prop"
 cp "$state/fly.path" "$m/flŷ.path"
 sed 's|^\.\./tri\.model$|../trï.model|' "$state/props/ball.prop" > "$m/prôps/bâll.prop"
 sed 's|box\.prop|bôx.prop|; s|fly\.path|flŷ.path|; s|props/ball\.prop|prôps/bâll.prop|' "$state/scene.state" > "$m/scène.state"
+{ sed -n 1,5p "$state/scene.state"; printf '1\nprôps/bâll.prop\n -1 0 0\n 1 0 0 0\n 0 0 0\n 0 0 0\n -1 -1\n'
+  printf '2\n0 1 0   0 -1 0\n0 0 2   0 0 -5\n0\n'; } > "$m/ûnu.state"  # one object that simulate can run
 unicode_runs=0
 run_unicode() {  # NAME ARGS... (OUT as in run_both; "OUT/élan ✓/" exists beforehand)
   local name="non-ASCII: $1"; shift
@@ -144,6 +146,9 @@ run_unicode ".state with its side files" convert "$m/scène.state" -o "OUT/élan
 cp "$src/tests/data/qmsh/cube.qmsh.tmp" "in/kûbo ĉ.qmsh.tmp"
 run_unicode "modes -> .model with its .prop" modes "in/kûbo ĉ.qmsh.tmp" -o "OUT/élan ✓/kûbo.model" --resolution 2 \
   --count 2 --elements linear
+run_unicode "simulate --trace" simulate "$m/ûnu.state" -o "OUT/élan ✓/simulita ✓.glb" --seconds 0.2 \
+  --trace "OUT/élan ✓/spuro ✓.json"
+run_unicode "gendocs -o" gendocs man -o "OUT/élan ✓/meshport ✓.1"
 run_unicode "batch -> .glb" batch "$u" -o "OUT/spegulo ✓" --to glb -j 1 --progress none
 run_unicode "batch -> .gltf --external-textures" batch "$u" -o "OUT/spegulo ✓" --to gltf --external-textures -j 1 --progress none
 run_unicode "batch -> .iqe" batch "$u" -o "OUT/spegulo ✓" --to iqe -j 1 --progress none
