@@ -67,8 +67,7 @@ for input in in/tentacle.iqe in/tentacle_bin.iqm in/turret.pie in/turret_bin.glb
 done
 # Non-ASCII folder and file names on the command line (meshport.exe's manifest makes argv UTF-8,
 # which src/core/os_windows.cpp opens as UTF-16): a model in "in/modèle ✓/" written to
-# "OUT/sortie é ✓/" as IQM and glTF, and `info --json` of it. (Texture lookup goes through
-# std::filesystem, whose narrow paths are not UTF-8 on Windows: docs/install.md, "Platforms".)
+# "OUT/sortie é ✓/" as IQM and glTF, and `info --json` of it.
 mkdir -p "in/modèle ✓"
 cp in/walk.iqe "in/modèle ✓/tête.iqe"
 for to in iqm gltf; do
@@ -85,6 +84,78 @@ wine meshport.exe info --json "in/modèle ✓/tête.iqe" > win.out 2> win.err
 if ! cmp -s linux.out <(sed 's/\r$//' win.out) || [ ! -s linux.out ]; then
   echo "FAIL non-ASCII paths: info --json differs"; failures=$((failures + 1))
 fi
+# Non-ASCII names on every path-taking feature (std::filesystem through src/core/utf8_path.h):
+# models in "in/modèles/" whose textures, material libraries and side files have such names too,
+# each converted to .glb (the texture embedded), to .glb with --external-textures, and described
+# by `info` and `info --json`; a PIE's page found by the Warzone layout (texpages/ above structs/;
+# PIE texture names are ASCII by the format) and through --textures; --texture; --lods; an OBJ's
+# .mtl naming the texture relative to the output; a ModeDef .state written with its .prop, .model
+# and .path files; `modes` writing a .model and its .prop; `simulate --trace`; `gendocs -o`;
+# `batch` over the folder to .glb, to .gltf with --external-textures (each page once, mirrored)
+# and to .iqe (textures copied, mirrored), and over an ASCII folder holding them. Every run must succeed, find every texture on
+# Linux, and give Linux's files, messages and standard output.
+u="in/modèles" m="in/modèles/ĉapo"
+mkdir -p "$u/structs" "$u/texpages" "$m/tëksturo" "$m/prôps" "in/tëkstures ✓"
+sed 's/page-17-droid-weapons\.png/page-17.png/' "$src/tests/data/cli/turret.pie" > "$u/structs/ĉapo.pie"
+cp "$src/examples/tentacle_skin0.png" "$u/texpages/page-17.png"
+sed 's/page-17-droid-weapons\.png/fors.png/' "$src/tests/data/cli/turret.pie" > "in/fôra ĉ.pie"
+cp "$src/examples/tentacle_skin0.png" "in/tëkstures ✓/fors.png"
+printf 'mtllib matériaux.mtl\nv 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nusemtl lîgno\nf 1/1 2/2 3/3 4/4\n' > "$m/ŝipo.obj"
+printf 'newmtl lîgno\nKd 1 1 1\nmap_Kd tëksturo/lîgno ĉ.tga\n' > "$m/matériaux.mtl"
+cp "$src/examples/tentacle_skin1.tga" "$m/tëksturo/lîgno ĉ.tga"
+"$linux" convert "$m/ŝipo.obj" -o "$u/glTF ĉ/ŝipo.gltf" -q  # its image "lîgno ĉ.png" beside it
+state=$src/tests/data/modedef/state
+cp "$state/tri.model" "$m/trï.model"
+sed 's/^tri\.obj$/trï.obj/' "$state/box.prop" > "$m/bôx.prop"
+cp "$state/fly.path" "$m/flŷ.path"
+sed 's|^\.\./tri\.model$|../trï.model|' "$state/props/ball.prop" > "$m/prôps/bâll.prop"
+sed 's|box\.prop|bôx.prop|; s|fly\.path|flŷ.path|; s|props/ball\.prop|prôps/bâll.prop|' "$state/scene.state" > "$m/scène.state"
+{ sed -n 1,5p "$state/scene.state"; printf '1\nprôps/bâll.prop\n -1 0 0\n 1 0 0 0\n 0 0 0\n 0 0 0\n -1 -1\n'
+  printf '2\n0 1 0   0 -1 0\n0 0 2   0 0 -5\n0\n'; } > "$m/ûnu.state"  # one object that simulate can run
+unicode_runs=0
+run_unicode() {  # NAME ARGS... (OUT as in run_both; "OUT/élan ✓/" exists beforehand)
+  local name="non-ASCII: $1"; shift
+  rm -rf out-linux out-win && mkdir -p "out-linux/élan ✓" "out-win/élan ✓"
+  "$linux" "${@//OUT/out-linux}" > linux.out 2> linux.err; echo $? > linux.rc
+  wine meshport.exe "${@//OUT/out-win}" > win.out 2> win.err; echo $? > win.rc
+  # A batch's summary ends with its time.
+  sed -i 's/ in [0-9.]* s\( ([0-9.]* files\/s)\)\?\r\?$//' linux.err win.err
+  check "$name"
+  if ! cmp -s <(sed 's|out-linux|OUT|g' linux.out) <(sed 's|out-win|OUT|g; s|\r$||' win.out); then
+    echo "FAIL $name: standard output differs"; diff <(sed 's|out-linux|OUT|g' linux.out) <(sed 's|out-win|OUT|g; s|\r$||' win.out) | head -10
+    failures=$((failures + 1))
+  fi
+  if [ "$(cat linux.rc)" != 0 ] || [ "$(cat win.rc)" != 0 ] || grep -qi "not found\|no such" linux.err linux.out; then
+    echo "FAIL $name: exit $(cat linux.rc) on Linux, $(cat win.rc) on Windows: $(head -2 linux.err)"
+    failures=$((failures + 1))
+  fi
+  unicode_runs=$((unicode_runs + 1))
+}
+for input in "$u/structs/ĉapo.pie" "$m/ŝipo.obj" "$u/glTF ĉ/ŝipo.gltf" "$m/scène.state" "$m/bôx.prop" "$m/trï.model"; do
+  base=$(basename "$input"); base=${base%.*}
+  run_unicode "$input -> .glb" convert "$input" -o "OUT/élan ✓/$base.glb"
+  run_unicode "$input -> .glb --external-textures" convert "$input" -o "OUT/élan ✓/$base.glb" --external-textures
+  run_unicode "info $input" info "$input"
+  run_unicode "info --json $input" info --json "$input"
+done
+run_unicode "--textures" convert "in/fôra ĉ.pie" --textures "in/tëkstures ✓" -o "OUT/élan ✓/fôra.glb"
+run_unicode "--texture" convert "$m/ŝipo.obj" --texture "in/tëkstures ✓/fors.png" -o "OUT/élan ✓/asignita ✓.glb"
+run_unicode "--lods" convert "$u/structs/ĉapo.pie" -o "OUT/élan ✓/ĉapo ✓.gltf" --lods 0.5
+run_unicode ".obj with its .mtl" convert "$m/ŝipo.obj" -o "OUT/élan ✓/ŝipo ✓.obj"
+run_unicode ".state with its side files" convert "$m/scène.state" -o "OUT/élan ✓/scène ✓.state"
+cp "$src/tests/data/qmsh/cube.qmsh.tmp" "in/kûbo ĉ.qmsh.tmp"
+run_unicode "modes -> .model with its .prop" modes "in/kûbo ĉ.qmsh.tmp" -o "OUT/élan ✓/kûbo.model" --resolution 2 \
+  --count 2 --elements linear
+run_unicode "simulate --trace" simulate "$m/ûnu.state" -o "OUT/élan ✓/simulita ✓.glb" --seconds 0.2 \
+  --trace "OUT/élan ✓/spuro ✓.json"
+run_unicode "gendocs -o" gendocs man -o "OUT/élan ✓/meshport ✓.1"
+run_unicode "batch -> .glb" batch "$u" -o "OUT/spegulo ✓" --to glb -j 1 --progress none
+run_unicode "batch -> .gltf --external-textures" batch "$u" -o "OUT/spegulo ✓" --to gltf --external-textures -j 1 --progress none
+run_unicode "batch -> .iqe" batch "$u" -o "OUT/spegulo ✓" --to iqe -j 1 --progress none
+# The same below an ASCII folder (the names the folder walk finds are non-ASCII, not the input).
+mkdir -p in/plain && cp -r "$u" "in/fôra ĉ.pie" in/plain/
+run_unicode "batch of an ASCII folder -> .gltf --external-textures" batch in/plain -o OUT/plain --to gltf \
+  --external-textures --textures "in/tëkstures ✓" -j 1 --progress none
 run_both "info --json" info --json in/turret.pie
 cmp -s linux.out <(sed 's/\r$//' win.out) || { echo "FAIL info --json: output differs"; failures=$((failures + 1)); }
 run_both "missing file" convert in/missing.pie -o OUT/x.glb
@@ -100,7 +171,7 @@ wine meshport.exe convert in/turret.pie -o ro/x.glb > win.out 2> win.err; echo $
 errors=6
 if [ "$(id -u)" -ne 0 ]; then check "unwritable output folder"; errors=7; fi  # root writes anywhere, on both
 
-echo "$conversions conversions ($converted written by both, $files files) and $errors error paths compared, $failures differences"
+echo "$conversions conversions ($converted written by both, $files files), $unicode_runs runs with non-ASCII paths and $errors error paths compared, $failures differences"
 # Most conversions succeed (a few targets refuse a model: a .model of a skinned mesh, say).
 [ "$converted" -ge 70 ] || { echo "FAIL only $converted of $conversions conversions were written"; failures=$((failures + 1)); }
 [ "$failures" -eq 0 ]

@@ -1,5 +1,6 @@
 // convert()'s levels of detail (convert_lods.h).
 #include "api/convert_lods.h"
+#include "core/utf8_path.h"
 
 #include <fmt/format.h>
 
@@ -26,7 +27,7 @@ void lod_note(Diagnostics* diags, const std::string& output, std::string message
 std::string lod_path(const std::string& output, Format format, size_t level) {
   std::string lower = output;
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  const std::string name = std::filesystem::path(output).filename().string();
+  const std::string name = path_utf8(utf8_path(output).filename());
   size_t ext = std::string::npos;
   for (std::string_view e : format_info(format).extensions)
     if (lower.size() > e.size() && name.size() > e.size() && lower.compare(lower.size() - e.size(), e.size(), e) == 0)
@@ -104,7 +105,7 @@ void write_lod_files(const std::vector<LodLevel>& levels, const std::string& out
       write_listing_files(levels[i].scene, lod_path(output, format, i + 1), w, diags, &written);
   } catch (...) {
     std::error_code ec;
-    for (const std::string& path : written) std::filesystem::remove(path, ec);
+    for (const std::string& path : written) std::filesystem::remove(utf8_path(path), ec);
     throw;
   }
 }

@@ -34,7 +34,7 @@ static Format resolve(const std::optional<Format>& given, const std::string& pat
   if (given) return *given;
   if (auto f = format_from_path(path)) return *f;
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) fail(path, "is a directory, not a model file (batch converts folders)");
+  if (std::filesystem::is_directory(utf8_path(path), ec)) fail(path, "is a directory, not a model file (batch converts folders)");
   fail(path, "unknown format: cannot tell it from the file name; give it with --from/--to");
 }
 

@@ -2,6 +2,7 @@
 // naming outputs. docs/batch.md, "Inputs" and "Animation files".
 #include "batch/plan.h"
 #include "core/text.h"
+#include "core/utf8_path.h"
 
 #include "ops/materials/textures.h"
 
@@ -20,7 +21,7 @@ namespace meshport::batch_detail {
 
 namespace {
 
-std::string generic(const fs::path& p) { return p.generic_string(); }
+std::string generic(const fs::path& p) { return generic_utf8(p); }
 
 // The matched extension of `name` for `f` ("model.qmsh.tmp" -> ".qmsh.tmp"), else its last one.
 std::string_view format_extension(std::string_view name, Format f) {
@@ -34,7 +35,7 @@ std::string_view format_extension(std::string_view name, Format f) {
 }
 
 bool hidden(const fs::path& p) {
-  const std::string n = p.filename().string();
+  const std::string n = path_utf8(p.filename());
   return n.size() > 1 && n[0] == '.' && n != "..";
 }
 
@@ -53,9 +54,9 @@ struct Collector {
     PlannedItem item;
     item.root = root;
     item.relative = relative;
-    item.input = root.empty() || root == "." ? relative : generic(fs::path(root) / relative);
+    item.input = root.empty() || root == "." ? relative : generic(utf8_path(root) / utf8_path(relative));
     std::error_code ec;
-    const std::string canonical = generic(fs::weakly_canonical(item.input, ec));
+    const std::string canonical = generic(fs::weakly_canonical(utf8_path(item.input), ec));
     if (!seen.insert(ec ? item.input : canonical).second) return;
     if (!format) {
       if (from_search) return;
@@ -67,7 +68,7 @@ struct Collector {
   }
 
   std::optional<Format> format_of(const fs::path& p) const {
-    return options.from ? options.from : format_from_path(p.filename().string());
+    return options.from ? options.from : format_from_path(path_utf8(p.filename()));
   }
 
   // Files below `root` (recursively when `recursive`) whose path relative to it passes `keep`.
@@ -98,8 +99,8 @@ struct Collector {
     fs::path root;
     std::string pattern;
     bool in_pattern = false;
-    for (const fs::path& part : fs::path(text)) {
-      const std::string s = part.generic_string();
+    for (const fs::path& part : utf8_path(text)) {
+      const std::string s = generic_utf8(part);
       if (!in_pattern && has_glob(s)) in_pattern = true;
       if (in_pattern) pattern += (pattern.empty() ? "" : "/") + s;
       else root /= part;
@@ -109,7 +110,7 @@ struct Collector {
     const size_t before = items.size();
     search(root, recursive, [&](const std::string& rel, const fs::path& p) {
       if (!glob_match(pattern, rel)) return false;
-      return options.from || format_from_path(p.filename().string()).has_value();
+      return options.from || format_from_path(path_utf8(p.filename())).has_value();
     });
     if (items.size() == before) {
       PlannedItem item;
@@ -130,15 +131,15 @@ struct Collector {
       items.push_back(std::move(item));
       return;
     }
-    if (has_glob(text) && !fs::exists(text, ec)) return add_glob(text);
-    if (fs::is_directory(text, ec)) {
-      search(text, true, [&](const std::string&, const fs::path& p) {
-        auto f = format_from_path(p.filename().string());
+    if (has_glob(text) && !fs::exists(utf8_path(text), ec)) return add_glob(text);
+    if (fs::is_directory(utf8_path(text), ec)) {
+      search(utf8_path(text), true, [&](const std::string&, const fs::path& p) {
+        auto f = format_from_path(path_utf8(p.filename()));
         return f && !modedef_side_file(*f);
       });
       return;
     }
-    const fs::path p(text);
+    const fs::path p = utf8_path(text);
     if (!fs::exists(p, ec)) {
       PlannedItem item;
       item.relative = item.input = text;
@@ -151,11 +152,11 @@ struct Collector {
 };
 
 std::string stem_of(const PlannedItem& item) {
-  std::string name = generic(fs::path(item.relative).filename());
+  std::string name = generic(utf8_path(item.relative).filename());
   return name.substr(0, name.size() - format_extension(name, item.format).size());
 }
 
-std::string folder_of(const PlannedItem& item) { return generic(fs::path(item.input).parent_path()); }
+std::string folder_of(const PlannedItem& item) { return generic(utf8_path(item.input).parent_path()); }
 
 bool is_iqm_family(const PlannedItem& item) {
   return item.error.empty() && (item.format == Format::Iqm || item.format == Format::Iqe);
@@ -163,7 +164,7 @@ bool is_iqm_family(const PlannedItem& item) {
 
 std::string canonical(const std::string& path) {
   std::error_code ec;
-  std::string c = generic(fs::weakly_canonical(path, ec));
+  std::string c = generic(fs::weakly_canonical(utf8_path(path), ec));
   return ec ? path : c;
 }
 
@@ -178,7 +179,7 @@ void attach(std::vector<PlannedItem>& items, size_t mesh, size_t anim, std::vect
 // `iqmload MESH` attaches FILE to MESH (paths relative to the cfg's folder).
 void attach_by_cfg(std::vector<PlannedItem>& items, const std::map<std::string, size_t>& by_path,
                    const std::string& folder, std::vector<bool>& attached) {
-  const fs::path cfg = fs::path(folder) / "iqm.cfg";
+  const fs::path cfg = utf8_path(folder) / "iqm.cfg";
   std::error_code ec;
   if (!fs::is_regular_file(cfg, ec) || fs::file_size(cfg, ec) > (1u << 20)) return;
   std::ifstream f(cfg, std::ios::binary);
@@ -189,7 +190,7 @@ void attach_by_cfg(std::vector<PlannedItem>& items, const std::map<std::string, 
     if (c.words.size() < 2) continue;
     std::string file = c.words[0] == "iqmanim" && c.words.size() >= 3 ? c.words[2] : c.words[1];
     if (size_t colon = file.rfind(':'); colon != std::string::npos && colon > 1) file.resize(colon);
-    auto it = by_path.find(canonical(generic(fs::path(folder) / file)));
+    auto it = by_path.find(canonical(generic(utf8_path(folder) / utf8_path(file))));
     if (c.words[0] == "iqmload") mesh = it == by_path.end() ? std::nullopt : std::optional<size_t>(it->second);
     else if (c.words[0] == "iqmanim" && mesh && it != by_path.end() && it->second != *mesh && !attached[it->second])
       attach(items, *mesh, it->second, attached, fmt::format("animations from {}:{}", generic(cfg), c.line));
@@ -285,7 +286,7 @@ void name_outputs(std::vector<PlannedItem>& items, const BatchOptions& options, 
     if (!item.error.empty()) continue;
     std::string rel = item.relative;
     rel.resize(rel.size() - format_extension(rel, item.format).size());
-    item.output = generic(fs::path(options.output_dir) / (rel + std::string(ext)));
+    item.output = generic(utf8_path(options.output_dir) / utf8_path(rel + std::string(ext)));
     auto [it, fresh] = owner.emplace(canonical(item.output), i);
     if (!fresh)
       item.error = fmt::format("its output {} is also {}'s: rename one, or convert them in separate runs", item.output,
@@ -299,7 +300,7 @@ std::vector<PlannedItem> plan(const BatchOptions& options, unsigned jobs, std::s
   Collector c{options, {}, {}, {}};
   if (options.task == BatchTask::Convert && !options.output_dir.empty()) {
     std::error_code ec;
-    c.output_canonical = generic(fs::weakly_canonical(options.output_dir, ec));
+    c.output_canonical = generic(fs::weakly_canonical(utf8_path(options.output_dir), ec));
   }
   for (const std::string& input : options.inputs) c.add_input(input);
   std::stable_sort(c.items.begin(), c.items.end(), [](const PlannedItem& a, const PlannedItem& b) {

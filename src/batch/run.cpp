@@ -4,6 +4,7 @@
 
 #include "core/io.h"
 #include "core/os.h"
+#include "core/utf8_path.h"
 #include "ops/materials/texture_cache.h"
 
 #include <meshport/profiles.h>
@@ -49,13 +50,13 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 
 uint64_t size_of(const std::string& path) {
   std::error_code ec;
-  const uintmax_t n = fs::file_size(path, ec);
+  const uintmax_t n = fs::file_size(utf8_path(path), ec);
   return ec ? 0 : uint64_t(n);
 }
 
 std::optional<fs::file_time_type> mtime(const std::string& path) {
   std::error_code ec;
-  auto t = fs::last_write_time(path, ec);
+  auto t = fs::last_write_time(utf8_path(path), ec);
   if (ec) return std::nullopt;
   return t;
 }
@@ -97,12 +98,12 @@ struct Runner {
     search.model_path = item.input;
     search.dirs = options.convert.write.texture_dirs;
     std::error_code ec;
-    const fs::path base = fs::weakly_canonical(root.empty() ? "." : root, ec);
+    const fs::path base = fs::weakly_canonical(utf8_path(root.empty() ? "." : root), ec);
     for (const TextureLookup& t : find_textures(scene, search)) {
       if (t.file.empty()) continue;
-      const fs::path rel = fs::weakly_canonical(t.file, ec).lexically_relative(base);
+      const fs::path rel = fs::weakly_canonical(utf8_path(t.file), ec).lexically_relative(base);
       if (ec || rel.empty() || *rel.begin() == "..") continue;  // outside the input tree: named where it is
-      const std::string dest = (fs::path(options.output_dir) / rel).generic_string();
+      const std::string dest = generic_utf8(utf8_path(options.output_dir) / rel);
       {
         std::lock_guard lock(copy_lock);
         if (!copied.insert(dest).second) continue;
@@ -112,7 +113,7 @@ struct Runner {
       try {
         const auto page = textures->get(t.file);
         if (!page->read_error.empty()) fail(t.file, page->read_error);
-        fs::create_directories(fs::path(dest).parent_path(), ec);
+        fs::create_directories(utf8_path(dest).parent_path(), ec);
         io::write_file_atomic(dest, page->bytes(), false);
       } catch (const Error& e) {
         d.add(warning(item.input, fmt::format("texture {} not copied to {}: {}", t.file, dest, e.what())));
@@ -124,7 +125,7 @@ struct Runner {
   bool convert_item(BatchItem& item, const std::string& root, Diagnostics& d) {
     if (up_to_date(item)) return false;
     std::error_code ec;
-    fs::create_directories(fs::path(item.output).parent_path(), ec);
+    fs::create_directories(utf8_path(item.output).parent_path(), ec);
     ConvertOptions o = options.convert;
     o.read.format = options.from;
     o.write.format = options.to;

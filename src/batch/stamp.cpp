@@ -2,6 +2,7 @@
 #include "batch/stamp.h"
 
 #include "core/io.h"
+#include "core/utf8_path.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -69,17 +70,17 @@ Stamp update_stamp(const BatchOptions& options) {
 
 Stamp update_stamp(const std::string& dir, const std::string& name, const std::string& want) {
   std::error_code ec;
-  fs::create_directories(dir, ec);
+  fs::create_directories(utf8_path(dir), ec);
   if (ec) fail(dir, "cannot create the output folder: " + ec.message());
-  const std::string path = (fs::path(dir) / name).string();
-  std::ifstream f(path, std::ios::binary);
+  const std::string path = path_utf8(utf8_path(dir) / utf8_path(name));
+  std::ifstream f(utf8_path(path), std::ios::binary);
   std::stringstream have;
   if (f) have << f.rdbuf();
   f.close();
   Stamp stamp;
   stamp.changed = have.str() != want;
   if (stamp.changed) io::write_file_atomic(path, std::span(reinterpret_cast<const uint8_t*>(want.data()), want.size()));
-  stamp.time = fs::last_write_time(path, ec);
+  stamp.time = fs::last_write_time(utf8_path(path), ec);
   if (ec) fail(path, "cannot read the stamp's time: " + ec.message());
   return stamp;
 }

@@ -1,6 +1,7 @@
 // Headless Chromium over the DevTools protocol on a pipe (browser.h).
 #include "view/browser.h"
 
+#include "core/utf8_path.h"
 #include "formats/shared/base64.h"
 
 #include <meshport/diagnostics.h>
@@ -61,7 +62,7 @@ std::vector<std::string> chromium_args(const std::string& chromium, const std::s
 }  // namespace
 
 Browser::Browser(const std::string& chromium, double start_seconds) : chromium_(chromium) {
-  profile_ = (std::filesystem::temp_directory_path() / "meshport-thumbnail-XXXXXX").string();
+  profile_ = path_utf8(std::filesystem::temp_directory_path() / "meshport-thumbnail-XXXXXX");
   if (!mkdtemp(profile_.data())) fail(profile_, "cannot create a temporary folder for chromium's profile");
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) fail(chromium, "cannot create a socket pair");
@@ -132,7 +133,7 @@ void Browser::stop() {
   fd_ = -1;
   if (!profile_.empty()) {
     std::error_code ec;
-    std::filesystem::remove_all(profile_, ec);
+    std::filesystem::remove_all(utf8_path(profile_), ec);
     profile_.clear();
   }
 }

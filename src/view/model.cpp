@@ -1,5 +1,6 @@
 // Reading the viewer's model (model.h).
 #include "view/model.h"
+#include "core/utf8_path.h"
 
 #include <meshport/summary.h>
 
@@ -19,12 +20,12 @@ Model load_model(const LoadOptions& options, Diagnostics* diags) {
     model.scene = read(file, ro, diags);
     const std::optional<Format> f = options.from ? options.from : format_from_path(file);
     if (f) format = *f;
-    model.title = std::filesystem::path(file).filename().string();
+    model.title = path_utf8(utf8_path(file).filename());
   } else {
     std::vector<Part> parts;
     for (const std::string& file : options.files) parts.push_back({file, read(file, ro, diags)});
     model.scene = assemble(std::move(parts), options.assemble, diags);
-    model.title = std::filesystem::path(options.files[0]).stem().string() + " (assembled from " +
+    model.title = path_utf8(utf8_path(options.files[0]).stem()) + " (assembled from " +
                   std::to_string(options.files.size()) + " parts)";
   }
   Summary summary = summarize(model.scene, format);
@@ -37,7 +38,7 @@ Model load_model(const LoadOptions& options, Diagnostics* diags) {
 
   ProcessOptions po;  // what convert to .glb runs: normals and tangents where missing
   process(model.scene, po, diags);
-  const std::string dir = std::filesystem::path(options.files[0]).parent_path().string();
+  const std::string dir = path_utf8(utf8_path(options.files[0]).parent_path());
   model.write.texture_dir = dir.empty() ? "." : dir;
   model.write.texture_model = options.files[0];
   model.write.texture_dirs = options.texture_dirs;

@@ -4,6 +4,7 @@
 #include "batch/plan.h"
 #include "batch/stamp.h"
 #include "core/io.h"
+#include "core/utf8_path.h"
 #include "image/image.h"
 #include "view/browser.h"
 #include "view/server.h"
@@ -36,7 +37,7 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 
 std::optional<fs::file_time_type> mtime(const std::string& path) {
   std::error_code ec;
-  auto t = fs::last_write_time(path, ec);
+  auto t = fs::last_write_time(utf8_path(path), ec);
   if (ec) return std::nullopt;
   return t;
 }
@@ -55,8 +56,8 @@ std::vector<Job> plan_jobs(const ThumbnailOptions& o, unsigned jobs) {
     Job j;
     j.files = o.inputs;
     j.item.input = o.inputs.front();
-    j.item.relative = fs::path(j.item.input).filename().generic_string();
-    j.item.output = (fs::path(o.output_dir) / (fs::path(j.item.input).stem().string() + ".png")).generic_string();
+    j.item.relative = generic_utf8(utf8_path(j.item.input).filename());
+    j.item.output = generic_utf8(utf8_path(o.output_dir) / utf8_path(path_utf8(utf8_path(j.item.input).stem()) + ".png"));
     out.push_back(std::move(j));
     return out;
   }
@@ -108,7 +109,7 @@ void draw(const ThumbnailOptions& o, Browser& browser, const std::string& url, s
   }
   const std::vector<uint8_t> png = crop_thumbnail(picture, o.size, job.item.input);
   std::error_code ec;
-  fs::create_directories(fs::path(job.item.output).parent_path(), ec);
+  fs::create_directories(utf8_path(job.item.output).parent_path(), ec);
   io::write_file_atomic(job.item.output, png, false);
   job.item.output_bytes = png.size();
 }
@@ -132,7 +133,7 @@ void write_sheet(const ThumbnailOptions& o, const std::vector<Job>& jobs) {
     SheetEntry e;
     e.name = j.item.relative;
     if (j.item.status != BatchStatus::Failed) {
-      std::ifstream in(j.item.output, std::ios::binary);
+      std::ifstream in(utf8_path(j.item.output), std::ios::binary);
       const std::vector<uint8_t> bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
       image::DecodedImage img = image::decode_image(bytes, j.item.output, image::ImageLimits{});
       if (img.error.empty()) e.image = std::move(img.pixels);
@@ -141,7 +142,7 @@ void write_sheet(const ThumbnailOptions& o, const std::vector<Job>& jobs) {
   }
   const std::vector<uint8_t> png = image::encode_png(contact_sheet(entries, o.size));
   std::error_code ec;
-  if (fs::path(o.sheet).has_parent_path()) fs::create_directories(fs::path(o.sheet).parent_path(), ec);
+  if (utf8_path(o.sheet).has_parent_path()) fs::create_directories(utf8_path(o.sheet).parent_path(), ec);
   io::write_file_atomic(o.sheet, png, false);
 }
 

@@ -7,6 +7,7 @@
 #include "memory_option.h"
 #include "progress.h"
 #include "text_output.h"
+#include "../../src/core/utf8_path.h"
 
 #include <meshport/batch.h>
 #include <meshport/profiles.h>
@@ -45,7 +46,7 @@ void add_common(CLI::App* cmd, BatchArgs& a) {
 }
 
 std::string read_text(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
+  std::ifstream f(utf8_path(path), std::ios::binary);
   if (!f) fail(path, "cannot open it");
   std::stringstream s;
   s << f.rdbuf();

@@ -1,5 +1,6 @@
 // `meshport gendocs man|bash`: walks the App's commands and options (docs.h).
 #include "docs.h"
+#include "../../src/core/utf8_path.h"
 
 #include <meshport/meshport.h>
 
@@ -258,7 +259,7 @@ int run_docs(const CLI::App& app, const DocsArgs& args, std::string_view version
     fmt::print("{}", text);
     return 0;
   }
-  std::ofstream f(args.output, std::ios::binary);
+  std::ofstream f(utf8_path(args.output), std::ios::binary);
   f << text;
   f.close();
   if (!f) {

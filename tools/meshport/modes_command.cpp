@@ -4,6 +4,7 @@
 #include "cli_diagnostics.h"
 #include "conversion_options.h"
 #include "memory_option.h"
+#include "../../src/core/utf8_path.h"
 
 #include <meshport/meshport.h>
 #include <meshport/modal.h>
@@ -57,11 +58,11 @@ int run_modes(const ModesArgs& args) {
   ReadOptions ro;
   ro.format = parse_format(args.from, "--from");
   ro.max_memory = parse_max_memory(args.max_memory);
-  const fs::path out(args.output);
-  const std::string ext = out.extension().string();
+  const fs::path out = utf8_path(args.output);
+  const std::string ext = path_utf8(out.extension());
   if (args.output == "-") fail("", "modes: -o - is not supported (a .model comes with its .prop): name a file");
   ModesOptions o = args.options;
-  o.stem = out.stem().string();
+  o.stem = path_utf8(out.stem());
   if (args.density) o.density = *args.density;
   o.elements = args.elements == "linear" ? ModeElements::Linear : ModeElements::Quadratic;
   Diagnostics d;
@@ -84,7 +85,7 @@ int run_modes(const ModesArgs& args) {
     const Scene s = about_file(args.input, d, [&] { return compute_modes(in, o, &d, &r); });
     // X.model: written with its .prop (which names it); X.prop: the same pair; else as asked.
     std::string target = args.output;
-    if (ext == ".model" || ext == ".MODEL") target = fs::path(out).replace_extension(".prop").string();
+    if (ext == ".model" || ext == ".MODEL") target = path_utf8(fs::path(out).replace_extension(".prop"));
     write(s, target, WriteOptions{}, &d);
     if (!args.quiet) {
       const ModeDefModel& m = s.modedef->models[0].model;

@@ -4,6 +4,7 @@
 #include "cli_diagnostics.h"
 #include "conversion_options.h"
 #include "memory_option.h"
+#include "../../src/core/utf8_path.h"
 #include "text_output.h"
 
 #include <meshport/meshport.h>
@@ -58,7 +59,7 @@ int run_simulate(const SimulateArgs& args) {
     o.fps = args.fps;
     o.substeps = args.substeps;
     const SimulationResult r = about_file(args.input, d, [&] { return simulate(s, o, &d); });
-    const std::string name = args.input == "-" ? std::string("simulation") : fs::path(args.input).stem().string();
+    const std::string name = args.input == "-" ? std::string("simulation") : path_utf8(utf8_path(args.input).stem());
     apply_simulation(s, r, name);
     std::string trace;
     if (!args.trace.empty()) trace = simulation_trace_json(s, r);
@@ -81,13 +82,13 @@ int run_simulate(const SimulateArgs& args) {
     try {
       write(s, args.output, WriteOptions{}, &d);
     } catch (...) {
-      if (!trace_tmp.empty()) fs::remove(trace_tmp, ec);
+      if (!trace_tmp.empty()) fs::remove(utf8_path(trace_tmp), ec);
       throw;
     }
     if (!trace_tmp.empty()) {
-      fs::rename(trace_tmp, args.trace, ec);
+      fs::rename(utf8_path(trace_tmp), utf8_path(args.trace), ec);
       if (ec) {
-        fs::remove(trace_tmp, ec);
+        fs::remove(utf8_path(trace_tmp), ec);
         fail(args.trace, "cannot write it (the model was written)");
       }
     }

@@ -15,6 +15,7 @@
 // glTF slot: it is kept by name in the extras, or baked into the base colour page when
 // WriteOptions::team_colour is set.
 #include "core/text.h"
+#include "core/utf8_path.h"
 #include "formats/gltf/gltf_write.h"
 #include "formats/shared/gltf_json.h"
 
@@ -101,7 +102,7 @@ TextureSampler slot_sampler(const Material& m, const std::string& slot) {
 std::string canonical_of(const fs::path& p) {
   std::error_code ec;
   fs::path c = fs::weakly_canonical(p, ec);
-  return ec ? fs::absolute(p, ec).lexically_normal().string() : c.string();
+  return ec ? path_utf8(fs::absolute(p, ec).lexically_normal()) : path_utf8(c);
 }
 
 Source load(const Writer& w, const TextureLookup& l) {
@@ -124,7 +125,7 @@ Source load(const Writer& w, const TextureLookup& l) {
     s.bytes = s.owned;
   }
   if (!s.error.empty()) return s;
-  s.canonical = canonical_of(l.file);
+  s.canonical = canonical_of(utf8_path(l.file));
   return s;
 }
 
@@ -266,8 +267,8 @@ std::string shared_page_uri(Writer& w, const Entry& e) {
     return {};
   }
   std::error_code ec;
-  const fs::path dir = fs::absolute(w.output_dir, ec).lexically_normal();
-  return fs::path(dest).lexically_relative(dir).generic_string();
+  const fs::path dir = fs::absolute(utf8_path(w.output_dir), ec).lexically_normal();
+  return generic_utf8(utf8_path(dest).lexically_relative(dir));
 }
 
 // Writes the images where they go (see the top of the file) and sets root images / textures.
@@ -294,7 +295,7 @@ void emit_images(Writer& w, Images& im) {
       for (size_t n = 1;; ++n) {
         name = n == 1 ? e.stem + ext : fmt::format("{}-{}{}", e.stem, n, ext);
         if (names.count(text::lower(name))) continue;
-        const std::string dest = canonical_of(fs::path(w.output_dir) / name);
+        const std::string dest = canonical_of(utf8_path(w.output_dir) / utf8_path(name));
         if (im.inputs.count(dest) && dest != e.canonical) continue;
         break;
       }

@@ -7,6 +7,7 @@
 // checked in file order, so an error names the first offending token.
 #include "formats/modedef/modedef.h"
 #include "formats/modedef/modedef_token.h"
+#include "core/utf8_path.h"
 
 #include <meshport/modal.h>
 
@@ -983,13 +984,13 @@ Scene read_model(std::string_view text, const std::string& name, Diagnostics& di
   Scene scene;
   scene.modedef.emplace().kind = ModeDefData::Kind::Model;
   ModeDefModelFile file;
-  file.file = std::filesystem::path(name).filename().string();  // its own name, as .prop and .path keep theirs
+  file.file = path_utf8(utf8_path(name).filename());  // its own name, as .prop and .path keep theirs
   file.model = parse_model(text, name, diags);
   scene.modedef->models.push_back(std::move(file));
   // A model too large for the Scene is reported at its first token, the eigenvalue count.
   TokenReader first(text, name);
   const Token& t = first.peek();
-  append_model_meshes(scene, 0, -1, std::filesystem::path(name).stem().string(), diags,
+  append_model_meshes(scene, 0, -1, path_utf8(utf8_path(name).stem()), diags,
                       ErrorPlace{name, t.line, t.column, ""});
   for (Mesh& m : scene.meshes) m.name_made_up = true;  // named after the file
   return scene;

@@ -8,6 +8,7 @@
 // placed at their objects' rest poses, plane quads, constraint attachments, the animation.
 #include "core/math.h"
 #include "core/text.h"
+#include "core/utf8_path.h"
 #include "formats/modedef/modedef.h"
 #include "formats/modedef/modedef_token.h"
 #include "ops/animation/euler_zyx.h"
@@ -71,16 +72,17 @@ void read3(TokenReader& r, std::array<float, 3>& v, const std::string& what) {
   for (size_t i = 0; i < 3; ++i) v[i] = r.read_float(fmt::format("{} {}", what, kAxes[i]));
 }
 
-std::string extension_of(const std::string& file) { return text::lower(fs::path(file).extension().string()); }
+std::string extension_of(const std::string& file) { return text::lower(path_utf8(utf8_path(file).extension())); }
 
 // A path relative to the main file's folder, normalised so that a file named twice ("box.prop",
 // "./box.prop") is one file.
 std::string normal_path(const fs::path& p) {
-  std::string s = p.lexically_normal().generic_string();
+  std::string s = generic_utf8(p.lexically_normal());
   return s.empty() ? std::string(".") : s;
 }
+std::string normal_path(const std::string& p) { return normal_path(utf8_path(p)); }
 
-std::string stem_of(const std::string& file) { return fs::path(file).stem().string(); }
+std::string stem_of(const std::string& file) { return path_utf8(utf8_path(file).stem()); }
 
 // A file name: one token that is text (binary garbage is not looked for on disk).
 std::string read_name(TokenReader& r, const std::string& what) {
@@ -290,7 +292,7 @@ struct Loader {
   ModeDefData& md;
   std::map<std::string, int32_t> props, models, paths;  // normalised path -> index
 
-  std::string display(const std::string& rel) const { return (main_dir / rel).generic_string(); }
+  std::string display(const std::string& rel) const { return generic_utf8(main_dir / utf8_path(rel)); }
 
   // The MODELFILE of a .prop as the .model it means (relative to the .prop's folder).
   static std::string resolve_model(const std::string& file, const std::string& prop_name, SceneLoc where) {
@@ -299,12 +301,12 @@ struct Loader {
       fail_loc(prop_name, where,
                fmt::format("MODELFILE '{}' names a {} file, not a model (a .prop cannot include itself or a scene)",
                            shown(file), ext));
-    const fs::path p(file);
-    const std::string leaf = p.filename().string();
+    const fs::path p = utf8_path(file);
+    const std::string leaf = path_utf8(p.filename());
     if (leaf.empty() || leaf == "." || leaf == "..")
       fail_loc(prop_name, where, fmt::format("MODELFILE '{}' does not name a file", shown(file)));
     if (ext == ".model") return file;
-    return fs::path(file).replace_extension(".model").generic_string();
+    return generic_utf8(utf8_path(file).replace_extension(".model"));
   }
 
   // Loads and parses the model `rel` (relative to the main file's folder) once; errors at `where`
@@ -339,7 +341,7 @@ struct Loader {
     f.file = as_referenced;
     f.prop = parse_prop_at(text, name, &pl);
     const std::string resolved = resolve_model(f.prop.model_file, name, pl.model_file);
-    f.model = model((fs::path(rel).parent_path() / resolved).string(), resolved, name, pl.model_file);
+    f.model = model(path_utf8(utf8_path(rel).parent_path() / utf8_path(resolved)), resolved, name, pl.model_file);
     return f;
   }
 
@@ -562,16 +564,16 @@ class SideFiles {
   // Returns whether the file still has to be written.
   bool place(const std::string& folder, std::string& ref, const std::string& id, const char* what,
              std::string& out_name) {
-    fs::path target = fs::path(folder) / ref;
-    std::string name = target.lexically_normal().generic_string();
-    const fs::path normal(name);
-    const bool leaves = fs::path(ref).is_absolute() || normal.is_absolute() || name.empty() || name == "." ||
+    fs::path target = utf8_path(folder) / utf8_path(ref);
+    std::string name = generic_utf8(target.lexically_normal());
+    const fs::path normal = utf8_path(name);
+    const bool leaves = utf8_path(ref).is_absolute() || normal.is_absolute() || name.empty() || name == "." ||
                         (normal.begin() != normal.end() && *normal.begin() == "..");
     if (leaves) {
-      const std::string leaf = fs::path(ref).filename().string();
+      const std::string leaf = path_utf8(utf8_path(ref).filename());
       if (leaf.empty() || leaf == "." || leaf == "..")
         fail("", fmt::format("the {} '{}' does not name a file", what, shown(ref)));
-      const std::string flat = normal_path(fs::path(folder) / leaf);
+      const std::string flat = normal_path(utf8_path(folder) / utf8_path(leaf));
       diags_.add(warning("", fmt::format("the {} '{}' is outside the output's folder: written as '{}' instead",
                                          what, ref, flat)));
       ref = leaf;
@@ -579,16 +581,16 @@ class SideFiles {
     }
     // A name taken by other content: the next free "<stem>-<n><ext>".
     if (auto it = taken_.find(name); it != taken_.end() && it->second != id) {
-      const fs::path p(name);
+      const fs::path p = utf8_path(name);
       std::string candidate;
       for (int n = 2;; ++n) {
-        candidate = (p.parent_path() / fmt::format("{}-{}{}", p.stem().string(), n, p.extension().string()))
-                        .generic_string();
+        candidate = generic_utf8(p.parent_path() /
+                                 utf8_path(fmt::format("{}-{}{}", path_utf8(p.stem()), n, path_utf8(p.extension()))));
         auto c = taken_.find(candidate);
         if (c == taken_.end() || c->second == id) break;
       }
-      const std::string leaf = fs::path(candidate).filename().string();
-      const std::string new_ref = (fs::path(ref).parent_path() / leaf).generic_string();
+      const std::string leaf = path_utf8(utf8_path(candidate).filename());
+      const std::string new_ref = generic_utf8(utf8_path(ref).parent_path() / utf8_path(leaf));
       diags_.add(warning("", fmt::format("the {} '{}' would overwrite another file: written as '{}' instead", what,
                                          ref, candidate)));
       ref = new_ref;
@@ -699,10 +701,10 @@ Scene read_prop(std::string_view text, const std::string& name, const SideFileLo
   Scene scene;
   ModeDefData& md = scene.modedef.emplace();
   md.kind = ModeDefData::Kind::Prop;
-  Loader loader{name, fs::path(name).parent_path(), load, diags, md, {}, {}, {}};
+  Loader loader{name, utf8_path(name).parent_path(), load, diags, md, {}, {}, {}};
   PropLocs pl;
   // The .prop itself is the main file: its model is relative to the main file's folder.
-  ModeDefPropFile f = loader.prop_file(text, name, "", fs::path(name).filename().string(), pl);
+  ModeDefPropFile f = loader.prop_file(text, name, "", path_utf8(utf8_path(name).filename()), pl);
   md.props.push_back(std::move(f));
   append_model_meshes(scene, md.props[0].model, -1, stem_of(md.models[size_t(md.props[0].model)].file), diags,
                       ErrorPlace{name, pl.model_file.line, pl.model_file.column, ""});
@@ -715,8 +717,8 @@ Scene read_state(std::string_view text, const std::string& name, const SideFileL
   Scene scene;
   ModeDefData& md = scene.modedef.emplace();
   md.kind = ModeDefData::Kind::State;
-  const fs::path own(name);
-  const std::string own_leaf = own.filename().string();
+  const fs::path own = utf8_path(name);
+  const std::string own_leaf = path_utf8(own.filename());
   const std::string own_full = normal_path(own);
   Loader loader{name, own.parent_path(), load, diags, md, {}, {}, {}};
 
@@ -729,13 +731,13 @@ Scene read_state(std::string_view text, const std::string& name, const SideFileL
     const ModeDefObject& o = state.objects[i];
     const ObjectLocs& ol = sl.objects[i];
     const std::string key = normal_path(o.name);
-    if (key == own_leaf || normal_path(own.parent_path() / o.name) == own_full)
+    if (key == own_leaf || normal_path(own.parent_path() / utf8_path(o.name)) == own_full)
       fail_loc(name, ol.name, fmt::format("object {} '{}' is this .state file itself", i, shown(o.name)));
     if (extension_of(o.name) == ".state")
       fail_loc(name, ol.name, fmt::format("object {} '{}' is a .state file, not a .prop", i, shown(o.name)));
     md.object_prop[i] = loader.prop(o.name, ol.name);
     if (o.animated) {
-      if (normal_path(o.path_file) == own_leaf || normal_path(own.parent_path() / o.path_file) == own_full)
+      if (normal_path(o.path_file) == own_leaf || normal_path(own.parent_path() / utf8_path(o.path_file)) == own_full)
         fail_loc(name, ol.path, fmt::format("the path of object {} '{}' is this .state file itself", i,
                                             shown(o.path_file)));
       if (extension_of(o.path_file) == ".state")
@@ -880,7 +882,7 @@ Scene read_path(std::string_view text, const std::string& name, Diagnostics&) {
   ModeDefData& md = scene.modedef.emplace();
   md.kind = ModeDefData::Kind::Path;
   ModeDefPathFile f;
-  f.file = fs::path(name).filename().string();
+  f.file = path_utf8(utf8_path(name).filename());
   f.path = parse_path_at(text, name, &locs);
   Joint j;
   j.name = "path";
@@ -927,7 +929,7 @@ std::vector<OutputFile> write_prop(const Scene& scene, const std::string& stem, 
     if (ext == ".prop" || ext == ".state")
       fail("", fmt::format("MODELFILE '{}' names a {} file, not a model", shown(prop.model_file), ext));
     model_ref = ext == ".model" ? prop.model_file
-                                : fs::path(prop.model_file).replace_extension(".model").generic_string();
+                                : generic_utf8(utf8_path(prop.model_file).replace_extension(".model"));
   } else {
     prop.model_file = (stem.empty() ? std::string("model") : stem) + ".model";
     check_name(prop.model_file, "MODELFILE");
@@ -989,10 +991,10 @@ std::vector<OutputFile> write_state(const Scene& scene, Diagnostics& diags) {
     const size_t mi = size_t(md.props[pi].model);
     const std::string ext = extension_of(prop.model_file);
     std::string model_ref = ext == ".model" ? prop.model_file
-                                            : fs::path(prop.model_file).replace_extension(".model").generic_string();
+                                            : generic_utf8(utf8_path(prop.model_file).replace_extension(".model"));
     const std::string before = model_ref;
     std::string model_name;
-    const bool new_model = sides.place(fs::path(name).parent_path().generic_string(), model_ref,
+    const bool new_model = sides.place(generic_utf8(utf8_path(name).parent_path()), model_ref,
                                        fmt::format("model {}", mi), "model", model_name);
     if (model_ref != before) prop.model_file = model_ref;
     out.push_back(text_file(name, print_prop(prop)));

@@ -48,6 +48,7 @@
 #include <unordered_set>
 
 #include "core/text.h"
+#include "core/utf8_path.h"
 #include "ops/mesh/triangulate.h"
 
 namespace meshport::obj {
@@ -457,7 +458,7 @@ class MtlReader : Scanner {
     std::string path(file);
     // Decision: a texture path relative to a library in another folder is made relative to the
     // OBJ's folder, which is what texture paths in the Scene are relative to.
-    if (!dir_.empty() && !std::filesystem::path(path).is_absolute()) path = dir_ + "/" + path;
+    if (!dir_.empty() && !utf8_path(path).is_absolute()) path = dir_ + "/" + path;
     Material& m = table_.list[size_t(current_)];
     (emissive ? m.emissive_texture.texture : m.base_color_texture) = std::move(path);  // the last one wins
   }
@@ -791,8 +792,8 @@ class Reader : Scanner {
     }
     libraries_loaded_ = true;
     namespace fs = std::filesystem;
-    std::string dir = fs::path(name).parent_path().generic_string();
-    std::string file = (fs::path(file_).parent_path() / fs::path(name)).generic_string();
+    std::string dir = generic_utf8(utf8_path(name).parent_path());
+    std::string file = generic_utf8(utf8_path(file_).parent_path() / utf8_path(name));
     MtlReader(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), file, dir, materials_,
               diags_)
         .read();
@@ -1443,12 +1444,12 @@ class Writer {
     for (const TextureLookup& l : *lookups_) {
       if (l.material != int32_t(i) || l.slot != slot || l.file.empty()) continue;
       std::error_code ec;
-      fs::path from = fs::absolute(fs::path(output_dir_), ec).lexically_normal();
+      fs::path from = fs::absolute(utf8_path(output_dir_), ec).lexically_normal();
       if (ec) return stored;
-      fs::path to = fs::absolute(fs::path(l.file), ec).lexically_normal();
+      fs::path to = fs::absolute(utf8_path(l.file), ec).lexically_normal();
       if (ec) return stored;
       fs::path rel = to.lexically_relative(from);
-      return rel.empty() ? stored : rel.generic_string();
+      return rel.empty() ? stored : generic_utf8(rel);
     }
     return stored;
   }

@@ -3,6 +3,7 @@
 
 #include "core/os.h"
 #include "core/text.h"
+#include "core/utf8_path.h"
 #include "image/image.h"
 #include "ops/materials/textures.h"
 
@@ -53,8 +54,8 @@ std::shared_ptr<CachedTexture> fill(const std::string& path) {
 
 std::string canonical_of(const std::string& p) {
   std::error_code ec;
-  fs::path c = fs::weakly_canonical(p, ec);
-  return ec ? fs::absolute(p, ec).lexically_normal().generic_string() : c.generic_string();
+  fs::path c = fs::weakly_canonical(utf8_path(p), ec);
+  return ec ? generic_utf8(fs::absolute(utf8_path(p), ec).lexically_normal()) : generic_utf8(c);
 }
 
 bool is_below(const std::string& path, const std::string& root) {
@@ -63,8 +64,9 @@ bool is_below(const std::string& path, const std::string& root) {
 }
 
 std::string numbered(const fs::path& p, size_t n) {
-  if (n == 1) return p.generic_string();
-  return (p.parent_path() / fmt::format("{}-{}{}", p.stem().string(), n, p.extension().string())).generic_string();
+  if (n == 1) return generic_utf8(p);
+  return generic_utf8(p.parent_path() /
+                      utf8_path(fmt::format("{}-{}{}", path_utf8(p.stem()), n, path_utf8(p.extension()))));
 }
 
 }  // namespace
@@ -134,7 +136,7 @@ std::shared_ptr<const CachedTexture> TextureCache::get(const std::string& path) 
 void TextureCache::share_pages(const std::string& output_root, const std::vector<std::string>& input_roots) {
   std::lock_guard guard(lock_);
   std::error_code ec;
-  output_root_ = fs::absolute(output_root.empty() ? "." : output_root, ec).lexically_normal().generic_string();
+  output_root_ = generic_utf8(fs::absolute(utf8_path(output_root.empty() ? "." : output_root), ec).lexically_normal());
   while (output_root_.size() > 1 && output_root_.back() == '/') output_root_.pop_back();
   input_roots_.clear();
   for (const std::string& r : input_roots) {
@@ -153,19 +155,19 @@ std::string TextureCache::destination(const std::string& canonical, bool convert
   fs::path rel;
   for (const std::string& root : input_roots_)
     if (is_below(canonical, root)) {
-      rel = canonical.substr(root.size() + (root.back() == '/' ? 0 : 1));
+      rel = utf8_path(canonical.substr(root.size() + (root.back() == '/' ? 0 : 1)));
       break;
     }
-  if (rel.empty()) rel = fs::path("textures") / fs::path(canonical).filename();
+  if (rel.empty()) rel = fs::path("textures") / utf8_path(canonical).filename();
   if (converted) rel.replace_extension(".png");
-  const fs::path base = fs::path(output_root_) / rel;
+  const fs::path base = utf8_path(output_root_) / rel;
   for (size_t n = 1;; ++n) {
     const std::string dest = numbered(base, n);
     auto it = claimed_.find(text::lower(dest));
     if (it != claimed_.end() && it->second != canonical) continue;
     const std::string c = canonical_of(dest);
     std::error_code ec;
-    const bool input = c != canonical && fs::exists(c, ec) &&
+    const bool input = c != canonical && fs::exists(utf8_path(c), ec) &&
                        std::any_of(input_roots_.begin(), input_roots_.end(),
                                    [&](const std::string& r) { return is_below(c, r); });
     if (input) continue;  // never over a file of the input tree
@@ -190,7 +192,7 @@ std::string TextureCache::place(const std::shared_ptr<const CachedTexture>& page
     if (canonical_of(p->dest) != canonical) {  // else the page is already there (output = input tree)
       try {
         std::error_code ec;
-        fs::create_directories(fs::path(p->dest).parent_path(), ec);
+        fs::create_directories(utf8_path(p->dest).parent_path(), ec);
         io::write_file_atomic(p->dest, page->gltf_bytes(), false);
         std::lock_guard g(lock_);
         ++stats_.pages_written;

@@ -1,5 +1,6 @@
 // Finding a model's textures on disk (include/meshport/textures.h, docs/textures.md, "Finding textures").
 #include "ops/materials/textures.h"
+#include "core/utf8_path.h"
 
 #include <fmt/format.h>
 
@@ -157,7 +158,7 @@ std::vector<SkinEntry> parse_skin(std::string_view text) {
 
 std::vector<uint8_t> read_texture_file(const std::string& file, std::string& error) {
   std::error_code ec;
-  const uintmax_t size = fs::file_size(file, ec);
+  const uintmax_t size = fs::file_size(utf8_path(file), ec);
   if (ec) {
     error = "cannot read it: " + ec.message();
     return {};
@@ -166,7 +167,7 @@ std::vector<uint8_t> read_texture_file(const std::string& file, std::string& err
     error = fmt::format("it has {} bytes, more than the {} MiB a texture may have", size, kMaxTextureFileBytes >> 20);
     return {};
   }
-  std::ifstream f(file, std::ios::binary);
+  std::ifstream f(utf8_path(file), std::ios::binary);
   std::vector<uint8_t> bytes(static_cast<size_t>(size));
   if (!f || !f.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(size))) {
     error = "cannot read it";
@@ -191,7 +192,7 @@ std::string lowered(std::string_view s) {
   return r;
 }
 
-std::string generic(const fs::path& p) { return p.generic_string(); }
+std::string generic(const fs::path& p) { return generic_utf8(p); }
 
 struct Entry {
   std::string name;
@@ -212,13 +213,13 @@ class Folders {
     if (it != cache_.end()) return it->second ? &*it->second : nullptr;
     std::optional<Listing> l;
     std::error_code ec;
-    fs::directory_iterator d(key, ec);
+    fs::directory_iterator d(utf8_path(key), ec);
     if (!ec) {
       l.emplace();
       for (; d != fs::directory_iterator() && l->entries.size() < kMaxListing; d.increment(ec)) {
         if (ec) break;
         std::error_code ec2;
-        l->entries.push_back({d->path().filename().string(), d->is_directory(ec2)});
+        l->entries.push_back({path_utf8(d->path().filename()), d->is_directory(ec2)});
       }
       std::sort(l->entries.begin(), l->entries.end(), [](const Entry& a, const Entry& b) { return a.name < b.name; });
       for (size_t i = 0; i < l->entries.size(); ++i) l->by_lower.emplace(lowered(l->entries[i].name), i);
@@ -287,13 +288,13 @@ std::optional<fs::path> find_in(const fs::path& dir, std::string_view rel, bool 
   for (size_t i = 0; i < parts.size(); ++i) {
     if (parts[i] == ".") continue;
     std::error_code ec;
-    fs::path next = cur / parts[i];
+    fs::path next = cur / utf8_path(parts[i]);
     if (!fs::exists(next, ec)) {
       std::optional<fs::path> any;
       size_t seen = 0;
       for (fs::directory_iterator d(cur.empty() ? fs::path(".") : cur, ec); !ec && d != fs::directory_iterator() && seen < kMaxListing;
            d.increment(ec), ++seen)
-        if (iequal(d->path().filename().string(), parts[i])) {
+        if (iequal(path_utf8(d->path().filename()), parts[i])) {
           any = cur / d->path().filename();
           break;
         }
@@ -323,7 +324,7 @@ std::optional<std::string> read_sidecar(const fs::path& p) {
 class CfgReader {
  public:
   explicit CfgReader(const std::string& model_path)
-      : model_dir_(fs::path(model_path).parent_path()), model_file_(fs::path(model_path).filename().string()) {
+      : model_dir_(utf8_path(model_path).parent_path()), model_file_(path_utf8(utf8_path(model_path).filename())) {
     dir_ = model_dir_;
   }
 
@@ -354,7 +355,7 @@ class CfgReader {
   // `path` as the engine opens it (relative to the model dir), relative to the model's folder.
   std::string in_dir(const std::string& path) const {
     if (!dir_moved_) return path;
-    return relative_to_model(dir_ / fs::path(path).relative_path());
+    return relative_to_model(dir_ / utf8_path(path).relative_path());
   }
 
   // `rel` inside the game's data tree: the nearest folder above the model's that holds it.
@@ -450,11 +451,11 @@ class Finder {
  public:
   Finder(const Scene& scene, const TextureSearch& search) : scene_(scene), search_(search) {
     if (!search.model_path.empty()) {
-      model_dir_ = fs::path(search.model_path).parent_path();
+      model_dir_ = utf8_path(search.model_path).parent_path();
       folders_.push_back({model_dir_, "model folder"});
     }
     for (size_t i = 0; i < search.dirs.size(); ++i)
-      if (!search.dirs[i].empty()) folders_.push_back({fs::path(search.dirs[i]), fmt::format("texture folder {}", i + 1)});
+      if (!search.dirs[i].empty()) folders_.push_back({utf8_path(search.dirs[i]), fmt::format("texture folder {}", i + 1)});
     if (!search.model_path.empty()) {
       warzone_layout();
       sidecars();
@@ -533,9 +534,9 @@ class Finder {
   TextureLookup assigned(int32_t material, const TextureAssignment& a) {
     TextureLookup l = candidate(material, "base colour", a.file, "--texture");
     std::error_code ec;
-    if (fs::is_regular_file(a.file, ec)) {
-      l.file = generic(fs::path(a.file).lexically_normal());
-      l.relative = relative_to_model(fs::path(a.file));
+    if (fs::is_regular_file(utf8_path(a.file), ec)) {
+      l.file = generic(utf8_path(a.file).lexically_normal());
+      l.relative = relative_to_model(utf8_path(a.file));
       l.rule = "--texture";
     } else {
       l.reason = "no such file";
@@ -566,7 +567,7 @@ class Finder {
     bool differs = false;
     const Entry* e = listing_.find(dir, sub, differs);
     if (!e || !e->dir) return std::nullopt;
-    return dir / e->name;
+    return dir / utf8_path(e->name);
   }
 
   // Warzone 2100: the model sits in components/, structs/, features/, effects/ or misc/ (or a
@@ -582,7 +583,7 @@ class Finder {
     if (ec) return;
     std::vector<std::string> names;  // the model folder's path, root first
     for (const fs::path& p : abs.relative_path())
-      if (!p.empty()) names.push_back(p.string());
+      if (!p.empty()) names.push_back(path_utf8(p));
     fs::path up = model_dir_;  // the relative spelling of the ancestor looked at
     for (size_t level = 0; level < size_t(kMaxLayoutLevels) && level < names.size(); ++level) {
       const std::string& name = names[names.size() - 1 - level];
@@ -600,15 +601,15 @@ class Finder {
 
   // ---- Sidecars ------------------------------------------------------------------------------
   void sidecars() {
-    const fs::path model(search_.model_path);
-    const std::string file = model.filename().string();
-    const std::string stem = model.stem().string();
+    const fs::path model = utf8_path(search_.model_path);
+    const std::string file = path_utf8(model.filename());
+    const std::string stem = path_utf8(model.stem());
     bool differs = false;
-    if (iequal(model.extension().string(), ".iqm")) iqm_cfg_ = CfgReader(search_.model_path).read().skins;
+    if (iequal(path_utf8(model.extension()), ".iqm")) iqm_cfg_ = CfgReader(search_.model_path).read().skins;
     for (const std::string& name : {stem + ".skin", stem + "_default.skin", file + "_0.skin"}) {
       const Entry* e = listing_.find(model_dir_, name, differs);
       if (!e || e->dir) continue;
-      if (auto text = read_sidecar(model_dir_ / e->name)) {
+      if (auto text = read_sidecar(model_dir_ / utf8_path(e->name))) {
         skin_ = ops::parse_skin(*text);
         skin_name_ = e->name;
       }
@@ -665,7 +666,7 @@ class Finder {
       }
       const Entry* e = listing_.find(cur, p, differs);
       if (!e || e->dir != (i + 1 < parts.size())) return std::nullopt;
-      cur /= e->name;
+      cur /= utf8_path(e->name);
     }
     return cur;
   }
@@ -746,11 +747,11 @@ IqmConfig read_iqm_config(const std::string& model_path) { return CfgReader(mode
 
 std::vector<IqmAnimEntry> iqm_animations_for(const std::string& model_path, const std::string& animation_file) {
   std::vector<IqmAnimEntry> out;
-  if (model_path.empty() || !iequal(fs::path(model_path).extension().string(), ".iqm")) return out;
-  const fs::path dir = fs::path(model_path).parent_path();
+  if (model_path.empty() || !iequal(path_utf8(utf8_path(model_path).extension()), ".iqm")) return out;
+  const fs::path dir = utf8_path(model_path).parent_path();
   for (IqmAnimEntry& a : read_iqm_config(model_path).anims) {
     std::error_code ec;
-    if (fs::equivalent(dir.empty() ? fs::path(a.file) : dir / a.file, animation_file, ec) && !ec)
+    if (fs::equivalent(dir.empty() ? utf8_path(a.file) : dir / utf8_path(a.file), utf8_path(animation_file), ec) && !ec)
       out.push_back(std::move(a));
   }
   return out;
@@ -811,7 +812,7 @@ void check_texture_assignments(const Scene& scene, const std::vector<TextureAssi
                              a.material, names));
     }
     std::error_code ec;
-    if (!fs::is_regular_file(a.file, ec))
+    if (!fs::is_regular_file(utf8_path(a.file), ec))
       fail(file, fmt::format("--texture {}{}: no such file '{}'", a.material.empty() ? "" : a.material + "=", a.file, a.file));
   }
 }
