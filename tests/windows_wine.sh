@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The Windows build (meshport.exe, scripts/build-windows.sh) under Wine, against the Linux build:
 # the repo's test models of every format, converted to every format, give the same files byte for
-# byte (side files too), and the error paths (a missing file, a bad file, an output folder that
-# cannot be written, a usage error) the same messages and exit codes.
+# byte (side files too), so do normals generated from faces and the modes solve, and the error
+# paths (a missing file, a bad file, an output folder that cannot be written, a usage error) the
+# same messages and exit codes.
 #   tests/windows_wine.sh LINUX_MESHPORT MESHPORT_EXE SOURCE_DIR
 # Exit 77 (CTest: skipped, with the reason) when Wine or the .exe is missing.
 set -uo pipefail
@@ -65,6 +66,15 @@ for input in in/tentacle.iqe in/tentacle_bin.iqm in/turret.pie in/turret_bin.glb
     files=$((files + $(find out-win -type f | wc -l)))
   done
 done
+# Normals generated from the faces (a grid of 60 x 60 quads without normals: each corner weighed
+# by its angle, src/core/angle.h, not the C library's atan2f) and the modes solve (Eigen kept
+# scalar in src/physics/fem.cpp): the same bytes too.
+awk 'BEGIN { n = 60; print "# Inter-Quake Export"; print "mesh grid"
+  for (y = 0; y <= n; y++) for (x = 0; x <= n; x++) printf "vp %.9g %.9g %.9g\n", x / n, y / n, sin(x * 0.37 + y * 0.11) * 0.05
+  for (y = 0; y < n; y++) for (x = 0; x < n; x++) { a = y * (n + 1) + x; c = a + n + 1; print "fm", a, a + 1, c + 1; print "fm", a, c + 1, c } }' > in/flat.iqe
+run_both "generated normals" convert in/flat.iqe -o OUT/flat.glb
+run_both "modes" modes in/cube.qmsh.tmp -o OUT/modes.model --count 4 --resolution 6 -q
+[ -s out-win/modes.model ] || { echo "FAIL modes: no output"; failures=$((failures + 1)); }
 # Non-ASCII folder and file names on the command line (meshport.exe's manifest makes argv UTF-8,
 # which src/core/os_windows.cpp opens as UTF-16): a model in "in/modèle ✓/" written to
 # "OUT/sortie é ✓/" as IQM and glTF, and `info --json` of it.
@@ -171,7 +181,7 @@ wine meshport.exe convert in/turret.pie -o ro/x.glb > win.out 2> win.err; echo $
 errors=6
 if [ "$(id -u)" -ne 0 ]; then check "unwritable output folder"; errors=7; fi  # root writes anywhere, on both
 
-echo "$conversions conversions ($converted written by both, $files files), $unicode_runs runs with non-ASCII paths and $errors error paths compared, $failures differences"
+echo "$conversions conversions ($converted written by both, $files files), $unicode_runs runs with non-ASCII paths, generated normals, modes and $errors error paths compared, $failures differences"
 # Most conversions succeed (a few targets refuse a model: a .model of a skinned mesh, say).
 [ "$converted" -ge 70 ] || { echo "FAIL only $converted of $conversions conversions were written"; failures=$((failures + 1)); }
 [ "$failures" -eq 0 ]

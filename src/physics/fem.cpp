@@ -2,6 +2,11 @@
 // (fem.h; the equations are in docs/modedef.md "Computing modes"). The one file that includes
 // Eigen (Debian libeigen3-dev, MPL-2.0) and Spectra (libspectra-dev, MPL-2.0), both header-only
 // and used unmodified.
+// Eigen's loops stay scalar here, on every target: vectorised with SSE2 on x86-64 (Linux,
+// Windows) but not in WebAssembly (no SIMD in Eigen 3.4 there), they would add in another order
+// and the modes would differ in their last bits between the builds (docs/modedef.md "Computing
+// modes" gives the cost). Defined before any Eigen header; this file alone includes Eigen.
+#define EIGEN_DONT_VECTORIZE 1
 #include "physics/fem.h"
 
 #include <meshport/diagnostics.h>

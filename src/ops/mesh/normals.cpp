@@ -61,6 +61,7 @@
 // vertex_key follows the vertices. The Normal stream is float, 3 components.
 #include <meshport/process.h>
 
+#include "core/angle.h"
 #include "core/math.h"
 #include "ops/mesh/adjacency.h"
 #include "ops/mesh/remap.h"
@@ -287,8 +288,8 @@ void build_nodes(Work& w) {
 
 // A triangle's unit normal and corner angles, computed in double (so neither slivers nor huge or
 // tiny coordinates lose the normal). The angle at a corner is atan2(|cross|, dot of its two
-// edges), accurate for thin triangles where acos is not; atan2 itself runs in float, on
-// arguments that are already accurate.
+// edges), accurate for thin triangles where acos is not; portable_atan2 (core/angle.h), not the
+// C library's, so the normals are the same bits on every platform, rounded to float.
 struct TriangleGeometry {
   Vec3 normal{0, 0, 0};                  // zero when degenerate
   float angle[3] = {0, 0, 0};            // zero when degenerate
@@ -308,10 +309,9 @@ TriangleGeometry triangle_geometry(const VertexStream& p, const uint32_t* tri) {
   if (!(l > 0) || !std::isfinite(l)) return g;  // degenerate: contributes nothing
   g.cross = n;
   g.normal = {float(n[0] / l) + 0.0f, float(n[1] / l) + 0.0f, float(n[2] / l) + 0.0f};
-  const float lf = float(l);
-  g.angle[0] = std::atan2(lf, float(dot(ab, ac)));
-  g.angle[1] = std::atan2(lf, float(-dot(ab, bc)));
-  g.angle[2] = std::atan2(lf, float(dot(ac, bc)));
+  g.angle[0] = float(portable_atan2(l, dot(ab, ac)));
+  g.angle[1] = float(portable_atan2(l, -dot(ab, bc)));
+  g.angle[2] = float(portable_atan2(l, dot(ac, bc)));
   return g;
 }
 
@@ -475,7 +475,7 @@ bool angle_ok(const Corner& a, const Corner& b) {
   if (d < cos_limit - 1e-5) return false;
   double c0 = double(x[1]) * y[2] - double(x[2]) * y[1], c1 = double(x[2]) * y[0] - double(x[0]) * y[2],
          c2 = double(x[0]) * y[1] - double(x[1]) * y[0];
-  double angle = std::atan2(std::sqrt(c0 * c0 + c1 * c1 + c2 * c2), d) * (180.0 / 3.14159265358979323846);
+  double angle = portable_atan2(std::sqrt(c0 * c0 + c1 * c1 + c2 * c2), d) * (180.0 / 3.14159265358979323846);
   return angle <= double(limit) + kAngleTolerance;
 }
 
