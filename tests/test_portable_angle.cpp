@@ -12,6 +12,8 @@
 #include <limits>
 #include <numbers>
 
+namespace meshport_test_portable_angle {
+
 using meshport::portable_atan2;
 
 namespace {
@@ -141,3 +143,5 @@ TEST(PortableAngle, CornerAnglesOfATriangleSumToPi) {
     EXPECT_NEAR(a + b + c, kPi, 4e-7) << t[4] << ", " << t[5];
   }
 }
+
+}  // namespace meshport_test_portable_angle
