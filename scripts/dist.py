@@ -59,6 +59,9 @@ LICENSES = {
          "MinGW-w64 GCC's libstdc++ and libgcc (GPL-3.0+ with the GCC Runtime Library Exception), linked statically"),
         ("mingw-w64", "mingw-w64-common",
          "the MinGW-w64 runtime and winpthreads (ZPL-2.1, MIT and others), linked statically"),
+        ("cpp-httplib", "libcpp-httplib-dev",
+         "cpp-httplib (MIT), header-only, from Debian's source package (meshport view); three.js (MIT) is "
+         "embedded with its licence, which meshport view serves at /three/LICENSE"),
     ],
 }
 LICENSES["addon"] = sorted(set(LICENSES["linux"] + LICENSES["windows"]))

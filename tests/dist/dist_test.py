@@ -26,7 +26,8 @@ LINUX_LICENCES = {"cli11": "libcli11-dev", "draco": "libdraco-dev", "eigen": "li
                   "meshoptimizer": "libmeshoptimizer-dev", "nlohmann-json": "nlohmann-json3-dev",
                   "spectra": "libspectra-dev", "stb": "libstb-dev", "gcc-runtime": "libstdc++6", "glibc": "libc6"}
 WINDOWS_LICENCES = {k: v for k, v in LINUX_LICENCES.items() if k not in ("gcc-runtime", "glibc")}
-WINDOWS_LICENCES.update({"gcc-runtime-mingw-w64": "gcc-mingw-w64-base", "mingw-w64": "mingw-w64-common"})
+WINDOWS_LICENCES.update({"gcc-runtime-mingw-w64": "gcc-mingw-w64-base", "mingw-w64": "mingw-w64-common",
+                         "cpp-httplib": "libcpp-httplib-dev"})
 ADDON_LICENCES = {**LINUX_LICENCES, **WINDOWS_LICENCES}
 ADDON_SOURCES = ["__init__.py", "cli.py", "formats.py", "operators.py"]
 
