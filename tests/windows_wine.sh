@@ -186,6 +186,18 @@ if "$linux" view --help >/dev/null 2>&1; then
 else
   echo "view: not compared: $linux was built without the viewer (MESHPORT_VIEWER=OFF)"
 fi
+# view --open: ShellExecuteW gives the address to Wine's winebrowser, which runs the host's xdg-open
+# (here a stand-in in PATH that writes down what it was given).
+mkdir -p fakebin
+printf '#!/bin/sh\nprintf "%%s" "$1" > "%s/opened"\n' "$work" > fakebin/xdg-open && chmod +x fakebin/xdg-open
+PATH="$work/fakebin:$PATH" timeout -k 5 60 wine meshport.exe view -q in/turret.pie --open --timeout 5 > open.out 2> open.err
+for _ in $(seq 100); do [ -s opened ] && break; sleep 0.1; done
+url=$(sed -n '1s/\r$//p' open.out)
+if [ -z "$url" ] || [ "$(cat opened 2>/dev/null)" != "$url" ]; then
+  echo "FAIL view --open: printed '$url', the browser was given '$(cat opened 2>/dev/null)'"; failures=$((failures + 1))
+else
+  echo "view --open: the browser was given $url"
+fi
 
 echo "$conversions conversions ($converted written by both, $files files) and $errors error paths compared, $failures differences"
 # Most conversions succeed (a few targets refuse a model: a .model of a skinned mesh, say).
