@@ -125,9 +125,10 @@ demo: deps-cli web-deps $(DEMO_BUILD)/CMakeCache.txt
 
 # meshport.exe for Windows x86-64, cross-built with MinGW-w64 (statically linked: nothing beside it
 # is needed), its dependencies built from Debian's source packages (scripts/build-windows.sh).
-# `make test` runs it under Wine against the Linux build (tests/windows_wine.sh).
+# `make test` runs it under Wine against the Linux build (tests/windows_wine.sh). With the viewer
+# (`view`, `assemble`; three.js embedded: web-deps).
 WIN_BUILD ?= build-win
-windows:
+windows: web-deps
 	JOBS=$(JOBS) scripts/build-windows.sh $(WIN_BUILD)
 
 # meshport for Node.js: the CLI and the JavaScript API compiled to WebAssembly with Debian's
@@ -143,7 +144,7 @@ npm: wasm
 
 # The Linux executable of the release: only glibc linked dynamically (scripts/build-linux-dist.sh).
 DIST_BUILD ?= build-dist
-dist-linux:
+dist-linux: web-deps
 	JOBS=$(JOBS) scripts/build-linux-dist.sh $(DIST_BUILD)
 
 # The Blender add-on (blender/meshport_io) as a zip for Edit > Preferences > Add-ons > Install,

@@ -5,8 +5,8 @@
 # kind: html, js or text (a content type would hold a ';', the list separator).
 # Each file is included by the assembler (.incbin) into read-only data, so the generated source
 # compiles at once whatever the files' size (3.7 MB of three.js as \xNN string literals took a
-# minute per build). GCC and Clang on ELF targets; the object is rebuilt when a file changes
-# (OBJECT_DEPENDS, cmake/viewer.cmake).
+# minute per build). GCC and Clang on ELF targets and MinGW's GCC (PE/COFF); the object is rebuilt
+# when a file changes (OBJECT_DEPENDS, cmake/viewer.cmake).
 if(NOT OUTPUT OR NOT ENTRIES)
   message(FATAL_ERROR "embed_files.cmake: give -DOUTPUT=file.cpp and -DENTRIES=route|kind|file,...")
 endif()
@@ -42,8 +42,16 @@ foreach(entry IN LISTS ENTRIES)
     message(FATAL_ERROR "embed_files.cmake: ${file}: a path with a quote, backslash or line break cannot be embedded")
   endif()
   set(name "meshport_view_embedded_${index}")
-  string(APPEND body "asm(\".section .rodata\\n.balign 16\\n.globl ${name}\\n.hidden ${name}\\n${name}:\\n\"\n"
+  # ELF: hidden symbols in .rodata, back to the section before (.previous). PE/COFF (MinGW, the
+  # Windows build): .rdata, which has no hidden symbols nor .previous; back to .text, where GCC is
+  # at a top-level asm (it emits those before any function).
+  string(APPEND body "#if defined(_WIN32)\n"
+                     "asm(\".section .rdata,\\\"dr\\\"\\n.balign 16\\n.globl ${name}\\n${name}:\\n\"\n"
+                     "    \".incbin \\\"${file}\\\"\\n.globl ${name}_end\\n${name}_end:\\n.text\\n\");\n"
+                     "#else\n"
+                     "asm(\".section .rodata\\n.balign 16\\n.globl ${name}\\n.hidden ${name}\\n${name}:\\n\"\n"
                      "    \".incbin \\\"${file}\\\"\\n.globl ${name}_end\\n.hidden ${name}_end\\n${name}_end:\\n.previous\\n\");\n"
+                     "#endif\n"
                      "extern \"C\" const char ${name}[];\nextern \"C\" const char ${name}_end[];\n")
   string(APPEND table "    {\"${route}\", \"${type}\", std::string_view(${name}, size_t(${name}_end - ${name}))},\n")
   math(EXPR index "${index} + 1")

@@ -7,9 +7,21 @@ if(NOT EXISTS ${MESHPORT_THREE_DIR}/build/three.module.min.js)
   message(FATAL_ERROR "web/node_modules/three is missing: run `make web-deps` (npm ci --prefix web) first, "
                       "or configure with -DMESHPORT_VIEWER=OFF to build meshport without `view`")
 endif()
-find_package(PkgConfig REQUIRED)
-# Debian's libcpp-httplib-dev: a compiled library; its pkg-config file gives the defines it was built with.
-pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
+# cpp-httplib: the Windows and the static Linux release builds use the header-only httplib.h of
+# Debian's source package, staged with a package file (httplib::httplib, scripts/debian-source.sh's
+# stage_httplib); the normal build Debian's libcpp-httplib-dev, a compiled library whose pkg-config
+# file gives the defines it was built with.
+find_package(httplib CONFIG QUIET)
+if(TARGET httplib::httplib)
+  set(MESHPORT_HTTPLIB httplib::httplib)
+elseif(CMAKE_CROSSCOMPILING)
+  message(FATAL_ERROR "cpp-httplib for ${CMAKE_SYSTEM_NAME} is missing: scripts/build-windows.sh stages it "
+                      "(stage_httplib), or configure with -DMESHPORT_VIEWER=OFF")
+else()
+  find_package(PkgConfig REQUIRED)
+  pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
+  set(MESHPORT_HTTPLIB PkgConfig::HTTPLIB)
+endif()
 
 set(MESHPORT_WEB_ENTRIES
     "/|html|${MESHPORT_WEB_DIR}/index.html"
@@ -37,6 +49,6 @@ file(GLOB MESHPORT_VIEW_SOURCES CONFIGURE_DEPENDS src/view/*.cpp)
 set_source_files_properties(${embedded} PROPERTIES OBJECT_DEPENDS "${files}")
 add_library(meshport_view STATIC ${MESHPORT_VIEW_SOURCES} ${embedded})
 target_include_directories(meshport_view PUBLIC src)
-target_link_libraries(meshport_view PUBLIC meshport PRIVATE PkgConfig::HTTPLIB Threads::Threads)
+target_link_libraries(meshport_view PUBLIC meshport PRIVATE ${MESHPORT_HTTPLIB} Threads::Threads)
 # The version thumbnail stamps carry (src/view/thumbnails.cpp, as src/batch/stamp.cpp does).
 set_source_files_properties(src/view/thumbnails.cpp PROPERTIES COMPILE_DEFINITIONS MESHPORT_VERSION="${PROJECT_VERSION}")

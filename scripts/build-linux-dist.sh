@@ -7,8 +7,9 @@
 #     ships only their .so)
 #   - Draco: Debian's libdraco.a
 #   - CLI11, nlohmann-json, Eigen, Spectra, stb: header-only already
-# Without `meshport view`, `assemble` and `thumbnail` (MESHPORT_VIEWER=OFF, as the Windows build):
-# Debian's cpp-httplib is a shared library linked to OpenSSL, zlib and brotli.
+#   - cpp-httplib (`meshport view`): the header-only httplib.h of Debian's source package, as for
+#     Windows (Debian's libcpp-httplib is a shared library linked to OpenSSL, zlib and brotli);
+#     three.js from web/node_modules (`make web-deps`)
 # glibc is LGPL-2.1-or-later: its licence is in the release (scripts/dist.py); relinking with
 # another glibc is this script on meshport's public source.
 #   scripts/build-linux-dist.sh [BUILD_DIR]     (default: build-dist)
@@ -65,11 +66,12 @@ version() { dpkg-query -W -f='${Version}' "$1" | sed 's/[+~-].*//'; }
 package fmt fmtConfig.cmake fmtConfigVersion.cmake "$(version libfmt-dev)" fmt::fmt "$prefix/lib/libfmt.a" FMT_SHARED
 package meshoptimizer meshoptimizerConfig.cmake meshoptimizerConfigVersion.cmake "$(version libmeshoptimizer-dev)" \
   meshoptimizer::meshoptimizer "$prefix/lib/libmeshoptimizer.a"
+stage_httplib "$prefix" "Linux release"
 package draco draco-config.cmake draco-config-version.cmake "$(version libdraco-dev)" draco::draco "$draco_a"
 
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" \
   -DCMAKE_EXE_LINKER_FLAGS="-static -s" \
-  -DMESHPORT_TESTS=OFF -DMESHPORT_BENCH=OFF -DMESHPORT_VIEWER=OFF ${CMAKE_ARGS:-} >/dev/null
+  -DMESHPORT_TESTS=OFF -DMESHPORT_BENCH=OFF ${CMAKE_ARGS:-} >/dev/null
 cmake --build "$build" -j "$jobs" --target meshport_cli meshport_docs
 
 # No shared library may be needed.

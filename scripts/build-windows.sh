@@ -6,7 +6,9 @@
 # are built for Windows from Debian's source packages (`apt-get source`, deb-src of the same
 # mirror; added when missing, as root), the header-only ones (fmt, used header-only here, CLI11,
 # nlohmann-json, Eigen, Spectra, stb) are Debian's own headers, copied into the build's prefix
-# with a small CMake package file each. Nothing of the host's /usr/include reaches the compiler.
+# with a small CMake package file each, and cpp-httplib (`meshport view`) the header-only httplib.h
+# of Debian's source package. Nothing of the host's /usr/include reaches the compiler. The viewer's
+# page and three.js are embedded from web/node_modules (`make web-deps`).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(realpath -m "${1:-$root/build-win}")
@@ -46,9 +48,10 @@ fi
 
 # Header-only dependencies: Debian's headers, each with a CMake package file.
 stage_debian_headers "$prefix" Windows
+stage_httplib "$prefix" Windows
 
 cmake -S "$root" -B "$build" -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DMESHPORT_WINDOWS_DEPS="$prefix" \
-  -DCMAKE_BUILD_TYPE=Release -DMESHPORT_TESTS=OFF -DMESHPORT_BENCH=OFF -DMESHPORT_VIEWER=OFF -DMESHPORT_UNITY=ON \
+  -DCMAKE_BUILD_TYPE=Release -DMESHPORT_TESTS=OFF -DMESHPORT_BENCH=OFF -DMESHPORT_UNITY=ON \
   ${CMAKE_ARGS:-} >/dev/null
 cmake --build "$build" -j "$jobs" --target meshport_cli
 echo "Windows executable: $build/meshport.exe"

@@ -68,3 +68,29 @@ CFG
   header_package nlohmann_json nlohmann_json::nlohmann_json "" nlohmann-json3-dev -
   header_package Eigen3 Eigen3::Eigen /eigen3 libeigen3-dev -
 }
+
+# stage_httplib PREFIX WHAT: cpp-httplib for `meshport view` as a header-only library, the httplib.h
+# of Debian's source package (Debian's patches applied; Debian's libcpp-httplib-dev is a compiled
+# library tied to OpenSSL, zlib and brotli), copied to PREFIX/include with a package file
+# (httplib::httplib; on Windows it links Winsock, ws2_32). Plain HTTP on 127.0.0.1 only: no
+# OpenSSL, zlib or brotli.
+stage_httplib() {
+  local prefix=$1 what=$2 dir=$1/lib/cmake/httplib
+  fetch_source cpp-httplib cpp-httplib
+  mkdir -p "$prefix/include" "$dir"
+  cmp -s "$src/cpp-httplib/httplib.h" "$prefix/include/httplib.h" || cp -a "$src/cpp-httplib/httplib.h" "$prefix/include/"
+  cat > "$dir/httplibConfig.cmake" <<CFG
+# The header-only httplib.h of Debian's cpp-httplib source package, copied by scripts/$(basename "$0")
+# for the $what build.
+if(NOT TARGET httplib::httplib)
+  add_library(httplib::httplib INTERFACE IMPORTED)
+  set_target_properties(httplib::httplib PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "$prefix/include")
+  if(WIN32)
+    set_target_properties(httplib::httplib PROPERTIES INTERFACE_LINK_LIBRARIES ws2_32)
+  endif()
+endif()
+CFG
+  local dsc; dsc=$(ls "$src"/cpp-httplib_*.dsc 2>/dev/null | head -1)
+  dsc=${dsc##*/cpp-httplib_}
+  package_version "$dir" httplibConfigVersion.cmake "${dsc%%[+~-]*}"
+}

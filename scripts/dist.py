@@ -39,6 +39,9 @@ import zipfile
 # package whose copyright file is its licence, what it is).
 LIBRARIES = [
     ("cli11", "libcli11-dev", "CLI11 (BSD-3-Clause), header-only"),
+    ("cpp-httplib", "libcpp-httplib-dev",
+     "cpp-httplib (MIT), header-only, from Debian's source package (meshport view); three.js (MIT) is "
+     "embedded with its licence, which meshport view serves at /three/LICENSE"),
     ("draco", "libdraco-dev", "Draco (Apache-2.0), static library"),
     ("eigen", "libeigen3-dev", "Eigen (MPL-2.0), header-only, unmodified; source: Debian's eigen3"),
     ("fmt", "libfmt-dev", "fmt (MIT), header-only"),

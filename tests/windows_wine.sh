@@ -3,7 +3,9 @@
 # the repo's test models of every format, converted to every format, give the same files byte for
 # byte (side files too), so do normals generated from faces and the modes solve, and the error
 # paths (a missing file, a bad file, an output folder that cannot be written, a usage error) the
-# same messages and exit codes.
+# same messages and exit codes; `assemble` writes the same unit, and `meshport view` under Wine
+# serves, over HTTP from Linux, the same page and model bytes as the Linux build's, refuses a
+# wrong Host alike and stops by itself once the heartbeats stop.
 #   tests/windows_wine.sh LINUX_MESHPORT MESHPORT_EXE SOURCE_DIR
 # Exit 77 (CTest: skipped, with the reason) when Wine or the .exe is missing.
 set -uo pipefail
@@ -13,7 +15,12 @@ command -v wine >/dev/null || { echo "skipped: wine is not installed (scripts/in
 
 work=$(mktemp -d /tmp/meshport-wine.XXXXXX)
 export WINEPREFIX=$work/prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
-cleanup() { wineserver -k >/dev/null 2>&1; rm -rf "$work"; }
+servers=()  # the `meshport view` runs started in the background (killed at the end in any case)
+cleanup() {
+  local pid
+  for pid in "${servers[@]}"; do kill -9 "$pid" 2>/dev/null; done
+  wineserver -k >/dev/null 2>&1; rm -rf "$work"
+}
 trap cleanup EXIT
 cp "$exe" "$work/meshport.exe"
 wineboot -i >/dev/null 2>&1
@@ -180,6 +187,98 @@ rm -rf out-linux out-win && mkdir out-linux out-win
 wine meshport.exe convert in/turret.pie -o ro/x.glb > win.out 2> win.err; echo $? > win.rc
 errors=6
 if [ "$(id -u)" -ne 0 ]; then check "unwritable output folder"; errors=7; fi  # root writes anywhere, on both
+
+# assemble: a unit of three parts (the turret as body, propulsion and weapon) written as .glb and .pie.
+for to in glb pie; do
+  run_both "assemble -> .$to" assemble in/turret.pie in/turret.pie in/turret.pie -o "OUT/unit.$to"
+  [ -s "out-win/unit.$to" ] || { echo "FAIL assemble -> .$to: nothing written"; failures=$((failures + 1)); }
+done
+
+# view: each build serves the model on 127.0.0.1 (a free port: the address it prints); the page,
+# its scripts and the model are fetched from Linux with curl and compared byte for byte. Every run
+# has a time limit of its own (--timeout, and `timeout` around it), and is killed at the end.
+start_view() {  # NAME COMMAND... : starts it; sets $port ("" when no address came within 60 s)
+  local name=$1; shift
+  timeout -k 5 150 "$@" --idle 2 --timeout 120 > "$name.out" 2> "$name.err" &
+  servers+=($!)
+  port=""
+  for _ in $(seq 600); do
+    port=$(sed -n 's|^http://127\.0\.0\.1:\([0-9]*\)/\r\{0,1\}$|\1|p' "$name.out" | head -1)
+    [ -n "$port" ] && return 0
+    kill -0 "${servers[-1]}" 2>/dev/null || break
+    sleep 0.1
+  done
+  echo "FAIL view ($name): no address printed; messages: $(head -3 "$name.err")"; failures=$((failures + 1))
+}
+fetch() {  # PORT PATH FILE [CURL_OPTIONS...]: the HTTP status on stdout
+  local port=$1 path=$2 file=$3; shift 3
+  curl -sS --max-time 20 -o "$file" -w '%{http_code}' "$@" "http://127.0.0.1:$port$path" 2>>curl.err || echo 000
+}
+stop_view() {  # NAME: waits (up to 30 s) for the run to stop by itself, idle after the last heartbeat
+  local name=$1 pid=${servers[-1]}
+  for _ in $(seq 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  if kill -0 "$pid" 2>/dev/null; then
+    echo "FAIL view ($name): still running 30 s after the last heartbeat"; failures=$((failures + 1))
+    kill -9 "$pid" 2>/dev/null
+  fi
+  wait "$pid"; local rc=$?
+  if [ "$rc" != 0 ] || ! grep -q 'meshport view: stopped (idle)' "$name.err"; then
+    echo "FAIL view ($name): exit $rc, messages: $(head -3 "$name.err")"; failures=$((failures + 1))
+  fi
+}
+paths=(/ /viewer.js /three/three.module.js /three/addons/loaders/GLTFLoader.js /info.json /model.glb)
+views=0 served=0
+view_both() {  # NAME MODEL...: the two builds serve MODEL...; the same status and bytes for every path
+  local name=$1 f k status_l status_w; shift
+  mkdir -p "served-$name"
+  start_view "linux-$name" "$linux" view -q "$@"; local port_l=$port
+  start_view "win-$name" wine meshport.exe view -q "$@"; local port_w=$port
+  if [ -z "$port_l" ] || [ -z "$port_w" ]; then return; fi
+  for k in "${!paths[@]}"; do
+    f="served-$name/$k"
+    status_l=$(fetch "$port_l" "${paths[$k]}" "$f.linux")
+    status_w=$(fetch "$port_w" "${paths[$k]}" "$f.win")
+    if [ "$status_l" != 200 ] || [ "$status_w" != 200 ] || ! cmp -s "$f.linux" "$f.win" || [ ! -s "$f.win" ]; then
+      echo "FAIL view $name ${paths[$k]}: HTTP $status_l on Linux, $status_w on Windows; $(wc -c < "$f.linux") and" \
+           "$(wc -c < "$f.win") bytes"; failures=$((failures + 1))
+    else
+      served=$((served + $(wc -c < "$f.win")))
+    fi
+  done
+  [ "$(head -c 4 "served-$name/5.win")" = glTF ] || { echo "FAIL view $name: /model.glb is no .glb"; failures=$((failures + 1)); }
+  # A request naming another host is refused (421) by both, then the heartbeat: 2 s later both stop.
+  for port in "$port_l" "$port_w"; do
+    status_l=$(fetch "$port" /model.glb /dev/null -H "Host: example.com")
+    [ "$status_l" = 421 ] || { echo "FAIL view $name: wrong Host answered $status_l, not 421"; failures=$((failures + 1)); }
+    status_l=$(fetch "$port" /heartbeat /dev/null)
+    [ "$status_l" = 204 ] || { echo "FAIL view $name: /heartbeat answered $status_l, not 204"; failures=$((failures + 1)); }
+  done
+  stop_view "win-$name"
+  unset 'servers[-1]'
+  stop_view "linux-$name"
+  unset 'servers[-1]'
+  views=$((views + 1))
+}
+if "$linux" view --help >/dev/null 2>&1; then
+  view_both tentacle in/tentacle.iqe
+  view_both unit in/turret.pie in/turret.pie in/turret.pie
+  echo "view: $views models served by both builds, ${#paths[@]} paths each, $served bytes the same"
+  [ "$views" -eq 2 ] || { echo "FAIL view: $views of 2 models served"; failures=$((failures + 1)); }
+else
+  echo "view: not compared: $linux was built without the viewer (MESHPORT_VIEWER=OFF)"
+fi
+# view --open: ShellExecuteW gives the address to Wine's winebrowser, which runs the host's xdg-open
+# (here a stand-in in PATH that writes down what it was given).
+mkdir -p fakebin
+printf '#!/bin/sh\nprintf "%%s" "$1" > "%s/opened"\n' "$work" > fakebin/xdg-open && chmod +x fakebin/xdg-open
+PATH="$work/fakebin:$PATH" timeout -k 5 60 wine meshport.exe view -q in/turret.pie --open --timeout 5 > open.out 2> open.err
+for _ in $(seq 100); do [ -s opened ] && break; sleep 0.1; done
+url=$(sed -n '1s/\r$//p' open.out)
+if [ -z "$url" ] || [ "$(cat opened 2>/dev/null)" != "$url" ]; then
+  echo "FAIL view --open: printed '$url', the browser was given '$(cat opened 2>/dev/null)'"; failures=$((failures + 1))
+else
+  echo "view --open: the browser was given $url"
+fi
 
 echo "$conversions conversions ($converted written by both, $files files), $unicode_runs runs with non-ASCII paths, generated normals, modes and $errors error paths compared, $failures differences"
 # Most conversions succeed (a few targets refuse a model: a .model of a skinned mesh, say).

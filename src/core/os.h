@@ -1,5 +1,6 @@
 // The operating system, behind one small interface: files and their descriptors, mapping,
-// temporary files and atomic replacement, flushing, pages. Linux (and other POSIX systems) in
+// temporary files and atomic replacement, flushing, pages; for the viewer (src/view) a child
+// process joined by a stream and the start of the desktop's browser. Linux (and other POSIX systems) in
 // os_posix.cpp, Windows in os_windows.cpp (MinGW-w64); no other library source includes a system
 // header (tests/test_architecture.cpp checks it). Paths are UTF-8 everywhere; on Windows they
 // become UTF-16 here. Errors are errno values, so that messages read the same on every system
@@ -9,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace meshport::os {
 
@@ -66,5 +68,34 @@ void flush_file_system(const std::string& folder);
 
 // The process' id, for names no other process makes.
 uint64_t process_id();
+
+// A new folder `prefix`XXXXXX (`prefix` a path), readable by this user only: its name, or empty
+// with errno set.
+std::string create_temporary_folder(const std::string& prefix);
+// Whether this process runs as the superuser (POSIX: root; never on Windows).
+bool superuser();
+
+// A child process started by start_piped(), and our end of the stream joined to it.
+struct PipedChild {
+  int64_t id = -1;   // the process (POSIX: its pid); -1: none
+  int stream = -1;   // our end: read() reads what the child writes; send() writes to it
+};
+// Starts `argv` (argv[0] looked for in PATH) with standard input, output and error on the null
+// device, in a process group of its own (Ctrl-C on the terminal reaches meshport alone) and, on
+// Linux, killed when meshport dies; its descriptors 3 (it reads) and 4 (it writes) are both the
+// other end of one socket (Chromium's --remote-debugging-pipe). 0, or an errno value: ENOSYS on
+// Windows, where it is not implemented yet.
+int start_piped(const std::vector<std::string>& argv, PipedChild& out);
+// As write() on the stream, but a child gone is -1 with EPIPE, never a signal.
+long long send(int stream, const void* data, size_t size);
+// Ends both directions of the stream: a read() blocked on it in another thread returns 0.
+void shutdown(int stream);
+// Waits up to `seconds` for the child to exit; kills it when it has not (and waits for that).
+// Leaves `child.id` -1; closes nothing.
+void end_child(PipedChild& child, double seconds);
+
+// Opens `url` in the desktop's default browser without waiting for it (Linux: xdg-open; Windows:
+// ShellExecuteW): 0, or an errno value when it could not be started.
+int open_browser(const std::string& url);
 
 }  // namespace meshport::os

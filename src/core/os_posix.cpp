@@ -4,13 +4,21 @@
 
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstring>
+#include <thread>
 
 #include <fcntl.h>
+#include <spawn.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
 
 namespace meshport::os {
 
@@ -154,6 +162,120 @@ void flush_file_system(const std::string& folder) {
 }
 
 uint64_t process_id() { return uint64_t(::getpid()); }
+
+std::string create_temporary_folder(const std::string& prefix) {
+  std::string name = prefix + "XXXXXX";
+  return ::mkdtemp(name.data()) ? name : std::string();
+}
+
+bool superuser() { return ::geteuid() == 0; }
+
+namespace {
+
+// The child's side of start_piped() (`argv` has no null at its end yet): killed when meshport
+// dies (Linux), the stream on descriptors 3 and 4.
+[[noreturn]] void exec_child(std::vector<char*>& argv, int stream) {
+#if defined(__linux__)
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+  ::setpgid(0, 0);
+  const int null = ::open("/dev/null", O_RDWR);
+  if (null >= 0) {
+    ::dup2(null, 0);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+  }
+  ::dup2(stream, 3);
+  ::dup2(stream, 4);
+  ::fcntl(3, F_SETFD, 0);  // dup2 onto itself (the stream may be 3 or 4) keeps close-on-exec
+  ::fcntl(4, F_SETFD, 0);
+  argv.push_back(nullptr);
+  ::execvp(argv[0], argv.data());
+  ::_exit(127);
+}
+
+}  // namespace
+
+int start_piped(const std::vector<std::string>& argv, PipedChild& out) {
+  out = PipedChild();
+  if (argv.empty()) return EINVAL;
+  int sv[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return errno;
+  std::vector<std::string> copy = argv;  // prepared before fork(): the child only calls the system
+  std::vector<char*> cargv;
+  for (std::string& a : copy) cargv.push_back(a.data());
+  cargv.reserve(cargv.size() + 1);
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    const int e = errno;
+    ::close(sv[0]);
+    ::close(sv[1]);
+    return e;
+  }
+  if (pid == 0) exec_child(cargv, sv[1]);
+  ::close(sv[1]);
+  out.id = pid;
+  out.stream = sv[0];
+  return 0;
+}
+
+long long send(int stream, const void* data, size_t size) {
+  for (;;) {
+    const ssize_t n = ::send(stream, data, size, MSG_NOSIGNAL);
+    if (n >= 0 || errno != EINTR) return n;
+  }
+}
+
+void shutdown(int stream) { ::shutdown(stream, SHUT_RDWR); }
+
+void end_child(PipedChild& child, double seconds) {
+  if (child.id <= 0) return;
+  const pid_t pid = pid_t(child.id);
+  child.id = -1;
+  int status = 0;
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                             std::chrono::duration<double>(seconds));
+  while (::waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+int open_browser(const std::string& url) {
+#if defined(__APPLE__)
+  std::string opener = "open";
+#else
+  std::string opener = "xdg-open";
+#endif
+  std::string address = url;
+  char* argv[] = {opener.data(), address.data(), nullptr};
+  // posix_spawnp reports a program not found (ENOENT); its output goes to the null device, in a
+  // process group of its own, not tied to meshport (the browser stays when the server stops).
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attributes;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawnattr_init(&attributes);
+  for (int fd = 0; fd < 3; ++fd) posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", O_RDWR, 0);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attributes, 0);
+  pid_t pid = -1;
+  const int error = ::posix_spawnp(&pid, argv[0], &actions, &attributes, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
+  if (error != 0) return error;
+  // Reaped when it exits (xdg-open returns once the browser is asked), without waiting here.
+  std::thread([pid] {
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  }).detach();
+  return 0;
+}
 
 }  // namespace meshport::os
 #endif

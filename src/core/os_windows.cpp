@@ -12,6 +12,7 @@
 #include <io.h>
 #include <sys/stat.h>
 #include <windows.h>
+#include <shellapi.h>
 
 namespace meshport::os {
 
@@ -181,6 +182,40 @@ int remove_file(const std::string& path) { return DeleteFileW(wide(path).c_str()
 void flush_file_system(const std::string&) {}  // each file was written whole; Windows has no syncfs
 
 uint64_t process_id() { return GetCurrentProcessId(); }
+
+std::string create_temporary_folder(const std::string& prefix) {
+  static constexpr char kDigits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+  uint64_t seed = uint64_t(std::chrono::steady_clock::now().time_since_epoch().count()) ^ (process_id() << 32);
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    seed = (seed ^ (seed >> 31)) * 0x9E3779B97F4A7C15ull + uint64_t(attempt);
+    std::string name = prefix;
+    for (int k = 0; k < 6; ++k) name += kDigits[(seed >> (k * 6)) % 36];
+    if (CreateDirectoryW(wide(name).c_str(), nullptr)) return name;  // in the user's own temporary folder
+    if (last_error() != EEXIST) break;
+  }
+  return std::string();
+}
+
+bool superuser() { return false; }  // Chromium's --no-sandbox is for root on Linux only
+
+// Chromium on Windows takes its DevTools pipe as inherited handles passed in the C runtime's
+// descriptor table (STARTUPINFO's lpReserved2): untested under Wine, so not done yet.
+int start_piped(const std::vector<std::string>&, PipedChild& out) {
+  out = PipedChild();
+  return ENOSYS;
+}
+
+long long send(int, const void*, size_t) { return (errno = EBADF, -1); }
+
+void shutdown(int) {}
+
+void end_child(PipedChild& child, double) { child.id = -1; }
+
+int open_browser(const std::string& url) {
+  // The default browser through the shell's association of http:// addresses.
+  const HINSTANCE r = ShellExecuteW(nullptr, L"open", wide(url).c_str(), nullptr, nullptr, SW_SHOWNORMAL);
+  return reinterpret_cast<intptr_t>(r) > 32 ? 0 : ENOENT;
+}
 
 }  // namespace meshport::os
 #endif

@@ -9,16 +9,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <exception>
 #include <filesystem>
-
-#include <csignal>
-#include <fcntl.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace meshport::view {
 
@@ -55,48 +50,26 @@ std::vector<std::string> chromium_args(const std::string& chromium, const std::s
                                    "--hide-scrollbars",
                                    "--user-data-dir=" + profile,
                                    "about:blank"};
-  if (geteuid() == 0) argv.insert(argv.begin() + 1, "--no-sandbox");  // Chromium refuses root otherwise
+  if (os::superuser()) argv.insert(argv.begin() + 1, "--no-sandbox");  // Chromium refuses root otherwise
   return argv;
 }
 
 }  // namespace
 
 Browser::Browser(const std::string& chromium, double start_seconds) : chromium_(chromium) {
-  profile_ = path_utf8(std::filesystem::temp_directory_path() / "meshport-thumbnail-XXXXXX");
-  if (!mkdtemp(profile_.data())) fail(profile_, "cannot create a temporary folder for chromium's profile");
-  int sv[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) fail(chromium, "cannot create a socket pair");
-  std::vector<std::string> argv = chromium_args(chromium, profile_);
-  std::vector<char*> cargv;
-  for (std::string& a : argv) cargv.push_back(a.data());
-  cargv.push_back(nullptr);
-  pid_ = fork();
-  if (pid_ < 0) {
-    close(sv[0]);
-    close(sv[1]);
-    fail(chromium, "cannot start a process");
+  profile_ = os::create_temporary_folder(path_utf8(std::filesystem::temp_directory_path() / "meshport-thumbnail-"));
+  if (profile_.empty()) fail("meshport-thumbnail-XXXXXX", "cannot create a temporary folder for chromium's profile");
+  // Its own process group: Ctrl-C on the terminal reaches meshport only, which then finishes the
+  // pictures being drawn, closes Chromium and removes its profile.
+  const int error = os::start_piped(chromium_args(chromium, profile_), child_);
+  if (error != 0) {
+    std::error_code ec;
+    std::filesystem::remove_all(utf8_path(profile_), ec);
+    profile_.clear();
+    if (error == ENOSYS)
+      fail(chromium, "`meshport thumbnail` cannot start Chromium on this system yet (Linux only: docs/viewer.md)");
+    fail(chromium, std::string("cannot start a process: ") + std::strerror(error));
   }
-  if (pid_ == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive meshport
-    // Its own process group: Ctrl-C on the terminal reaches meshport only, which then finishes
-    // the pictures being drawn, closes Chromium and removes its profile.
-    setpgid(0, 0);
-    const int null = open("/dev/null", O_RDWR);
-    if (null >= 0) {
-      dup2(null, 0);
-      dup2(null, 1);
-      dup2(null, 2);
-    }
-    // The DevTools pipe: Chromium reads fd 3 and writes fd 4 (both our socket's other end).
-    dup2(sv[1], 3);
-    dup2(sv[1], 4);
-    fcntl(3, F_SETFD, 0);  // dup2 onto itself (sv[1] may be 3 or 4) keeps close-on-exec
-    fcntl(4, F_SETFD, 0);
-    execvp(cargv[0], cargv.data());
-    _exit(127);
-  }
-  close(sv[1]);
-  fd_ = sv[0];
   reader_ = std::thread([this] { read_loop(); });
   try {
     call("Browser.getVersion", nlohmann::json::object(), "", start_seconds, chromium);
@@ -110,27 +83,17 @@ Browser::Browser(const std::string& chromium, double start_seconds) : chromium_(
 Browser::~Browser() { stop(); }
 
 void Browser::stop() {
-  if (pid_ > 0) {
+  if (child_.id > 0) {
     try {
       call("Browser.close", nlohmann::json::object(), "", 5, chromium_);
     } catch (const Error&) {
     }
-    int status = 0;
-    const auto deadline = after(5);
-    while (waitpid(pid_, &status, WNOHANG) == 0) {
-      if (Clock::now() > deadline) {
-        kill(pid_, SIGKILL);
-        waitpid(pid_, &status, 0);
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    pid_ = -1;
+    os::end_child(child_, 5);
   }
-  if (fd_ >= 0) shutdown(fd_, SHUT_RDWR);
+  if (child_.stream >= 0) os::shutdown(child_.stream);
   if (reader_.joinable()) reader_.join();
-  if (fd_ >= 0) close(fd_);
-  fd_ = -1;
+  if (child_.stream >= 0) os::close(child_.stream);
+  child_.stream = -1;
   if (!profile_.empty()) {
     std::error_code ec;
     std::filesystem::remove_all(utf8_path(profile_), ec);
@@ -142,8 +105,7 @@ void Browser::read_loop() {
   std::string buffer;
   char chunk[65536];
   for (;;) {
-    const ssize_t n = read(fd_, chunk, sizeof chunk);
-    if (n < 0 && errno == EINTR) continue;
+    const long long n = os::read(child_.stream, chunk, sizeof chunk);
     if (n <= 0) break;
     buffer.append(chunk, size_t(n));
     size_t start = 0;
@@ -171,8 +133,7 @@ void Browser::send(const std::string& text) {
   std::lock_guard<std::mutex> g(write_lock_);
   size_t done = 0;
   while (done < text.size()) {
-    const ssize_t n = ::send(fd_, text.data() + done, text.size() - done, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
+    const long long n = os::send(child_.stream, text.data() + done, text.size() - done);
     if (n <= 0) return;  // the reader sees the browser gone
     done += size_t(n);
   }

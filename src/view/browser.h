@@ -3,6 +3,8 @@
 // descriptors 3 and 4), with several pages at once (docs/viewer.md, "Thumbnails").
 #pragma once
 
+#include "core/os.h"
+
 #include <nlohmann/json.hpp>
 
 #include <condition_variable>
@@ -16,15 +18,13 @@
 #include <utility>
 #include <vector>
 
-#include <sys/types.h>
-
 namespace meshport::view {
 
 class Browser {
  public:
   // Starts `chromium` (headless, SwiftShader WebGL, a fresh temporary profile removed at the end)
   // and waits up to `start_seconds` for it to answer; throws meshport::Error naming `chromium`
-  // when it does not.
+  // when it does not, or where the system cannot start it so (Windows, for now: os.h).
   explicit Browser(const std::string& chromium, double start_seconds = 60);
   ~Browser();
   Browser(const Browser&) = delete;
@@ -49,8 +49,7 @@ class Browser {
 
   std::string chromium_;
   std::string profile_;
-  pid_t pid_ = -1;
-  int fd_ = -1;  // our end of the socket pair (Chromium's fds 3 and 4 are the other end)
+  os::PipedChild child_;  // Chromium; its stream is our end of the pipe (its fds 3 and 4 the other)
   std::thread reader_;
   std::mutex lock_;
   std::mutex write_lock_;

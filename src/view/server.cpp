@@ -3,11 +3,14 @@
 // so no part of a request can reach the file system.
 #include "view/server.h"
 
+#include "core/os.h"
+
 #include <meshport/diagnostics.h>
 
 #include <httplib.h>
 
 #include <algorithm>
+#include <cstring>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -117,6 +120,11 @@ void Server::stop() {
     impl_->stop_requested = true;
   }
   impl_->wake.notify_all();
+}
+
+std::string open_in_browser(const std::string& url) {
+  const int error = os::open_browser(url);
+  return error == 0 ? std::string() : std::string(std::strerror(error));
 }
 
 }  // namespace meshport::view

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 namespace meshport::view {
 
@@ -40,5 +41,9 @@ class Server {
   uint16_t port_ = 0;
   std::atomic<const char*> reason_{"stopped"};
 };
+
+// Starts the desktop's default browser on `url` (xdg-open on Linux, the shell's association on
+// Windows) without waiting for it: empty, or why it could not be started.
+std::string open_in_browser(const std::string& url);
 
 }  // namespace meshport::view

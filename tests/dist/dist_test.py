@@ -22,7 +22,7 @@ DIST_PY = os.path.join(REPO, "scripts", "dist.py")
 DIST_SH = os.path.join(REPO, "scripts", "dist.sh")
 
 # licenses/<name>.txt: Debian package whose copyright file it is.
-LINUX_LICENCES = {"cli11": "libcli11-dev", "draco": "libdraco-dev", "eigen": "libeigen3-dev", "fmt": "libfmt-dev",
+LINUX_LICENCES = {"cli11": "libcli11-dev", "cpp-httplib": "libcpp-httplib-dev", "draco": "libdraco-dev", "eigen": "libeigen3-dev", "fmt": "libfmt-dev",
                   "meshoptimizer": "libmeshoptimizer-dev", "nlohmann-json": "nlohmann-json3-dev",
                   "spectra": "libspectra-dev", "stb": "libstb-dev", "gcc-runtime": "libstdc++6", "glibc": "libc6"}
 WINDOWS_LICENCES = {k: v for k, v in LINUX_LICENCES.items() if k not in ("gcc-runtime", "glibc")}

@@ -45,8 +45,13 @@ int run_view(const ViewerArgs& args) {
   so.idle_seconds = args.idle;
   so.timeout_seconds = args.timeout;
   const uint16_t port = server.bind(so);
-  fmt::print("http://127.0.0.1:{}/\n", port);
+  const std::string url = fmt::format("http://127.0.0.1:{}/", port);
+  fmt::print("{}\n", url);
   std::fflush(stdout);
+  if (args.open) {
+    const std::string why = view::open_in_browser(url);
+    if (!why.empty()) fmt::print(stderr, "meshport view: warning: cannot open a browser ({}): open {} yourself\n", why, url);
+  }
   server.run();
   fmt::print(stderr, "meshport view: stopped ({})\n", server.stop_reason());
   return 0;
@@ -120,6 +125,7 @@ void add_viewer_commands(CLI::App& app, ViewerArgs& args, const std::string& fro
   args.view = app.add_subcommand("view", "Show a model in the browser: serves a page on 127.0.0.1 and prints its address");
   args.view->add_option("files", args.view_files, parts_help)->required();
   args.view->add_option("--port", args.port, "Port (default 0: a free one)")->check(CLI::Range(0, 65535));
+  args.view->add_flag("--open", args.open, "Also open the address in the desktop's default browser");
   args.view->add_option("--idle", args.idle, "Stop this many seconds after the page was closed (default 30)")
       ->check(CLI::PositiveNumber);
   args.view->add_option("--timeout", args.timeout, "Stop after this many seconds (default 0: no limit)")

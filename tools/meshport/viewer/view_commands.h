@@ -14,6 +14,7 @@ struct ViewerArgs {
   std::vector<std::string> textures;
   std::string max_memory;  // --max-memory SIZE (memory_option.h)
   bool vtol = false, quiet = false, thumbnail_assemble = false;
+  bool open = false;  // view --open: also start the desktop's browser on the address
   unsigned port = 0;
   double idle = 30, timeout = 0;
   unsigned size = 256;
