@@ -280,6 +280,13 @@ else
   echo "view --open: the browser was given $url"
 fi
 
+# thumbnail: refused on Windows (it cannot start Chromium there yet), before writing anything.
+mkdir -p out-win/thumbs
+timeout -k 5 60 wine meshport.exe thumbnail in/turret.pie -o out-win/thumbs > thumb.out 2> thumb.err; rc=$?
+if [ "$rc" != 1 ] || ! grep -q 'cannot start Chromium on this system yet' thumb.err || [ -n "$(ls -A out-win/thumbs)" ]; then
+  echo "FAIL thumbnail: exit $rc, messages: $(head -2 thumb.err), written: $(ls -A out-win/thumbs)"; failures=$((failures + 1))
+fi
+
 echo "$conversions conversions ($converted written by both, $files files), $unicode_runs runs with non-ASCII paths, generated normals, modes and $errors error paths compared, $failures differences"
 # Most conversions succeed (a few targets refuse a model: a .model of a skinned mesh, say).
 [ "$converted" -ge 70 ] || { echo "FAIL only $converted of $conversions conversions were written"; failures=$((failures + 1)); }

@@ -86,6 +86,8 @@ struct PipedChild {
 // other end of one socket (Chromium's --remote-debugging-pipe). 0, or an errno value: ENOSYS on
 // Windows, where it is not implemented yet.
 int start_piped(const std::vector<std::string>& argv, PipedChild& out);
+// Whether start_piped() works on this system (false on Windows, for now).
+bool can_start_piped();
 // As write() on the stream, but a child gone is -1 with EPIPE, never a signal.
 long long send(int stream, const void* data, size_t size);
 // Ends both directions of the stream: a read() blocked on it in another thread returns 0.

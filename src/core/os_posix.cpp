@@ -196,6 +196,8 @@ namespace {
 
 }  // namespace
 
+bool can_start_piped() { return true; }
+
 int start_piped(const std::vector<std::string>& argv, PipedChild& out) {
   out = PipedChild();
   if (argv.empty()) return EINVAL;

@@ -200,6 +200,8 @@ bool superuser() { return false; }  // Chromium's --no-sandbox is for root on Li
 
 // Chromium on Windows takes its DevTools pipe as inherited handles passed in the C runtime's
 // descriptor table (STARTUPINFO's lpReserved2): untested under Wine, so not done yet.
+bool can_start_piped() { return false; }
+
 int start_piped(const std::vector<std::string>&, PipedChild& out) {
   out = PipedChild();
   return ENOSYS;

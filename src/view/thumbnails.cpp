@@ -159,6 +159,9 @@ BatchResult thumbnails(const ThumbnailOptions& o) {
   const unsigned jobs = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
   BatchResult result;
   if (o.inputs.empty()) fail("thumbnail", "no model given");
+  // Refused before anything is written (the output folder's stamp included).
+  if (!os::can_start_piped())
+    fail(o.chromium, "`meshport thumbnail` cannot start Chromium on this system yet (Linux only: docs/viewer.md)");
   std::vector<Job> list = plan_jobs(o, jobs);
   const batch_detail::Stamp stamp = batch_detail::update_stamp(o.output_dir, ".meshport-thumbnail", thumbnail_fingerprint(o));
   std::vector<size_t> todo;
