@@ -51,7 +51,7 @@ stage_debian_headers "$prefix" Windows
 stage_httplib "$prefix" Windows
 
 cmake -S "$root" -B "$build" -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DMESHPORT_WINDOWS_DEPS="$prefix" \
-  -DCMAKE_BUILD_TYPE=Release -DMESHPORT_TESTS=OFF -DMESHPORT_BENCH=OFF -DMESHPORT_UNITY=ON \
+  -DCMAKE_BUILD_TYPE=Release -DMESHPORT_TESTS=OFF -DMESHPORT_BENCH=OFF -DMESHPORT_VIEWER=ON -DMESHPORT_UNITY=ON \
   ${CMAKE_ARGS:-} >/dev/null
 cmake --build "$build" -j "$jobs" --target meshport_cli
 echo "Windows executable: $build/meshport.exe"
