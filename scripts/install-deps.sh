@@ -31,9 +31,10 @@ if ! $cli_only; then
              libclang-rt-14-dev lld-14 slurm-wlm munge)
 fi
 # The Windows build: MinGW-w64's C++ compiler with POSIX threads (std::thread), dpkg-source for
-# Debian's source packages, Wine to run the tests of meshport.exe.
+# Debian's source packages, Wine to run the tests of meshport.exe (curl fetches what its `view`
+# serves).
 if $windows || ! $cli_only; then
-  packages+=(g++-mingw-w64-x86-64-posix dpkg-dev wine64 wine)
+  packages+=(g++-mingw-w64-x86-64-posix dpkg-dev wine64 wine curl)
 fi
 # The WebAssembly build: Debian's Emscripten (3.1.6, clang-14), dpkg-source for Debian's source
 # packages; its tests run the build with Node.js.
