@@ -7,7 +7,7 @@ FUZZ_SECONDS ?= 60
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all deps deps-cli npm-deps web-deps build build-asan build-tsan test test-fast test-asan test-tsan demo bench fuzz fuzz-long clean blender-addon windows wasm npm dist dist-linux
+.PHONY: all deps deps-cli deps-windows npm-deps web-deps build build-asan build-tsan test test-fast test-asan test-tsan demo bench fuzz fuzz-long clean blender-addon windows wasm npm dist dist-linux
 
 all: build
 
@@ -128,7 +128,11 @@ demo: deps-cli web-deps $(DEMO_BUILD)/CMakeCache.txt
 # `make test` runs it under Wine against the Linux build (tests/windows_wine.sh). With the viewer
 # (`view`, `assemble`; three.js embedded: web-deps).
 WIN_BUILD ?= build-win
-windows: web-deps
+# Its packages (npm among them) before web-deps, which needs npm: `make test` starts here on a fresh machine.
+deps-windows:
+	@scripts/install-deps.sh --windows
+
+windows: deps-windows web-deps
 	JOBS=$(JOBS) scripts/build-windows.sh $(WIN_BUILD)
 
 # meshport for Node.js: the CLI and the JavaScript API compiled to WebAssembly with Debian's
@@ -144,7 +148,7 @@ npm: wasm
 
 # The Linux executable of the release: only glibc linked dynamically (scripts/build-linux-dist.sh).
 DIST_BUILD ?= build-dist
-dist-linux: web-deps
+dist-linux: deps-cli web-deps
 	JOBS=$(JOBS) scripts/build-linux-dist.sh $(DIST_BUILD)
 
 # The Blender add-on (blender/meshport_io) as a zip for Edit > Preferences > Add-ons > Install,
