@@ -9,7 +9,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <exception>
@@ -66,8 +65,7 @@ Browser::Browser(const std::string& chromium, double start_seconds) : chromium_(
     std::error_code ec;
     std::filesystem::remove_all(utf8_path(profile_), ec);
     profile_.clear();
-    if (error == ENOSYS)
-      fail(chromium, "`meshport thumbnail` cannot start Chromium on this system yet (Linux only: docs/viewer.md)");
+    // (Where start_piped() is not implemented, thumbnails() has refused before: os::can_start_piped.)
     fail(chromium, std::string("cannot start a process: ") + std::strerror(error));
   }
   reader_ = std::thread([this] { read_loop(); });
