@@ -31,7 +31,11 @@ constexpr Folder kFolders[] = {
 
 std::string page_name(int i) { return fmt::format("page-{}-generated.png", i + 1); }
 
-// A page of `side` pixels: a gradient, with noise in the low bit of red and green above 256.
+// A page of `side` pixels: a gradient; above 256, noise in the low bit of red (every pixel) and
+// of green (one pixel in 16), which gives the files the game's size per pixel or a little more:
+// 0.79 bytes per pixel at 1024 x 1024 and 2048 x 2048, where the PNG pages of warzone2100-data
+// 4.3 have 0.76 (1024, 47 pages) and 0.64 (2048, 2 pages). (Noise in both low bits of every
+// pixel, before, gave 1.15: the embedded batch wrote 1.87 GB where the game's tree writes 0.53.)
 std::vector<uint8_t> page_png(uint32_t side, int variant) {
   image::Pixels p;
   p.width = p.height = side;
@@ -42,7 +46,8 @@ std::vector<uint8_t> page_png(uint32_t side, int variant) {
     for (uint32_t x = 0; x < side; ++x) {
       uint8_t* px = &p.rgba[(size_t(y) * side + x) * 4];
       const uint32_t n = noisy ? noise() : 0;
-      px[0] = uint8_t((x * 256 / side) ^ (n & 1)), px[1] = uint8_t((y * 256 / side) ^ ((n >> 1) & 1));
+      const uint32_t green = (n >> 8) % 16 == 0 ? (n >> 1) & 1 : 0;
+      px[0] = uint8_t((x * 256 / side) ^ (n & 1)), px[1] = uint8_t((y * 256 / side) ^ green);
       px[2] = uint8_t(variant * 20), px[3] = 255;
     }
   return image::encode_png(p);

@@ -14,7 +14,8 @@ struct TreeParams {
   int pages = 12;    // texture pages (PNG) in texpages/
   // Their size: `page_side` square (256: a smooth gradient, a few KB), every `large_every`-th
   // page 2048 square (0: none). Pages over 256 carry noise in their low bits, so that their
-  // files have about the size of the game's (0.3 MB for 1024 x 1024, 1 MB for 2048 x 2048).
+  // files have the game's size per pixel or a little more (0.83 MB for 1024 x 1024, 3.3 MB for
+  // 2048 x 2048; generate_tree.cpp).
   int page_side = 256;
   int large_every = 0;
   uint64_t seed = 7;
