@@ -7,7 +7,7 @@ FUZZ_SECONDS ?= 60
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all deps deps-cli deps-windows npm-deps web-deps build build-asan build-tsan test test-fast test-asan test-tsan demo bench fuzz fuzz-long clean blender-addon windows wasm npm dist dist-linux
+.PHONY: all deps deps-cli deps-windows npm-deps web-deps build build-asan build-tsan test test-fast test-asan test-tsan demo bench fuzz fuzz-long clean blender-addon windows wasm npm web-app dist dist-linux
 
 all: build
 
@@ -145,6 +145,11 @@ wasm:
 
 npm: wasm
 	@scripts/pack-npm.sh $(WASM_BUILD)
+
+# The web app (web/app, docs/web-app.md): static files in $(WEB_APP_BUILD), from the WebAssembly build.
+WEB_APP_BUILD ?= build-web
+web-app: wasm web-deps
+	scripts/build-web.sh $(WASM_BUILD) $(WEB_APP_BUILD)
 
 # The Linux executable of the release: only glibc linked dynamically (scripts/build-linux-dist.sh).
 DIST_BUILD ?= build-dist

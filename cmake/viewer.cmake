@@ -45,10 +45,12 @@ add_custom_command(OUTPUT ${embedded}
                    COMMENT "Embedding the viewer's page and three.js modules"
                    VERBATIM)
 
+# The model's part (meshport_view_model, the top CMakeLists.txt) is a library of its own.
 file(GLOB MESHPORT_VIEW_SOURCES CONFIGURE_DEPENDS src/view/*.cpp)
+list(REMOVE_ITEM MESHPORT_VIEW_SOURCES ${MESHPORT_VIEW_MODEL_SOURCES})
 set_source_files_properties(${embedded} PROPERTIES OBJECT_DEPENDS "${files}")
 add_library(meshport_view STATIC ${MESHPORT_VIEW_SOURCES} ${embedded})
 target_include_directories(meshport_view PUBLIC src)
-target_link_libraries(meshport_view PUBLIC meshport PRIVATE ${MESHPORT_HTTPLIB} Threads::Threads)
+target_link_libraries(meshport_view PUBLIC meshport_view_model PRIVATE ${MESHPORT_HTTPLIB} Threads::Threads)
 # The version thumbnail stamps carry (src/view/thumbnails.cpp, as src/batch/stamp.cpp does).
 set_source_files_properties(src/view/thumbnails.cpp PROPERTIES COMPILE_DEFINITIONS MESHPORT_VERSION="${PROJECT_VERSION}")

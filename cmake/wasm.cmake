@@ -10,8 +10,10 @@ target_sources(meshport PRIVATE ${PROJECT_SOURCE_DIR}/wasm/compat/charconv.cpp)
 # The CLI's sources other than main.cpp are one object library both link.
 file(GLOB MESHPORT_CLI_PARTS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tools/meshport/*.cpp)
 list(FILTER MESHPORT_CLI_PARTS EXCLUDE REGEX "/main\\.cpp$")
+# `assemble` and `view --export` (no server here: the web app, web/app, shows what --export writes).
+list(APPEND MESHPORT_CLI_PARTS ${PROJECT_SOURCE_DIR}/tools/meshport/viewer/view_commands.cpp)
 add_library(meshport_cli_parts OBJECT ${MESHPORT_CLI_PARTS})
-target_link_libraries(meshport_cli_parts PUBLIC meshport CLI11::CLI11 nlohmann_json::nlohmann_json)
+target_link_libraries(meshport_cli_parts PUBLIC meshport meshport_view_model CLI11::CLI11 nlohmann_json::nlohmann_json)
 if(MESHPORT_UNITY)
   set_target_properties(meshport_cli_parts PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${MESHPORT_UNITY_BATCH})
 endif()

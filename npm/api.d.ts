@@ -13,6 +13,8 @@ export class MeshportError extends Error {
   stderr: string;
   stdout: string;
   diagnostics: string[];
+  /** The module trapped (ran out of memory, aborted) and was reloaded; workspaces are gone. */
+  moduleLost?: boolean;
 }
 
 export interface ConvertOptions {
@@ -50,3 +52,14 @@ export function convert(input: Bytes, options?: ConvertOptions): Promise<Convert
 export function info(input: Bytes, nameOrOptions?: string | { name?: string; from?: string; files?: Record<string, Bytes>; [cliOption: string]: unknown }): Promise<any>;
 export function validate(input: Bytes, nameOrOptions?: string | { name?: string; from?: string; files?: Record<string, Bytes>; [cliOption: string]: unknown }): Promise<ValidateResult>;
 export function diff(a: Bytes, b: Bytes, options?: { nameA?: string; fromA?: string; nameB?: string; fromB?: string; files?: Record<string, Bytes>; tolerance?: number; [cliOption: string]: unknown }): Promise<DiffResult>;
+
+export interface Workspace {
+  write(path: string, data: Bytes): void;
+  remove(path: string): void;
+  read(path: string): Uint8Array;
+  list(): string[];
+  run(args: string[]): Promise<RunResult>;
+  dispose(): void;
+}
+
+export function workspace(): Promise<Workspace>;

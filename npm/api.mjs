@@ -9,6 +9,8 @@ import createMeshportModule from './dist/meshport_api.mjs';
 // folder's files (texture search) for the process, which is the module's whole life here.
 let jobs = 0;
 let loaded = null;
+let loadedModule = null;  // the module `loaded` resolved to
+const lost = new WeakSet();  // modules that trapped
 let formatTable = null;
 
 function isNode() {
@@ -25,7 +27,8 @@ async function load() {
         const { readFile } = await import('node:fs/promises');
         options.wasmBinary = await readFile(new URL('./dist/meshport_api.wasm', import.meta.url));
       }
-      return createMeshportModule(options);
+      loadedModule = await createMeshportModule(options);
+      return loadedModule;
     })();
   }
   return loaded;
@@ -95,6 +98,45 @@ function writeFile(FS, job, relative, bytes) {
   FS.writeFile(`${job}/${parts.join('/')}`, bytes);
 }
 
+// Runs `meshport ...args` with the module's current folder `dir`: {status, stdout, stderr}. A
+// trap of the module (out of memory past what --max-memory foresaw, an abort) leaves it unusable:
+// it is dropped, the next call loads a fresh one, and this call rejects with a MeshportError whose
+// `moduleLost` is true (what was written into workspaces is gone with it).
+function runHere(M, dir, args) {
+  const FS = M.FS;
+  FS.chdir(dir);
+  const argv = ['meshport', ...args.map(String)];
+  const alloc = (s) => {
+    const size = M.lengthBytesUTF8(s) + 1;
+    const p = M._malloc(size);
+    M.stringToUTF8(s, p, size);
+    return p;
+  };
+  const pointers = argv.map(alloc);
+  const table = M._malloc(4 * (argv.length + 1));
+  pointers.forEach((p, i) => M.setValue(table + 4 * i, p, 'i32'));
+  M.setValue(table + 4 * argv.length, 0, 'i32');
+  const outPath = '/tmp/meshport.stdout', errPath = '/tmp/meshport.stderr';
+  const outP = alloc(outPath), errP = alloc(errPath);
+  let status;
+  try {
+    status = M._meshport_api_run(argv.length, table, outP, errP);
+  } catch (e) {
+    if (loaded && loadedModule === M) loaded = null;
+    lost.add(M);
+    const error = new MeshportError(`meshport stopped (${e && e.message || e}): the module was reloaded; run the ` +
+                                    'command again (in a new workspace)', 134, String(e && e.message || e), '');
+    error.moduleLost = true;
+    throw error;
+  }
+  for (const p of [...pointers, table, outP, errP]) M._free(p);
+  const decoder = new TextDecoder();
+  const stdout = decoder.decode(FS.readFile(outPath));
+  const stderr = decoder.decode(FS.readFile(errPath));
+  FS.chdir('/');
+  return { status, stdout, stderr };
+}
+
 /**
  * Runs `meshport ...args` in a folder holding `files` ({relative path: bytes}) and the (empty)
  * `folders`; resolves to {status, stdout, stderr, files}, `files` being every file the command
@@ -121,34 +163,7 @@ export async function run(args, files = {}, folders = []) {
   // files are dated 0, so a file written again with the same bytes (a texture copied over
   // itself) is found too.
   for (const name of given.keys()) FS.utime(`${JOB}/${name}`, 0, 0);
-  FS.chdir(JOB);
-  const argv = ['meshport', ...args.map(String)];
-  const pointers = argv.map((a) => {
-    const size = M.lengthBytesUTF8(a) + 1;
-    const p = M._malloc(size);
-    M.stringToUTF8(a, p, size);
-    return p;
-  });
-  const table = M._malloc(4 * (argv.length + 1));
-  pointers.forEach((p, i) => M.setValue(table + 4 * i, p, 'i32'));
-  M.setValue(table + 4 * argv.length, 0, 'i32');
-  const outPath = '/tmp/meshport.stdout', errPath = '/tmp/meshport.stderr';
-  const alloc = (s) => {
-    const size = M.lengthBytesUTF8(s) + 1;
-    const p = M._malloc(size);
-    M.stringToUTF8(s, p, size);
-    return p;
-  };
-  const outP = alloc(outPath), errP = alloc(errPath);
-  let status;
-  try {
-    status = M._meshport_api_run(argv.length, table, outP, errP);
-  } finally {
-    for (const p of [...pointers, table, outP, errP]) M._free(p);
-  }
-  const decoder = new TextDecoder();
-  const stdout = decoder.decode(FS.readFile(outPath));
-  const stderr = decoder.decode(FS.readFile(errPath));
+  const { status, stdout, stderr } = runHere(M, JOB, args);
   const written = {};
   for (const name of listTree(FS, JOB, '', [])) {
     const bytes = FS.readFile(`${JOB}/${name}`);
@@ -157,10 +172,77 @@ export async function run(args, files = {}, folders = []) {
     if (!before || touched || before.length !== bytes.length || !before.every((b, i) => b === bytes[i]))
       written[name] = bytes;
   }
-  FS.chdir('/');
   removeTree(FS, JOB);
   FS.rmdir(JOB);
   return { status, stdout, stderr, files: written };
+}
+
+/**
+ * A folder kept across commands: write a tree of files once (a dropped mod folder), then run
+ * many commands over it without copying it again.
+ *   ws.write(path, bytes), ws.remove(path), ws.list() -> [path], ws.read(path) -> Uint8Array
+ *   ws.run(args) -> {status, stdout, stderr, files}: `files` is what that command wrote or
+ *     rewrote in the folder ({path: bytes}; what was there before and was not written again is
+ *     left out)
+ *   ws.dispose() removes the folder.
+ * Paths are relative, without "..". A command that traps the module (see runHere) rejects with
+ * `moduleLost`; the workspace is then gone: make a new one.
+ */
+export async function workspace() {
+  const M = await load();
+  const FS = M.FS;
+  jobs += 1;
+  const dir = `/work${jobs}`;
+  FS.mkdir(dir);
+  let disposed = false;
+  const usable = () => {
+    if (disposed) throw new Error('this workspace was disposed');
+    if (lost.has(M)) {
+      const e = new MeshportError('the module stopped and was reloaded: this workspace is gone (make a new one)', 134, '', '');
+      e.moduleLost = true;
+      throw e;
+    }
+  };
+  return {
+    write(path, data) {
+      usable();
+      const name = checkedPath(path).replace(/\\/g, '/');
+      writeFile(FS, dir, name, toBytes(data, `file "${name}"`));
+      FS.utime(`${dir}/${name}`, 0, 0);
+    },
+    remove(path) {
+      usable();
+      FS.unlink(`${dir}/${checkedPath(path)}`);
+    },
+    read(path) {
+      usable();
+      return FS.readFile(`${dir}/${checkedPath(path)}`);
+    },
+    list() {
+      usable();
+      return listTree(FS, dir, '', []);
+    },
+    async run(args) {
+      usable();
+      const { status, stdout, stderr } = runHere(M, dir, args);
+      // Files the command wrote carry its time; they are dated 0 again once reported.
+      const files = {};
+      for (const name of listTree(FS, dir, '', [])) {
+        const path = `${dir}/${name}`;
+        if (FS.stat(path).mtime.getTime() === 0) continue;
+        files[name] = FS.readFile(path);
+        FS.utime(path, 0, 0);
+      }
+      return { status, stdout, stderr, files };
+    },
+    dispose() {
+      if (disposed) return;
+      disposed = true;
+      if (lost.has(M)) return;
+      removeTree(FS, dir);
+      FS.rmdir(dir);
+    },
+  };
 }
 
 // The CLI's options from an object: {flipYz: true, scale: 2, lods: [0.5, 0.25]} ->

@@ -32,23 +32,10 @@ const p = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
 p.version = process.argv[2];
 fs.writeFileSync(process.argv[3], JSON.stringify(p, null, 2) + "\n");' "$root/npm/package.json" "$version" "$stage/package.json"
 
-# Licences: Debian's copyright file of each package compiled in (the header-only ones, the two
-# source packages built with emcc, and Emscripten, whose libc (musl), libc++, libc++abi and
-# JavaScript runtime are in the .wasm and .js files).
-licence() {  # NAME FILE
-  [ -f "$2" ] || { echo "error: licence file $2 is missing" >&2; exit 1; }
-  cp "$2" "$stage/third-party-licenses/$1.txt"
-}
-licence fmt /usr/share/doc/libfmt-dev/copyright
-licence cli11 /usr/share/doc/libcli11-dev/copyright
-licence nlohmann-json /usr/share/doc/nlohmann-json3-dev/copyright
-licence eigen /usr/share/doc/libeigen3-dev/copyright
-licence spectra /usr/share/doc/libspectra-dev/copyright
-licence stb /usr/share/doc/libstb-dev/copyright
-licence meshoptimizer "$build/deps-src/meshoptimizer/debian/copyright"
-licence draco "$build/deps-src/draco/debian/copyright"
-licence draco-LICENSE "$build/deps-src/draco/LICENSE"
-licence emscripten /usr/share/doc/emscripten/copyright
+# Licences of everything compiled into the .wasm and .js files (scripts/wasm-licences.sh).
+# shellcheck source=scripts/wasm-licences.sh
+. "$root/scripts/wasm-licences.sh"
+copy_wasm_licences "$build" "$stage/third-party-licenses"
 
 mkdir -p "$dest"
 tarball=$(cd "$stage" && npm pack --silent --pack-destination "$dest" 2>/dev/null | tail -1)

@@ -4,6 +4,7 @@
 
 #include <meshport/summary.h>
 
+#include <algorithm>
 #include <filesystem>
 
 namespace meshport::view {
@@ -43,6 +44,28 @@ Model load_model(const LoadOptions& options, Diagnostics* diags) {
   model.write.texture_model = options.files[0];
   model.write.texture_dirs = options.texture_dirs;
   return model;
+}
+
+bool has_team_colour(const Model& model) {
+  return std::any_of(model.scene.materials.begin(), model.scene.materials.end(),
+                     [](const Material& m) { return !m.team_colour_texture.empty(); });
+}
+
+std::string model_glb(const Model& model, std::optional<std::array<uint8_t, 3>> team_colour, Diagnostics* diags) {
+  WriteOptions w = model.write;
+  w.format = Format::Glb;
+  w.team_colour = team_colour;
+  // The writer's warnings name no file (it writes to memory): they are about the model shown.
+  const size_t before = diags ? diags->items.size() : 0;
+  const std::vector<uint8_t> bytes = write_memory(model.scene, Format::Glb, w, diags);
+  if (diags)
+    for (size_t i = before; i < diags->items.size(); ++i)
+      if (diags->items[i].file.empty()) diags->items[i].file = model.title;
+  return std::string(bytes.begin(), bytes.end());
+}
+
+nlohmann::json page_info(const Model& model) {
+  return {{"title", model.title}, {"team_colour", has_team_colour(model)}, {"summary", model.summary}};
 }
 
 }  // namespace meshport::view

@@ -19,14 +19,6 @@ Response text(int status, std::string body) {
   return r;
 }
 
-std::string glb(const Model& model, std::optional<std::array<uint8_t, 3>> team_colour, Diagnostics* diags) {
-  WriteOptions w = model.write;
-  w.format = Format::Glb;
-  w.team_colour = team_colour;
-  const std::vector<uint8_t> bytes = write_memory(model.scene, Format::Glb, w, diags);
-  return std::string(bytes.begin(), bytes.end());
-}
-
 }  // namespace
 
 std::optional<std::array<uint8_t, 3>> parse_colour(std::string_view hex) {
@@ -40,16 +32,6 @@ std::optional<std::array<uint8_t, 3>> parse_colour(std::string_view hex) {
     if (ec != std::errc() || end != first + 2) return std::nullopt;
   }
   return c;
-}
-
-std::string model_glb(const Model& model, Diagnostics* diags) {
-  // The writer's warnings name no file (it writes to memory): they are about the model shown.
-  const size_t before = diags ? diags->items.size() : 0;
-  std::string bytes = glb(model, std::nullopt, diags);
-  if (diags)
-    for (size_t i = before; i < diags->items.size(); ++i)
-      if (diags->items[i].file.empty()) diags->items[i].file = model.title;
-  return bytes;
 }
 
 Site make_page_site() {
@@ -69,16 +51,14 @@ Site make_page_site() {
 Site make_site(const Model& model, Diagnostics* diags) {
   Site site = make_page_site();
   site.model = &model;
-  site.team_colour = std::any_of(model.scene.materials.begin(), model.scene.materials.end(),
-                                 [](const Material& m) { return !m.team_colour_texture.empty(); });
+  site.team_colour = has_team_colour(model);
   Response glb_route;
   glb_route.content_type = "model/gltf-binary";
-  glb_route.body = model_glb(model, diags);
+  glb_route.body = model_glb(model, std::nullopt, diags);
   site.routes.emplace("/model.glb", std::move(glb_route));
   Response info;
   info.content_type = "application/json";
-  nlohmann::json page = {{"title", model.title}, {"team_colour", site.team_colour}, {"summary", model.summary}};
-  info.body = page.dump();
+  info.body = page_info(model).dump();
   site.routes.emplace("/info.json", std::move(info));
   return site;
 }
@@ -111,7 +91,7 @@ Response respond(const Site& site, const Request& request, uint16_t port, bool* 
     if (!site.team_colour || !site.model) return route->second;
     Response r = route->second;
     try {
-      r.body = glb(*site.model, colour, nullptr);
+      r.body = model_glb(*site.model, colour, nullptr);
     } catch (const std::exception& e) {
       return text(500, e.what());
     }

@@ -2,6 +2,8 @@
 // so that its routes and its security checks are unit-tested (docs/viewer.md).
 #pragma once
 
+#include "view/model.h"
+
 #include <meshport/meshport.h>
 
 #include <nlohmann/json.hpp>
@@ -41,15 +43,6 @@ struct Request {
   size_t body_bytes = 0;
 };
 
-// The model a viewer shows: the Scene (read, assembled and processed as `convert` to .glb would),
-// how to write it (the texture search), its `info --json` summary, and a title.
-struct Model {
-  Scene scene;
-  WriteOptions write;
-  nlohmann::json summary;
-  std::string title;
-};
-
 // The routes: the embedded files, "/model.glb" (converted once, here; with ?tc=RRGGBB converted
 // again with that team colour baked in), "/info.json", "/heartbeat".
 struct Site {
@@ -63,8 +56,6 @@ Site make_site(const Model& model, Diagnostics* diags = nullptr);
 // The page alone: the embedded files and /heartbeat, no model (`thumbnail`'s pages, `?pool`,
 // are given their models by the DevTools protocol).
 Site make_page_site();
-// The model as the .glb /model.glb serves (warnings without a file name get the model's title).
-std::string model_glb(const Model& model, Diagnostics* diags = nullptr);
 
 // The host names a request may give for a server on 127.0.0.1:port (DNS rebinding defence: a
 // page of another origin resolving its name to 127.0.0.1 sends its own name).

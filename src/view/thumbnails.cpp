@@ -98,7 +98,7 @@ void draw(const ThumbnailOptions& o, Browser& browser, const std::string& url, s
   LoadOptions lo = o.load;
   lo.files = job.files;
   const Model model = load_model(lo, &d);
-  const std::string glb = model_glb(model, &d);
+  const std::string glb = model_glb(model, std::nullopt, &d);
   if (!page) page = std::make_unique<PoolPage>(browser, url, job.item.input, o.timeout);
   std::vector<uint8_t> picture;
   try {

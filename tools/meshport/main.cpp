@@ -9,9 +9,7 @@
 #include "cli_diagnostics.h"
 #include "conversion_options.h"
 #include "memory_option.h"
-#ifdef MESHPORT_VIEWER
 #include "viewer/view_commands.h"
-#endif
 #include "anims_command.h"
 #include "docs.h"
 #include "modes_command.h"
@@ -206,10 +204,8 @@ int main(int argc, char** argv) {
                  "Print a JSON array: per format its name, description, extensions, can_read, can_write, family "
                  "and \"holds\", what it holds by capability (docs/formats.md, \"What each format holds\")");
 
-#ifdef MESHPORT_VIEWER
   cli::ViewerArgs viewer_args;  // view, assemble, thumbnail
   cli::add_viewer_commands(app, viewer_args, from_help);
-#endif
   // gendocs (hidden): the man page and bash completion, from every command added above
   cli::DocsArgs docs_args;
   auto* docs_cmd = cli::add_docs_command(app, docs_args);
@@ -312,9 +308,7 @@ int main(int argc, char** argv) {
     if (*merge_cmd) return cli::run_merge(merge_args);
     if (*diff_cmd)
       return run_diff(diff_a, diff_b, diff_from_a, diff_from_b, diff_max_memory, diff_options, diff_json);
-#ifdef MESHPORT_VIEWER
     if (int code = 0; cli::run_viewer_commands(viewer_args, code)) return code;
-#endif
     if (*docs_cmd) return cli::run_docs(app, docs_args, MESHPORT_VERSION);
     if (*list) {
       fmt::print("{}", formats_json_out ? formats_json().dump(2) + "\n" : formats_text());

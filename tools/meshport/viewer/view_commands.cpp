@@ -1,4 +1,6 @@
-// `meshport view`, `assemble` and `thumbnail` (view_commands.h, docs/viewer.md).
+// `meshport view`, `assemble` and `thumbnail` (view_commands.h, docs/viewer.md). Every build has
+// `assemble` and `view --export`; serving the page and `thumbnail` need the viewer's server
+// (MESHPORT_VIEW_SERVER: cpp-httplib and the embedded page, MESHPORT_VIEWER in CMake).
 #include "view_commands.h"
 
 #include "../cli_diagnostics.h"
@@ -10,15 +12,20 @@
 
 #include <meshport/meshport.h>
 
+#include "core/io.h"
+#include "core/utf8_path.h"
 #include "view/model.h"
+#ifdef MESHPORT_VIEW_SERVER
 #include "view/server.h"
 #include "view/site.h"
 #include "view/thumbnails.h"
+#endif
 
 #include <fmt/format.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 
 namespace meshport::cli {
 
@@ -34,7 +41,35 @@ view::LoadOptions load_options(const ViewerArgs& args, const std::vector<std::st
   return o;
 }
 
+// view --export DIR: the files the page would be served, written into DIR (created).
+int run_export(const ViewerArgs& args) {
+  Diagnostics d;
+  try {
+    const view::Model model = view::load_model(load_options(args, args.view_files), &d);
+    std::optional<std::array<uint8_t, 3>> colour;
+    if (!args.team_colour.empty())
+      colour = std::array<uint8_t, 3>{uint8_t(args.team_colour[0]), uint8_t(args.team_colour[1]),
+                                      uint8_t(args.team_colour[2])};
+    const std::string glb = view::model_glb(model, colour, &d);
+    const std::string info = view::page_info(model).dump() + "\n";
+    const std::filesystem::path dir = utf8_path(args.export_dir);
+    std::filesystem::create_directories(dir);
+    io::write_file_atomic(path_utf8(dir / "model.glb"), {reinterpret_cast<const uint8_t*>(glb.data()), glb.size()});
+    io::write_file_atomic(path_utf8(dir / "info.json"), {reinterpret_cast<const uint8_t*>(info.data()), info.size()});
+  } catch (...) {
+    if (!args.quiet) print_diagnostics(d);
+    throw;
+  }
+  if (!args.quiet) print_diagnostics(d);
+  return 0;
+}
+
 int run_view(const ViewerArgs& args) {
+  if (!args.export_dir.empty()) return run_export(args);
+#ifndef MESHPORT_VIEW_SERVER
+  fail("view", "this meshport was built without the viewer's server (MESHPORT_VIEWER=OFF, or WebAssembly): "
+               "--export DIR writes what the page would show");
+#else
   Diagnostics d;
   const view::Model model = view::load_model(load_options(args, args.view_files), &d);
   const view::Site site = view::make_site(model, &d);
@@ -55,6 +90,7 @@ int run_view(const ViewerArgs& args) {
   server.run();
   fmt::print(stderr, "meshport view: stopped ({})\n", server.stop_reason());
   return 0;
+#endif
 }
 
 int run_assemble(const ViewerArgs& args) {
@@ -70,6 +106,7 @@ int run_assemble(const ViewerArgs& args) {
   return 0;
 }
 
+#ifdef MESHPORT_VIEW_SERVER
 int run_thumbnail(const ViewerArgs& args) {
   view::ThumbnailOptions o;
   o.inputs = args.thumbnail_files;
@@ -108,6 +145,7 @@ int run_thumbnail(const ViewerArgs& args) {
              r.cancelled ? " (interrupted)" : "");
   return r.cancelled ? 130 : r.exit_code();
 }
+#endif
 
 }  // namespace
 
@@ -126,6 +164,16 @@ void add_viewer_commands(CLI::App& app, ViewerArgs& args, const std::string& fro
   args.view->add_option("files", args.view_files, parts_help)->required();
   args.view->add_option("--port", args.port, "Port (default 0: a free one)")->check(CLI::Range(0, 65535));
   args.view->add_flag("--open", args.open, "Also open the address in the desktop's default browser");
+  args.view
+      ->add_option("--export", args.export_dir,
+                   "Serve nothing: write the page's model.glb and info.json into DIR (what a static page shows)")
+      ->type_name("DIR");
+  args.view
+      ->add_option("--team-colour", args.team_colour,
+                   "With --export: bake this team colour R,G,B into pages with a team colour mask (as /model.glb?tc=)")
+      ->delimiter(',')
+      ->expected(3)
+      ->check(CLI::Range(0, 255));
   args.view->add_option("--idle", args.idle, "Stop this many seconds after the page was closed (default 30)")
       ->check(CLI::PositiveNumber);
   args.view->add_option("--timeout", args.timeout, "Stop after this many seconds (default 0: no limit)")
@@ -143,6 +191,7 @@ void add_viewer_commands(CLI::App& app, ViewerArgs& args, const std::string& fro
                         "(from 1; from 2 with --vtol), as the game places them (docs/viewer.md).");
   common(args.assemble);
 
+#ifdef MESHPORT_VIEW_SERVER
   args.thumbnail = app.add_subcommand("thumbnail", "Write PNG previews through the viewer page in headless Chromium");
   CLI::App* t = args.thumbnail;
   t->add_option("inputs", args.thumbnail_files,
@@ -169,12 +218,15 @@ void add_viewer_commands(CLI::App& app, ViewerArgs& args, const std::string& fro
             "the others are still drawn; exit status 1 then. Ctrl-C finishes the pictures being drawn, starts no\n"
             "more, closes Chromium and removes its profile; exit status 130 (docs/viewer.md, \"Thumbnails\").");
   common(t);
+#endif
 }
 
 bool run_viewer_commands(const ViewerArgs& args, int& exit_code) {
   if (args.view && *args.view) exit_code = run_view(args);
   else if (args.assemble && *args.assemble) exit_code = run_assemble(args);
+#ifdef MESHPORT_VIEW_SERVER
   else if (args.thumbnail && *args.thumbnail) exit_code = run_thumbnail(args);
+#endif
   else return false;
   return true;
 }

@@ -1,4 +1,5 @@
-// `meshport view`, `assemble` and `thumbnail` (docs/viewer.md); built with MESHPORT_VIEWER.
+// `meshport view`, `assemble` and `thumbnail` (docs/viewer.md); serving and `thumbnail` need
+// MESHPORT_VIEW_SERVER (view_commands.cpp).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -24,6 +25,8 @@ struct ViewerArgs {
   bool force = false, verbose = false;
   double page_timeout = 60;
   std::string sheet, progress = "auto";
+  std::string export_dir;            // view --export DIR
+  std::vector<int> team_colour;      // view --export --team-colour R,G,B
   CLI::App* view = nullptr;
   CLI::App* assemble = nullptr;
   CLI::App* thumbnail = nullptr;

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The web app (issue 37, docs/web-app.md): static files only, deployable to any static host.
+#   scripts/build-web.sh [WASM_BUILD_DIR [OUT_DIR]]   (defaults: build-wasm, build-web)
+# WASM_BUILD_DIR is a WebAssembly build (scripts/build-wasm.sh, make wasm); web/node_modules holds
+# three.js (make web-deps). OUT_DIR is made afresh:
+#   index.html, app.js, ... (web/app/)    the page and its Web Worker
+#   viewer.js, viewer.css (web/)           the viewer `meshport view` serves, the same files
+#   three/                                 three.js's module and the addons the viewer imports
+#   meshport/api.mjs, meshport/dist/       the JavaScript API (npm/api.mjs) and its .wasm module
+#   LICENSE, third-party-licenses/         meshport's licence, three.js's and the .wasm's
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=$(realpath -m "${1:-$root/build-wasm}")
+out=$(realpath -m "${2:-$root/build-web}")
+three=$root/web/node_modules/three
+for f in meshport_api.mjs meshport_api.wasm; do
+  [ -f "$build/$f" ] || { echo "error: $build/$f is missing: run scripts/build-wasm.sh $build (make wasm)" >&2; exit 1; }
+done
+[ -f "$three/build/three.module.min.js" ] || { echo "error: $three is missing: run make web-deps" >&2; exit 1; }
+[ -d "$root/web/app" ] || { echo "error: $root/web/app is missing" >&2; exit 1; }
+
+rm -rf "$out"
+mkdir -p "$out/three/addons/controls" "$out/three/addons/loaders" "$out/three/addons/utils" "$out/meshport/dist"
+cp -R "$root/web/app/." "$out/"
+for f in viewer.js viewer.css; do
+  [ -f "$root/web/$f" ] && cp "$root/web/$f" "$out/"
+done
+cp "$three/build/three.module.min.js" "$out/three/three.module.js"
+cp "$three/examples/jsm/controls/OrbitControls.js" "$out/three/addons/controls/"
+cp "$three/examples/jsm/loaders/GLTFLoader.js" "$out/three/addons/loaders/"
+cp "$three/examples/jsm/utils/BufferGeometryUtils.js" "$out/three/addons/utils/"
+cp "$root/npm/api.mjs" "$out/meshport/api.mjs"
+cp "$build/meshport_api.mjs" "$build/meshport_api.wasm" "$out/meshport/dist/"
+cp "$root/LICENSE" "$out/LICENSE"
+mkdir -p "$out/third-party-licenses"
+cp "$three/LICENSE" "$out/third-party-licenses/three.txt"
+# shellcheck source=scripts/wasm-licences.sh
+. "$root/scripts/wasm-licences.sh"
+copy_wasm_licences "$build" "$out/third-party-licenses"
+echo "web app: $out ($(du -sh "$out" | cut -f1); serve it with any static server, e.g. python3 -m http.server -d $out)"
