@@ -127,8 +127,15 @@ py::object read_py(const py::object& source, const std::optional<std::string>& f
 }
 
 mp::WriteOptions write_options(const std::optional<std::string>& format, int pie_version, bool compress,
-                               bool external_textures, const std::vector<std::string>& texture_dirs) {
+                               bool external_textures, const std::vector<std::string>& texture_dirs,
+                               const std::string& texture_model = "") {
   mp::WriteOptions o;
+  // As convert() does for its first input: the model's folder and its sidecar files are searched.
+  if (!texture_model.empty()) {
+    o.texture_model = texture_model;
+    const std::string dir = py::str(py::module_::import("os.path").attr("dirname")(texture_model)).cast<std::string>();
+    o.texture_dir = dir.empty() ? "." : dir;
+  }
   o.format = format_arg(format, true);
   o.force_format = bool(format);
   o.pie_version = pie_version;
@@ -139,8 +146,10 @@ mp::WriteOptions write_options(const std::optional<std::string>& format, int pie
 }
 
 py::object write_py(const mp::Scene& scene, const py::object& path, const std::optional<std::string>& format,
-                    int pie_version, bool compress, bool external_textures, const std::vector<std::string>& texture_dirs) {
-  mp::WriteOptions o = write_options(format, pie_version, compress, external_textures, texture_dirs);
+                    int pie_version, bool compress, bool external_textures, const std::vector<std::string>& texture_dirs,
+                    const py::object& texture_model) {
+  mp::WriteOptions o = write_options(format, pie_version, compress, external_textures, texture_dirs,
+                                     texture_model.is_none() ? std::string() : path_of(texture_model));
   mp::Diagnostics d;
   if (path.is_none()) {
     if (!o.format) throw py::value_error("write() without a path needs format= (" + mp::format_names(true) + ")");
@@ -450,6 +459,7 @@ void bind_api(py::module_& m) {
   m.def("write", &write_py, py::arg("scene"), py::arg("path") = py::none(), py::kw_only(),
         py::arg("format") = py::none(), py::arg("pie_version") = 0, py::arg("compress") = false,
         py::arg("external_textures") = false, py::arg("texture_dirs") = std::vector<std::string>{},
+        py::arg("texture_model") = py::none(),
         "Writes the Scene to a path (None returned), or returns the main file's bytes when no path is given.");
   m.def("convert", &convert_py, py::arg("inputs"), py::arg("output"), py::kw_only(), py::arg("from_format") = py::none(),
         py::arg("to") = py::none(), py::arg("normals") = "default", py::arg("tangents") = "default",
