@@ -29,11 +29,11 @@ py::object make_error(const meshport::Diagnostic& d) {
 void warn(const meshport::Diagnostics& d) {
   for (const meshport::Diagnostic& x : d.items) {
     PyObject* category = (x.severity == meshport::Severity::Note ? note_type : warning_type).ptr();
-    if (PyErr_WarnEx(category, x.to_string().c_str(), 2) < 0) throw py::error_already_set();
+    if (PyErr_WarnEx(category, x.to_string().c_str(), 1) < 0) throw py::error_already_set();
   }
   if (d.dropped) {
     const std::string text = "note: " + std::to_string(d.dropped) + " more diagnostics not shown";
-    if (PyErr_WarnEx(note_type.ptr(), text.c_str(), 2) < 0) throw py::error_already_set();
+    if (PyErr_WarnEx(note_type.ptr(), text.c_str(), 1) < 0) throw py::error_already_set();
   }
 }
 
