@@ -5,6 +5,8 @@ import os
 import pathlib
 import subprocess
 
+import warnings
+
 import pytest
 
 import meshport  # noqa: F401  (a missing module is an error at collection: the run fails)
@@ -38,3 +40,20 @@ def cli():
 def warnings_text(record):
     """The messages of the MeshportWarning/MeshportNote warnings recorded, as the CLI prints them."""
     return [str(w.message) for w in record if issubclass(w.category, (meshport.MeshportWarning, meshport.MeshportNote))]
+
+
+def same_outcome(cli_run, call):
+    """`call` gives what the CLI run gave: the same warnings, and the same error when it failed."""
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        if cli_run.returncode == 0:
+            result = call()
+        else:
+            with pytest.raises(meshport.Error) as e:
+                call()
+            result = None
+    lines = cli_run.stderr.splitlines()
+    if cli_run.returncode != 0:
+        assert str(e.value) == lines.pop()
+    assert warnings_text(record) == lines
+    return result

@@ -1,6 +1,5 @@
 # Every format meshport writes, through Python and through the CLI, gives the same bytes (every
 # file written: side files, textures, .prop/.model pairs) and the same warnings.
-import filecmp
 import json
 import os
 import warnings
@@ -8,7 +7,7 @@ import warnings
 import pytest
 
 import meshport
-from conftest import DATA, EXAMPLES, warnings_text
+from conftest import DATA, EXAMPLES, same_outcome
 
 WRITTEN = ["iqe", "iqm", "gltf", "glb", "obj", "pie", "qmsh.tmp", "qmsh", "model", "prop", "path"]
 SOURCES = {"tentacle": EXAMPLES / "tentacle.iqe", "turret": DATA / "cli" / "turret.pie",
@@ -25,23 +24,6 @@ def same_tree(a, b):
         with open(os.path.join(a, name), "rb") as fa, open(os.path.join(b, name), "rb") as fb:
             assert fa.read() == fb.read(), name
     return files_of(a)
-
-
-def same_outcome(cli_run, call):
-    """`call` gives what the CLI run gave: the same warnings, and the same error when it failed."""
-    with warnings.catch_warnings(record=True) as record:
-        warnings.simplefilter("always")
-        if cli_run.returncode == 0:
-            result = call()
-        else:
-            with pytest.raises(meshport.Error) as e:
-                call()
-            result = None
-    lines = cli_run.stderr.splitlines()
-    if cli_run.returncode != 0:
-        assert str(e.value) == lines.pop()
-    assert warnings_text(record) == lines
-    return result
 
 
 def test_every_writable_format_is_listed():
