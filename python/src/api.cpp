@@ -119,11 +119,11 @@ void scene_arg(const py::handle& source, const ReadArgs& a, mp::Diagnostics& d, 
   out.scene = &out.owned;
 }
 
-py::object read_py(const py::object& source, const std::optional<std::string>& format, std::optional<uint32_t> scene,
-                   uint64_t max_memory, const std::string& name) {
+mp::Scene read_py(const py::object& source, const std::optional<std::string>& format, std::optional<uint32_t> scene,
+                  uint64_t max_memory, const std::string& name) {
   mp::Diagnostics d;
   std::string file;
-  return py::cast(read_source(source, ReadArgs{format, scene, max_memory, name}, d, file));
+  return read_source(source, ReadArgs{format, scene, max_memory, name}, d, file);
 }
 
 mp::WriteOptions write_options(const std::optional<std::string>& format, int pie_version, bool compress,
@@ -168,7 +168,7 @@ mp::Generate generate_arg(const std::string& v, const char* what) {
   throw py::value_error(std::string(what) + ": expected \"default\", \"missing\" or \"off\"");
 }
 
-py::object convert_py(const py::object& inputs, const py::object& output, const std::optional<std::string>& from,
+mp::Scene convert_py(const py::object& inputs, const py::object& output, const std::optional<std::string>& from,
                       const std::optional<std::string>& to, const std::string& normals, const std::string& tangents,
                       int pie_version, bool compress, bool external_textures, const std::vector<std::string>& texture_dirs,
                       const std::vector<float>& lods, bool allow_empty, uint64_t max_memory) {
@@ -186,7 +186,7 @@ py::object convert_py(const py::object& inputs, const py::object& output, const 
   o.allow_empty = allow_empty;
   const std::string out = path_of(output);
   mp::Diagnostics d;
-  return py::cast(released(d, [&] { return mp::convert(in, out, o, &d); }));
+  return released(d, [&] { return mp::convert(in, out, o, &d); });
 }
 
 py::dict item_dict(mp::BatchTask task, const mp::BatchItem& item) {
