@@ -16,8 +16,9 @@
 #include <pybind11/functional.h>
 
 #include <exception>
-#include <mutex>
+#include <atomic>
 #include <optional>
+#include <span>
 
 namespace mpy {
 namespace mp = meshport;
@@ -95,8 +96,17 @@ mp::Scene read_source(const py::handle& source, const ReadArgs& a, mp::Diagnosti
   o.scenes = scenes;
   if (is_bytes_like(source)) {
     if (!o.format) throw py::value_error("reading bytes needs format= (" + mp::format_names(false) + ")");
-    std::vector<uint8_t> data = bytes_of(source);
     file = a.name.empty() ? "<bytes>" : a.name;
+    // bytes are immutable: read in place (the caller holds `source`); a bytearray or memoryview
+    // could change under the reader while the GIL is released, so it is copied first.
+    if (py::isinstance<py::bytes>(source)) {
+      char* p = nullptr;
+      Py_ssize_t n = 0;
+      if (PyBytes_AsStringAndSize(source.ptr(), &p, &n) < 0) throw py::error_already_set();
+      const std::span<const uint8_t> data(reinterpret_cast<const uint8_t*>(p), size_t(n));
+      return released(d, [&] { return mp::read_memory(data, *o.format, file, o, &d); });
+    }
+    std::vector<uint8_t> data = bytes_of(source);
     return released(d, [&] { return mp::read_memory(data, *o.format, file, o, &d); });
   }
   file = path_of(source);
