@@ -1,6 +1,7 @@
 """Builds the extension meshport._meshport with the repository's CMake build (docs/python.md).
 
-The CMake build folder is ../build-python (kept between builds: a rebuild compiles only what
+The library is compiled with the flags of `make build` (Release, the project's warnings), so that
+ccache, when installed, reuses that build's objects. The CMake build folder is ../build-python (kept between builds: a rebuild compiles only what
 changed), or MESHPORT_BUILD_DIR: an existing build folder configured for this same Python (its
 meshport_python target is built). CMAKE_BUILD_PARALLEL_LEVEL (or JOBS) sets the parallel jobs.
 """
@@ -36,7 +37,7 @@ class CMakeBuild(build_ext):
             launcher = ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"] if shutil.which("ccache") else []
             subprocess.check_call(["cmake", "-S", str(ROOT), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release",
                                    "-DMESHPORT_PYTHON=ON", "-DMESHPORT_TESTS=OFF", "-DMESHPORT_BENCH=OFF",
-                                   "-DMESHPORT_VIEWER=OFF", "-DMESHPORT_WERROR=OFF",
+                                   "-DMESHPORT_VIEWER=OFF",
                                    "-DPython_EXECUTABLE=" + sys.executable] + launcher)
         jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL") or os.environ.get("JOBS") or str(os.cpu_count() or 1)
         subprocess.check_call(["cmake", "--build", str(build), "--target", "meshport_python", "-j", jobs])
