@@ -4,6 +4,7 @@
 # meshport_python target, already up to date), so it takes seconds.
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 
@@ -18,8 +19,15 @@ def test_pip_install_offline(tmp_path):
     env = dict(os.environ, MESHPORT_BUILD_DIR=str(build), PIP_NO_INDEX="1", PIP_DISABLE_PIP_VERSION_CHECK="1")
     env.pop("PYTHONPATH", None)
     python = str(tmp_path / "venv" / "bin" / "python")
-    r = subprocess.run([python, "-m", "pip", "install", "--no-build-isolation", "--no-index", str(ROOT / "python")],
-                       env=env, capture_output=True, text=True, timeout=600)
+    # pip builds in place: setuptools' build/ and meshport.egg-info/ in python/ (git ignores them),
+    # removed again unless they were there before.
+    leftovers = [p for p in (ROOT / "python" / "build", ROOT / "python" / "meshport.egg-info") if not p.exists()]
+    try:
+        r = subprocess.run([python, "-m", "pip", "install", "--no-build-isolation", "--no-index", str(ROOT / "python")],
+                           env=env, capture_output=True, text=True, timeout=600)
+    finally:
+        for p in leftovers:
+            shutil.rmtree(p, ignore_errors=True)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     check = ("import meshport, os; s = meshport.read(%r); "
              "print(os.path.dirname(meshport.__file__), len(s.pie.levels), sorted(os.listdir(os.path.dirname(meshport.__file__))))"
