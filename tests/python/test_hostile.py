@@ -87,3 +87,22 @@ def test_bytes_need_a_format_and_unknown_formats_are_named():
         meshport.read(b"", "fbx")
     with pytest.raises(meshport.Error):
         meshport.read(os.path.join(str(HOSTILE), "no-such-file.pie"))
+
+
+FUZZ = sorted(p for p in (HOSTILE / "fuzz").rglob("*") if p.is_file() and p.parent.name in FORMAT)
+
+
+@pytest.mark.parametrize("path", FUZZ, ids=[p.relative_to(HOSTILE).as_posix() for p in FUZZ])
+def test_fuzz_regressions_read_write_read(path):
+    """The files the fuzzers found problems with: read or raise meshport.Error; what reads writes
+    (as its own format, in memory) and reads again."""
+    fmt = FORMAT[path.parent.name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            scene = meshport.read(path.read_bytes(), fmt, name=path.name)
+        except meshport.Error:
+            return
+        data = meshport.write(scene, format=fmt)
+        again = meshport.read(data, fmt, name=path.name)
+    assert isinstance(again, meshport.Scene)
