@@ -16,9 +16,13 @@ set_target_properties(meshport_python PROPERTIES OUTPUT_NAME _meshport
                       LIBRARY_OUTPUT_DIRECTORY ${MESHPORT_PYTHON_DIR}/meshport)
 target_compile_definitions(meshport_python PRIVATE MESHPORT_VERSION="${PROJECT_VERSION}")
 target_link_libraries(meshport_python PRIVATE meshport)
+# The library's symbols stay inside the module (only PyInit__meshport is exported): no clash with
+# another extension linking another libmeshport, and a smaller dynamic symbol table.
+target_link_options(meshport_python PRIVATE -Wl,--exclude-libs,ALL)
 
 # The package's pure-Python files, copied beside the extension whenever they change.
-file(GLOB MESHPORT_PYTHON_FILES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/python/meshport/*)
+file(GLOB MESHPORT_PYTHON_FILES LIST_DIRECTORIES false CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/python/meshport/*.py
+     ${PROJECT_SOURCE_DIR}/python/meshport/*.pyi ${PROJECT_SOURCE_DIR}/python/meshport/py.typed)
 set(copied "")
 foreach(file ${MESHPORT_PYTHON_FILES})
   get_filename_component(name ${file} NAME)
