@@ -16,7 +16,7 @@ set_target_properties(meshport_python PROPERTIES OUTPUT_NAME _meshport
                       LIBRARY_OUTPUT_DIRECTORY ${MESHPORT_PYTHON_DIR}/meshport)
 target_compile_definitions(meshport_python PRIVATE MESHPORT_VERSION="${PROJECT_VERSION}")
 target_link_libraries(meshport_python PRIVATE meshport)
-# The library's symbols stay inside the module (only PyInit__meshport is exported): no clash with
+# The library's symbols stay inside the module (PyInit__meshport and template instances aside): no clash with
 # another extension linking another libmeshport, and a smaller dynamic symbol table.
 target_link_options(meshport_python PRIVATE -Wl,--exclude-libs,ALL)
 
