@@ -49,5 +49,6 @@ class CMakeBuild(build_ext):
         shutil.copyfile(built[0], target)
 
 
-setup(version=version(), ext_modules=[Extension("meshport._meshport", sources=[])],
+setup(version=version(), packages=["meshport"], package_data={"meshport": ["*.pyi", "py.typed"]},
+      include_package_data=False, ext_modules=[Extension("meshport._meshport", sources=[])],
       cmdclass={"build_ext": CMakeBuild})
