@@ -16,6 +16,9 @@ set_target_properties(meshport_python PROPERTIES OUTPUT_NAME _meshport
                       LIBRARY_OUTPUT_DIRECTORY ${MESHPORT_PYTHON_DIR}/meshport)
 target_compile_definitions(meshport_python PRIVATE MESHPORT_VERSION="${PROJECT_VERSION}")
 target_link_libraries(meshport_python PRIVATE meshport)
+# The bindings only convert arguments and call the library (compiled with the build's flags): -O1
+# here compiles them in half the CPU time of -O3 (CI's budget), with no measurable cost per call.
+target_compile_options(meshport_python PRIVATE -O1)
 # The library's symbols stay inside the module (PyInit__meshport and template instances aside): no clash with
 # another extension linking another libmeshport, and a smaller dynamic symbol table.
 target_link_options(meshport_python PRIVATE -Wl,--exclude-libs,ALL)
