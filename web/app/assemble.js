@@ -6,7 +6,7 @@ const $ = (id) => document.getElementById(id);
 const KIND = { body: /(^|\/)bod(y|ies)\//i, propulsion: /(^|\/)(prop|propulsion)\//i, weapons: /(^|\/)weapons?\//i };
 
 function fill(select, paths, kind, multiple) {
-  const old = new Set([...select.selectedOptions].map((o) => o.value));
+  const old = new Set([...select.selectedOptions].map((o) => o.value).filter((v) => v !== ''));
   select.textContent = '';
   if (!multiple) {
     const none = document.createElement('option');
@@ -23,10 +23,8 @@ function fill(select, paths, kind, multiple) {
     o.selected = old.has(p);
     select.appendChild(o);
   }
-  if (!multiple && !old.size) {
-    const first = paths.find((p) => KIND[kind].test(p));
-    if (first) select.value = first;
-  }
+  // A single choice not made yet: the first part of the kind.
+  if (!multiple && ![...old].some((p) => paths.includes(p))) select.value = paths.find((p) => KIND[kind].test(p)) || '';
 }
 
 function parts(ctx) {

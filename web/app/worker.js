@@ -37,6 +37,9 @@ function take(files, dir) {
 // again, and the page is told.
 async function run(args, dir = '.meshport/out') {
   const w = await space();
+  // The output folder exists, as the CLI needs (an empty folder stays when its files are taken).
+  w.write(`${dir}/.keep`, new Uint8Array(0));
+  w.remove(`${dir}/.keep`);
   try {
     const r = await w.run(args);
     return { status: r.status, stdout: r.stdout, stderr: r.stderr, files: take(r.files, dir) };
