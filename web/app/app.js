@@ -24,10 +24,6 @@ function startWorker() {
   worker.onmessage = (event) => {
     const message = event.data;
     if (message.type === 'progress') { status(message.text); return; }
-    if (message.type === 'reloaded') {
-      showError(`${message.message}\nmeshport was restarted and the files were written into it again.`);
-      return;
-    }
     const call = calls.get(message.id);
     if (!call) return;
     calls.delete(message.id);
@@ -103,10 +99,13 @@ function clearError() {
   $('error').classList.add('hidden');
 }
 
-/** A failed action: the CLI's message verbatim (its stderr), else the error's message. */
+/**
+ * A failed action: the CLI's message verbatim (its stderr), else the error's message (a module that
+ * trapped: what happened, and that it was restarted with the files).
+ */
 function failed(e, what) {
   if (e && e.cancelled) return;
-  const text = (e && e.stderr && e.stderr.trim()) || (e && e.message) || String(e);
+  const text = (e && !e.moduleLost && e.stderr && e.stderr.trim()) || (e && e.message) || String(e);
   showError(text);
   status(`${what} failed`);
 }
@@ -266,11 +265,13 @@ async function select(path) {
   status(`opening ${path}…`, true);
   const started = performance.now();
   try {
+    // The picture first, then the summary.
+    await showView([path]);
+    if (selected !== path) return;
     const r = await run(['info', '--json', '--max-memory', MAX_MEMORY, path]);
     if (r.status !== 0) throw Object.assign(new Error(`info failed (exit status ${r.status})`), r);
     const json = JSON.parse(r.stdout);
     fillInfo(path, json, JSON.stringify(json, null, 2));
-    await showView([path]);
     status(`${path} (${((performance.now() - started) / 1000).toFixed(2)} s)`);
   } catch (e) {
     if (selected === path) {

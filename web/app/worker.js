@@ -4,8 +4,7 @@
 // workspace as soon as it was read, so the workspace holds only the user's files.
 //
 // Messages from the page: {id, op, ...}; answers: {id, ok: true, result} or {id, ok: false,
-// error: {message, stderr, status, moduleLost}}; progress: {type: 'progress', text}; a reloaded
-// module: {type: 'reloaded', message}.
+// error: {message, stderr, status, moduleLost}}; progress: {type: 'progress', text}.
 import { workspace, formats } from './meshport/api.mjs';
 import { zipSync } from './vendor/fflate.js';
 
@@ -46,7 +45,10 @@ async function run(args, dir = '.meshport/out') {
   } catch (e) {
     if (e && e.moduleLost) {
       ws = null;
-      postMessage({ type: 'reloaded', message: e.message });
+      const lost = new Error(`meshport stopped while running "meshport ${args.join(' ')}" (${e.stderr || e.message}): ` +
+        'it was restarted and the files written into it again; the command gave no result');
+      lost.moduleLost = true;
+      throw lost;
     }
     throw e;
   }
