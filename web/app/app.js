@@ -221,7 +221,7 @@ function cell(row, text, tag = 'td') {
   row.appendChild(td);
 }
 
-// A readable table of `info --json`: the top-level numbers and short values, then the JSON itself.
+// A readable table of `info --json`: the top-level numbers and short values, then the CLI's JSON text.
 function fillInfo(path, json, text) {
   const box = $('info');
   box.textContent = '';
@@ -270,8 +270,7 @@ async function select(path) {
     if (selected !== path) return;
     const r = await run(['info', '--json', '--max-memory', MAX_MEMORY, path]);
     if (r.status !== 0) throw Object.assign(new Error(`info failed (exit status ${r.status})`), r);
-    const json = JSON.parse(r.stdout);
-    fillInfo(path, json, JSON.stringify(json, null, 2));
+    fillInfo(path, JSON.parse(r.stdout), r.stdout.trimEnd());
     status(`${path} (${((performance.now() - started) / 1000).toFixed(2)} s)`);
   } catch (e) {
     if (selected === path) {
@@ -305,7 +304,7 @@ app.ready = call('formats').then((table) => {
 app.ready.catch(() => {});
 
 const ctx = {
-  call, run, status, showError, clearError, failed, download, showView, MAX_MEMORY,
+  call, run, status, showError, clearError, failed, download, showView, fillInfo, MAX_MEMORY,
   models, files: () => files, formats: () => formats, selected: () => selected,
   onFilesChanged: (f) => listeners.push(f), viewer,
 };

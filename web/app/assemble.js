@@ -43,7 +43,9 @@ async function show(ctx) {
   ctx.clearError();
   ctx.status('assembling…', true);
   try {
-    await ctx.showView(p.list, p.extra);
+    const info = await ctx.showView(p.list, p.extra);
+    // #info: the unit's summary, as view's info.json gives it.
+    if (info.summary) ctx.fillInfo(info.title || 'unit', info.summary, JSON.stringify(info.summary, null, 2));
     ctx.status(`unit: ${p.list.join(' + ')}`);
   } catch (e) {
     ctx.failed(e, 'assemble');

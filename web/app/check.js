@@ -85,7 +85,7 @@ async function validate(ctx) {
     const r = await ctx.run(args);
     if ((r.status !== 0 && r.status !== 1) || !r.stdout.trim()) throw Object.assign(new Error(`validate failed (exit status ${r.status})`), r);
     const report = JSON.parse(r.stdout);
-    $('validate-json').textContent = JSON.stringify(report, null, 2);
+    $('validate-json').textContent = r.stdout.trimEnd();
     const list = $('diagnostics');
     list.textContent = '';
     for (const item of report.items) for (const d of item.diagnostics || []) list.appendChild(diagnosticItem(d));
@@ -108,7 +108,7 @@ async function diff(ctx) {
     const r = await ctx.run(['diff', '--json', '--max-memory', ctx.MAX_MEMORY, a, b]);
     if ((r.status !== 0 && r.status !== 1) || !r.stdout.trim()) throw Object.assign(new Error(`diff failed (exit status ${r.status})`), r);
     const result = JSON.parse(r.stdout);
-    $('diff-json').textContent = JSON.stringify(result, null, 2);
+    $('diff-json').textContent = r.stdout.trimEnd();
     const list = $('diff-list');
     list.textContent = '';
     for (const d of result.differences || []) {
