@@ -183,6 +183,9 @@ async function clearFiles() {
 
 // ---- viewer and info ------------------------------------------------------------------------
 const viewer = createViewer({ view: $('view'), panel: $('panel') });
+// The viewer's own status line in the canvas ("loading…", a .glb it cannot show) is made with the id
+// "status" when the view has none; the page's #status is the one in the header.
+for (const line of $('view').querySelectorAll('.mp-status')) if (line.id === 'status') line.id = 'view-status';
 
 function hexToRgb(hex) {
   const h = hex.replace(/^#/, '');
@@ -240,8 +243,10 @@ function fillInfo(path, json, text) {
       const names = value.map((v) => (v && typeof v === 'object' ? v.name : v)).filter((v) => v !== undefined && v !== null);
       add(key, `${value.length}${names.length ? `: ${names.slice(0, 6).join(', ')}${names.length > 6 ? ', …' : ''}` : ''}`);
     } else {
-      const flat = Object.entries(value).filter(([, v]) => v === null || typeof v !== 'object');
-      add(key, flat.map(([k, v]) => `${k} ${v}`).join(', ') || '…');
+      const short = (v) => (typeof v === 'number' ? String(Number(v.toPrecision(5))) : String(v));
+      const flat = Object.entries(value).filter(([, v]) => v === null || typeof v !== 'object' ||
+        (Array.isArray(v) && v.length <= 4 && v.every((x) => typeof x !== 'object')));
+      add(key, flat.map(([k, v]) => `${k} ${Array.isArray(v) ? `[${v.map(short).join(', ')}]` : short(v)}`).join(', ') || '…');
     }
   }
   box.appendChild(table);

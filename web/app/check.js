@@ -41,6 +41,7 @@ async function showSource(ctx, file, line) {
   const source = $('source');
   source.textContent = '';
   const rows = text.split(/\r?\n/);
+  if (rows.length > 1 && rows[rows.length - 1] === '') rows.pop();  // the newline ending the last line
   let current = null;
   rows.forEach((row, i) => {
     const div = document.createElement('div');
