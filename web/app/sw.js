@@ -2,6 +2,8 @@
 // of the site, so the page opens and works without a network afterwards. scripts/build-web.sh
 // fills in FILES (every file of build-web/, relative to this one) and VERSION (a hash of their
 // contents): a new build gets a new cache, and the old one is deleted once the new one is active.
+// A new build waits (no skipWaiting) until no tab runs the old one, so one page never mixes the
+// files of two builds; the first visit's page is claimed at once, so it works offline already.
 const VERSION = "@VERSION@";
 const FILES = "@FILES@";
 const CACHE = `meshport-web-${VERSION}`;
@@ -10,7 +12,6 @@ self.addEventListener('install', (event) => {
   event.waitUntil((async () => {
     const cache = await caches.open(CACHE);
     await cache.addAll(FILES.map((f) => new URL(f, self.registration.scope).href));
-    await self.skipWaiting();
   })());
 });
 
