@@ -136,7 +136,19 @@ function filesChanged() {
   for (const f of listeners) f();
 }
 
-async function addFiles(list) {
+// Adds dropped or picked files (a list, or a promise of one): the page is busy from the drop on.
+async function addFiles(pending) {
+  setBusy(1);
+  try {
+    await addFilesNow(await pending);
+  } catch (e) {
+    failed(e, 'reading the files');
+  } finally {
+    setBusy(-1);
+  }
+}
+
+async function addFilesNow(list) {
   clearError();
   const accepted = [];
   const refused = [];
@@ -340,10 +352,10 @@ window.addEventListener('dragover', (event) => {
 window.addEventListener('dragleave', (event) => {
   if (!event.relatedTarget) document.body.classList.remove('dragging');
 });
-window.addEventListener('drop', async (event) => {
+window.addEventListener('drop', (event) => {
   event.preventDefault();
   document.body.classList.remove('dragging');
-  addFiles(await droppedFiles(event.dataTransfer));
+  addFiles(droppedFiles(event.dataTransfer));
 });
 
 // Offline use: the service worker caches the site on the first visit (not on file:// pages).
