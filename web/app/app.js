@@ -20,7 +20,9 @@ let nextId = 0;
 let pending = 0;
 
 function startWorker() {
-  worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  // The first one was started by boot.js, before this module's imports had loaded.
+  worker = window.meshportBootWorker || new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  window.meshportBootWorker = null;
   worker.onmessage = (event) => {
     const message = event.data;
     if (message.type === 'progress') { status(message.text); return; }

@@ -8,16 +8,24 @@
 import { workspace, formats } from './meshport/api.mjs';
 import { zipSync } from './vendor/fflate.js';
 
-let ws = null;
+let ws = null;  // the workspace, once made
+let making = null;  // its promise
 const tree = new Map();  // path -> Blob: what the page gave, to write again into a new module
 
-async function space() {
-  if (!ws) {
-    ws = await workspace();
-    for (const [path, blob] of tree) ws.write(path, new Uint8Array(await blob.arrayBuffer()));
+function space() {
+  if (!making) {
+    making = (async () => {
+      const w = await workspace();
+      for (const [path, blob] of tree) w.write(path, new Uint8Array(await blob.arrayBuffer()));
+      ws = w;
+      return w;
+    })();
+    making.catch(() => { making = null; });
   }
-  return ws;
+  return making;
 }
+// The module loads as soon as the worker starts, not at the first command.
+space().catch(() => {});
 
 function progress(text) { postMessage({ type: 'progress', text }); }
 
@@ -45,6 +53,7 @@ async function run(args, dir = '.meshport/out') {
   } catch (e) {
     if (e && e.moduleLost) {
       ws = null;
+      making = null;
       const lost = new Error(`meshport stopped while running "meshport ${args.join(' ')}" (${e.stderr || e.message}): ` +
         'it was restarted and the files written into it again; the command gave no result');
       lost.moduleLost = true;
