@@ -3,7 +3,7 @@
 // the state to the browser tests.
 import { createViewer } from './viewer.js';
 import { droppedFiles, pickedFiles, cleanPath, renderTree, formatOf } from './tree.js';
-import { initCheck } from './check.js';
+import { initCheck, showSource } from './check.js';
 import { initConvert } from './convert.js';
 import { initAssemble } from './assemble.js';
 
@@ -88,10 +88,25 @@ function status(text, busyLabel = false) {
   }
 }
 
+// The error bar: the text verbatim; a line "FILE:LINE:COL: ..." of a dropped file opens it there.
 function showError(text) {
   app.lastError = text;
   const el = $('error');
-  el.textContent = text;
+  el.textContent = '';
+  text.split('\n').forEach((line, i) => {
+    if (i > 0) el.append('\n');
+    const m = /^(.+?):(\d+):(\d+): /.exec(line);
+    if (m && files.has(m[1])) {
+      const span = document.createElement('span');
+      span.className = 'link';
+      span.dataset.file = m[1];
+      span.dataset.line = m[2];
+      span.dataset.col = m[3];
+      span.title = 'show the line';
+      span.textContent = line;
+      el.append(span);
+    } else el.append(line);
+  });
   el.classList.toggle('hidden', !text);
 }
 
@@ -280,6 +295,7 @@ async function select(path) {
   for (const li of $('tree').querySelectorAll('li.selected')) li.classList.remove('selected');
   $('tree').querySelector(`li[data-path="${CSS.escape(path)}"]`)?.classList.add('selected');
   clearError();
+  $('view-hint')?.remove();
   for (const f of listeners) f();
   status(`opening ${path}…`, true);
   const started = performance.now();
@@ -343,6 +359,10 @@ $('tree').addEventListener('keydown', (event) => {
 $('pick-files').addEventListener('change', (e) => { addFiles(pickedFiles(e.target)); e.target.value = ''; });
 $('pick-folder').addEventListener('change', (e) => { addFiles(pickedFiles(e.target)); e.target.value = ''; });
 $('clear').addEventListener('click', () => clearFiles());
+$('error').addEventListener('click', (event) => {
+  const link = event.target.closest('.link[data-file]');
+  if (link) showSource(ctx, link.dataset.file, Number(link.dataset.line), Number(link.dataset.col));
+});
 $('cancel').addEventListener('click', () => cancel());
 
 // Drops anywhere on the page.

@@ -28,8 +28,8 @@ function fillSelect(select, values, keep) {
   if (values.includes(old)) select.value = old;
 }
 
-// Shows a file of the tree with `line` (from 1) marked and scrolled to.
-async function showSource(ctx, file, line) {
+/** Shows a file of the tree (#source) with `line` (from 1) marked and scrolled to. */
+export async function showSource(ctx, file, line, col = 0) {
   let bytes;
   try {
     bytes = await ctx.call('read', { path: file });
@@ -51,6 +51,14 @@ async function showSource(ctx, file, line) {
     if (i + 1 === line) {
       div.classList.add('current-line');
       current = div;
+      // The column (from 1), when the diagnostic gives one: that character is marked too.
+      if (col >= 1 && col <= row.length) {
+        const mark = document.createElement('span');
+        mark.className = 'current-col';
+        mark.textContent = row.slice(col - 1, col);
+        div.textContent = row.slice(0, col - 1);
+        div.append(mark, row.slice(col));
+      }
     }
     source.appendChild(div);
   });
@@ -145,7 +153,7 @@ export function initCheck(ctx) {
   $('diff-run').addEventListener('click', () => diff(ctx));
   const open = (event) => {
     const li = event.target.closest('li[data-line]');
-    if (li && li.dataset.file) showSource(ctx, li.dataset.file, Number(li.dataset.line));
+    if (li && li.dataset.file) showSource(ctx, li.dataset.file, Number(li.dataset.line), Number(li.dataset.col || 0));
   };
   $('diagnostics').addEventListener('click', open);
   $('diagnostics').addEventListener('keydown', (e) => { if (e.key === 'Enter') open(e); });
