@@ -10,6 +10,9 @@ import { initAssemble } from './assemble.js';
 // Reads are limited to this many bytes of model (the CLI's --max-memory): a wasm32 module grows to
 // at most 2 GiB (the build's maximum memory), and the input, its model and the output share it.
 export const MAX_MEMORY = '1G';
+// A dropped file larger than this is refused: the tab holds it twice (the module's in-memory file
+// system, and the read's buffer inside the module's at most 2 GiB) next to the model built from it.
+const MAX_FILE = 512 * 1024 * 1024;
 
 const $ = (id) => document.getElementById(id);
 
@@ -169,13 +172,21 @@ async function addFilesNow(list) {
   clearError();
   const accepted = [];
   const refused = [];
+  const large = [];
   for (const { path, file } of list) {
     const clean = cleanPath(path);
-    if (clean) accepted.push({ path: clean, blob: file });
-    else refused.push(path);
+    if (!clean) refused.push(path);
+    else if (file.size > MAX_FILE) large.push(`${clean} (${(file.size / 1048576).toFixed(0)} MiB)`);
+    else accepted.push({ path: clean, blob: file });
   }
+  const notAdded = () => {
+    const lines = [];
+    if (refused.length) lines.push(`not added (paths outside the tree): ${refused.join(', ')}`);
+    if (large.length) lines.push(`not added (over ${MAX_FILE / 1048576} MiB, more than the page can hold with its model): ${large.join(', ')}`);
+    if (lines.length) showError(lines.join('\n'));
+  };
   if (accepted.length === 0) {
-    if (refused.length) showError(`not added: ${refused.join(', ')}`);
+    notAdded();
     return;
   }
   await app.ready;
@@ -190,7 +201,7 @@ async function addFilesNow(list) {
   filesChanged();
   const count = accepted.filter((f) => formatOf(f.path, formats)).length;
   status(`${files.size} files, ${models().length} models`);
-  if (refused.length) showError(`not added (paths outside the tree): ${refused.join(', ')}`);
+  notAdded();
   // One model dropped alone: show it straight away.
   if (!selected && count >= 1) {
     const first = accepted.find((f) => formatOf(f.path, formats));
