@@ -202,8 +202,9 @@ async function addFilesNow(list) {
   const count = accepted.filter((f) => formatOf(f.path, formats)).length;
   status(`${files.size} files, ${models().length} models`);
   notAdded();
-  // One model dropped alone: show it straight away.
-  if (!selected && count >= 1) {
+  // One model dropped alone (or a few): show it straight away, unless files were refused (the
+  // message stays).
+  if (!selected && count >= 1 && !refused.length && !large.length) {
     const first = accepted.find((f) => formatOf(f.path, formats));
     if (count === 1 || accepted.length <= 8) select(first.path);
   }
