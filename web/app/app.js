@@ -320,10 +320,10 @@ async function select(path) {
     fillInfo(path, JSON.parse(r.stdout), r.stdout.trimEnd());
     status(`${path} (${((performance.now() - started) / 1000).toFixed(2)} s)`);
   } catch (e) {
-    if (selected === path) {
-      $('info').innerHTML = '<p class="muted">No summary: the model could not be read.</p>';
-      viewer.clear();
-    }
+    // Another model was selected meanwhile (its show() overtook this one): nothing to say.
+    if (selected !== path || (e && e.name === 'AbortError')) return;
+    $('info').innerHTML = '<p class="muted">No summary: the model could not be read.</p>';
+    viewer.clear();
     failed(e, `opening ${path}`);
   }
 }
