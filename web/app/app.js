@@ -316,9 +316,10 @@ async function select(path) {
     await showView([path]);
     if (selected !== path) return;
     const r = await run(['info', '--json', '--max-memory', MAX_MEMORY, path]);
+    if (selected !== path) return;
     if (r.status !== 0) throw Object.assign(new Error(`info failed (exit status ${r.status})`), r);
     fillInfo(path, JSON.parse(r.stdout), r.stdout.trimEnd());
-    status(`${path} (${((performance.now() - started) / 1000).toFixed(2)} s)`);
+    if (selected === path) status(`${path} (${((performance.now() - started) / 1000).toFixed(2)} s)`);
   } catch (e) {
     // Another model was selected meanwhile (its show() overtook this one): nothing to say.
     if (selected !== path || (e && e.name === 'AbortError')) return;
