@@ -377,7 +377,7 @@ export function createViewer(options = {}) {
     on('wireframe', 'onchange', () => setWireframe($('wireframe').checked));
     if (info.team_colour) {
       show('team-row');
-      on('team', 'onchange', () => retint($('team').value.slice(1)));
+      on('team', 'onchange', () => retint($('team').value.slice(1)).catch((e) => setStatus(`error: ${e}`)));
     }
   }
 
