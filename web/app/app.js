@@ -393,7 +393,13 @@ window.addEventListener('drop', (event) => {
   addFiles(droppedFiles(event.dataTransfer));
 });
 
-// Offline use: the service worker caches the site on the first visit (not on file:// pages).
-if ('serviceWorker' in navigator && location.protocol !== 'file:') {
+// Offline use: the service worker caches the site on the first visit (not on file:// pages). It is
+// registered once the module is loaded and the page idle, so that its download of every file does
+// not slow the first picture down.
+function registerServiceWorker() {
+  if (app.busy) { setTimeout(registerServiceWorker, 500); return; }
   navigator.serviceWorker.register('./sw.js').catch(() => {});
+}
+if ('serviceWorker' in navigator && location.protocol !== 'file:') {
+  app.ready.then(() => setTimeout(registerServiceWorker, 500), () => {});
 }
