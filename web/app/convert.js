@@ -69,7 +69,7 @@ function options(ctx, batch) {
 }
 
 // The file name of the output: the model's name less its extension (.qmsh.tmp whole), plus `ext`.
-function stemOf(path, formats) {
+export function stemOf(path, formats) {
   const name = path.split('/').pop();
   const lower = name.toLowerCase();
   let cut = 0;
