@@ -94,7 +94,7 @@ test-asan: build-asan npm-deps
 	  ctest --output-on-failure -j $(JOBS)
 	$(CORPUS_NOTE)
 
-# The CLI and the library, in their own build folder: no tests, no benchmarks, no Blender to
+# The CLI and the library, in their own build folder: no tests, no benchmarks, no Python module, no Blender to
 # install. Built at -O1 with precompiled common headers, which together take about a third less CPU
 # time than Release's -O3 (`make build` gives that CLI), without -Werror (a user's compiler may warn
 # where ours does not) and without GCC 12's false -Wstringop-overflow inside std::vector at -O1.
@@ -103,7 +103,7 @@ test-asan: build-asan npm-deps
 # links the objects the CLI already needed and the docs are the CLI's output (under a second).
 $(DEMO_BUILD)/CMakeCache.txt: | deps-cli web-deps
 	cmake -S . -B $(DEMO_BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG -Wno-stringop-overflow" \
-	  -DMESHPORT_PCH=ON -DMESHPORT_WERROR=OFF -DMESHPORT_TESTS=OFF -DMESHPORT_BENCH=OFF $(CMAKE_ARGS)
+	  -DMESHPORT_PCH=ON -DMESHPORT_WERROR=OFF -DMESHPORT_TESTS=OFF -DMESHPORT_BENCH=OFF -DMESHPORT_PYTHON=OFF $(CMAKE_ARGS)
 
 demo: deps-cli web-deps $(DEMO_BUILD)/CMakeCache.txt
 	cmake --build $(DEMO_BUILD) -j $(JOBS)
