@@ -26,10 +26,12 @@ npm-deps:
 	@if [ ! -f tests/gltf_tools/node_modules/gltfpack/cli.js ] || [ ! -f tests/gltf_tools/node_modules/@gltf-transform/cli/bin/cli.js ]; then \
 	  npm ci --prefix tests/gltf_tools --no-audit --no-fund; fi
 
-# three.js for the viewer page (embedded into the binary at build time) and playwright-core for its
-# browser test (web/package-lock.json pins both); configuring with MESHPORT_VIEWER (default ON) needs it.
+# three.js for the viewer page (embedded into the binary at build time), fflate for the web app's zips
+# and playwright-core for the browser tests (web/package-lock.json pins them); configuring with
+# MESHPORT_VIEWER (default ON) needs it.
 web-deps:
-	@if [ ! -f web/node_modules/three/build/three.module.min.js ] || [ ! -d web/node_modules/playwright-core ]; then \
+	@if [ ! -f web/node_modules/three/build/three.module.min.js ] || [ ! -d web/node_modules/playwright-core ] || \
+	    [ ! -f web/node_modules/fflate/esm/browser.js ]; then \
 	  npm ci --prefix web --no-audit --no-fund; fi
 
 $(BUILD)/CMakeCache.txt: | web-deps
