@@ -162,15 +162,14 @@ export function createViewer(options = {}) {
       Object.assign(container.style, { position: 'fixed', left: '0', top: '0', width: `${size}px`, height: `${size}px`, flex: 'none' });
     }
   }
-  // The status line: the page's own #status in the view (shown before the modules load), or one
-  // of ours.
-  let statusLine = container.querySelector('#status');
+  // The status line: the page's own .mp-status in the view (shown before the modules load), or one
+  // of ours (no id: the page may have a #status of its own elsewhere).
+  let statusLine = container.querySelector('.mp-status');
   if (!statusLine) {
     statusLine = document.createElement('div');
-    statusLine.id = 'status';
+    statusLine.className = 'mp-status';
     container.append(statusLine);
   }
-  statusLine.classList.add('mp-status');
   const setStatus = (text) => { statusLine.textContent = text; };
 
   // The panel: our part of options.panel, first in it (the page may add its own after).

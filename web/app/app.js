@@ -224,9 +224,6 @@ async function clearFiles() {
 
 // ---- viewer and info ------------------------------------------------------------------------
 const viewer = createViewer({ view: $('view'), panel: $('panel') });
-// The viewer's own status line in the canvas ("loading…", a .glb it cannot show) is made with the id
-// "status" when the view has none; the page's #status is the one in the header.
-for (const line of $('view').querySelectorAll('.mp-status')) if (line.id === 'status') line.id = 'view-status';
 
 function hexToRgb(hex) {
   const h = hex.replace(/^#/, '');
