@@ -81,9 +81,20 @@ export async function confine(context, origin) {
 
 // The page at URL once window.meshportApp.ready resolved.
 export async function openApp(page, url) {
-  await page.goto(url);
-  await page.waitForFunction(() => window.meshportApp && window.meshportApp.ready, null, { timeout: 60000 });
-  await page.evaluate(() => window.meshportApp.ready);
+  const errors = [];
+  const onError = (e) => errors.push(String(e));
+  page.on('pageerror', onError);
+  try {
+    await page.goto(url);
+    await page.waitForFunction(() => window.meshportApp && window.meshportApp.ready, null, { timeout: 60000 });
+    await page.evaluate(() => window.meshportApp.ready);
+  } catch (e) {
+    const status = await page.evaluate(() => (document.getElementById('status') || {}).textContent).catch(() => null);
+    throw new Error(`the page at ${url} did not get ready (${e.message.split('\n')[0]}); #status: ${JSON.stringify(status)}; ` +
+                    `page errors: ${errors.join('; ') || 'none'}`);
+  } finally {
+    page.off('pageerror', onError);
+  }
 }
 
 // Until the app is not busy (after a command started).
@@ -144,11 +155,20 @@ export const errorText = (page) => page.evaluate(() => {
   return e.textContent.trim();
 });
 
+// Clicks the button SELECTOR (through the DOM: the panel holding it may be folded away).
+export async function press(page, selector) {
+  await page.evaluate((s) => {
+    const e = document.querySelector(s);
+    if (!e) throw new Error(`${s} is missing`);
+    e.click();
+  }, selector);
+}
+
 // Clicks SELECTOR and waits for the app to finish: {download: {name, bytes} | null, error}.
 // A command that fails gives no download; one that succeeds must give one within `timeout`.
 export async function clickForDownload(page, selector, { expectDownload = true, timeout = 120000 } = {}) {
   const got = page.waitForEvent('download', { timeout: expectDownload ? timeout : 1500 }).catch(() => null);
-  await page.click(selector);
+  await press(page, selector);
   await idle(page, timeout);
   const dl = await got;
   let download = null;

@@ -21,7 +21,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {
   browserKit, checkBuildWeb, checker, chromiumArgs, cli, clickForDownload, confine, drop, errorText, gridIqe, idle,
-  openApp, readTree, select, serve, text, treeDifferences, treePaths, unzip, waitTree, writableFormats, writeTree,
+  openApp, press, readTree, select, serve, text, treeDifferences, treePaths, unzip, waitTree, writableFormats, writeTree,
 } from './common.mjs';
 
 const [meshport, sourceDir, buildWeb, workRoot, part, corpusDir] = process.argv.slice(2);
@@ -234,7 +234,8 @@ async function partCheck() {
   for (const [input, profile] of [['warn.pie', ''], ['warn.pie', 'wz2100'], ['tentacle_bin.iqm', 'iqm-engines'], ['turret.pie', 'wz2100']]) {
     await select(page, input);
     await setValue(page, 'validate-profile', profile);
-    await page.click('#validate-run');
+    await page.evaluate(() => { document.getElementById('validate-json').textContent = ''; });
+    await press(page, '#validate-run');
     await page.waitForFunction(() => document.getElementById('validate-json').textContent.trim(), null, { timeout: 60000 });
     await idle(page);
     const r = cli(meshport, ['validate', '--json', ...(profile ? ['--profile', profile] : []), input], dir);
@@ -272,7 +273,7 @@ async function partCheck() {
     await setValue(page, 'diff-a', a);
     await setValue(page, 'diff-b', b);
     await page.evaluate(() => { document.getElementById('diff-json').textContent = ''; });
-    await page.click('#diff-run');
+    await press(page, '#diff-run');
     await page.waitForFunction(() => document.getElementById('diff-json').textContent.trim(), null, { timeout: 60000 });
     await idle(page);
     const r = cli(meshport, ['diff', '--json', a, b], dir);
@@ -379,7 +380,7 @@ async function assembleBoth(page, dir, body, prop, weapons, vtol) {
     e.checked = v;
     e.dispatchEvent(new Event('change', { bubbles: true }));
   }, vtol);
-  await page.click('#assemble-run');
+  await press(page, '#assemble-run');
   await idle(page);
   const counts = await page.evaluate(() => window.meshportApp.viewer.counts);
   const info = JSON.parse(cli(meshport, ['info', '--json', 'out/unit.glb'], dir).stdout);
@@ -487,7 +488,7 @@ async function partPictures() {
   await setValue(page, 'assemble-body', 'body.pie');
   await setValue(page, 'assemble-propulsion', 'tracks.pie');
   await setValue(page, 'assemble-weapons', ['cannon.pie']);
-  await page.click('#assemble-run');
+  await press(page, '#assemble-run');
   await idle(page);
   await picture(page, 'web-app-tank');
   // (2) the tentacle as IQM, mid-animation.
@@ -568,6 +569,7 @@ try {
 } catch (e) {
   state.failures++;
   console.error(`FAIL: ${e.stack || e}`);
+  if (pageErrors.length) console.error(`page errors: ${pageErrors.join('; ')}`);
   await page.screenshot({ path: path.join(work, 'failure.png') }).catch(() => {});
 } finally {
   await browser.close();
