@@ -68,14 +68,28 @@ function testModels(dir) {
 }
 const modelsOf = (files) => Object.keys(files).filter((f) => !/\.(png|tga|mtl)$/.test(f));
 
-// The CLI's `convert INPUT -o out/<stem>.<ext> ARGS` in DIR: {status, stderr, files}.
+// The CLI's `convert INPUT -o <INPUT's folder>/<stem>.<ext> ARGS` in a copy of the tree DIR: the
+// output beside its input, where a user puts the download (so the references an output makes to
+// its input's textures, as an OBJ's .mtl does, are the ones that work there). Returns {status,
+// stderr, files}: every file the command wrote, by its path relative to the output's folder.
 function nativeConvert(dir, input, ext, args = []) {
-  const out = path.join(dir, 'out');
-  fs.rmSync(out, { recursive: true, force: true });
-  fs.mkdirSync(out);
-  const r = cli(meshport, ['convert', input, '-o', `out/${stem(input)}.${ext}`, ...args], dir);
-  const files = readTree(out);
-  fs.rmSync(out, { recursive: true, force: true });
+  const copy = `${dir}-native`;
+  fs.rmSync(copy, { recursive: true, force: true });
+  fs.cpSync(dir, copy, { recursive: true });
+  const before = new Set();
+  for (const [name] of Object.entries(readTree(copy))) {
+    fs.utimesSync(path.join(copy, name), 0, 0);
+    before.add(name);
+  }
+  const folder = path.posix.dirname(input);
+  const output = path.posix.join(folder, `${stem(input)}.${ext}`);
+  const r = cli(meshport, ['convert', input, '-o', output, ...args], copy);
+  const files = {};
+  for (const [name, bytes] of Object.entries(readTree(copy))) {
+    if (before.has(name) && fs.statSync(path.join(copy, name)).mtimeMs === 0) continue;
+    files[path.posix.relative(folder, name)] = bytes;
+  }
+  fs.rmSync(copy, { recursive: true, force: true });
   return { ...r, files };
 }
 
@@ -145,7 +159,10 @@ async function batchBoth(page, dir, fmt) {
   const members = unzip(got.download.bytes);
   const pageReport = members['report.json'];
   delete members['report.json'];
-  for (const p of treeDifferences(members, readTree(out))) check(false, `${what}: ${p}`);
+  // .meshport-batch is the batch's record of its options for up-to-date checks, not an output.
+  const outputs = readTree(out);
+  delete outputs['.meshport-batch'];
+  for (const p of treeDifferences(members, outputs)) check(false, `${what}: ${p}`);
   if (!check(pageReport, `${what}: the zip has no report.json (${Object.keys(members).join(' ')})`)) return;
   // Times differ from run to run; the output folder is the page's own: outputs are compared by
   // their place in the tree (the input's folder and the output's name).
@@ -346,7 +363,9 @@ async function partHostile() {
 function box(x0, y0, z0, x1, y1, z1, base = 0) {
   const p = [[x0, y0, z0], [x1, y0, z0], [x1, y0, z1], [x0, y0, z1], [x0, y1, z0], [x1, y1, z0], [x1, y1, z1], [x0, y1, z1]];
   const q = [[0, 1, 2, 3], [7, 6, 5, 4], [0, 4, 5, 1], [1, 5, 6, 2], [2, 6, 7, 3], [3, 7, 4, 0]];
-  return { points: p, tris: q.flatMap(([a, b, c, d]) => [[a + base, c + base, b + base], [a + base, d + base, c + base]]) };
+  // Each side a quad of the whole texture: corners a b c d at (0,0) (1,0) (1,1) (0,1).
+  return { points: p, tris: q.flatMap(([a, b, c, d]) => [[a + base, c + base, b + base, '0 0 1 1 1 0'],
+    [a + base, d + base, c + base, '0 0 0 1 1 1']]) };
 }
 function pie(boxes, connectors = []) {
   const points = [], tris = [];
@@ -355,8 +374,8 @@ function pie(boxes, connectors = []) {
     points.push(...o.points);
     tris.push(...o.tris);
   }
-  const lines = ['PIE 3', 'TYPE 200', 'LEVELS 1', 'LEVEL 1', `POINTS ${points.length}`, ...points.map((p) => `\t${p.join(' ')}`),
-    `POLYGONS ${tris.length}`, ...tris.map((t) => `\t200 3 ${t.join(' ')} 0 0 1 0 1 1`)];
+  const lines = ['PIE 3', 'TYPE 200', 'TEXTURE 0 page-90-tank.png 256 256', 'LEVELS 1', 'LEVEL 1', `POINTS ${points.length}`,
+    ...points.map((p) => `\t${p.join(' ')}`), `POLYGONS ${tris.length}`, ...tris.map((t) => `\t200 3 ${t.join(' ')}`)];
   if (connectors.length) lines.push(`CONNECTORS ${connectors.length}`, ...connectors.map((c) => `\t${c.join(' ')}`));
   return Buffer.from(`${lines.join('\n')}\n`);
 }
@@ -364,6 +383,8 @@ const tankParts = () => ({
   'body.pie': pie([[-14, 6, -22, 14, 18, 22], [-10, 18, -16, 10, 22, 12]], [[0, 0, 22], [-16, 0, 12], [16, 0, 12]]),
   'tracks.pie': pie([[-20, 0, -26, -12, 10, 26], [12, 0, -26, 20, 10, 26]]),
   'cannon.pie': pie([[-8, 0, -8, 8, 8, 10], [-1.5, 3, 10, 1.5, 6, 40]]),
+  // The texture page: the example's skin (a PNG the repo makes, examples/make_textures.py).
+  'page-90-tank.png': src('examples', 'tentacle_skin0.png'),
 });
 
 async function assembleBoth(page, dir, body, prop, weapons, vtol) {
@@ -507,17 +528,30 @@ async function partPictures() {
   check(still.rgba !== moved.rgba, 'tentacle.iqm: the picture at mid-clip is the one at time 0');
   await picture(p2, 'web-app-iqm');
   await p2.close();
-  // (3) a ModeDef scene: the .state folder of the tests, picked as a folder.
-  const sdir = path.join(work, 'modedef', 'state');
-  fs.cpSync(path.join(sourceDir, 'tests', 'data', 'modedef', 'state'), sdir, { recursive: true });
+  // (3) a ModeDef scene: four blocks with vibration modes (meshport modes of the test cube) on a
+  // ground plane, as a .state naming their .prop.
+  const mdir = path.join(work, 'modedef');
+  writeTree(mdir, { 'cube.qmsh.tmp': src('tests', 'data', 'qmsh', 'cube.qmsh.tmp'), 'pile.state': pileState });
+  const modes = cli(meshport, ['modes', '-q', 'cube.qmsh.tmp', '-o', 'block.model', '--count', '3', '--resolution', '6'], mdir);
+  check(modes.status === 0, `meshport modes: ${modes.stderr}`);
+  const scene = {};
+  for (const f of ['pile.state', 'block.prop', 'block.model']) scene[f] = fs.readFileSync(path.join(mdir, f));
   const p3 = await context.newPage();
   await openApp(p3, server.url);
-  await p3.setInputFiles('#pick-folder', sdir);
-  await waitTree(p3, ['state/scene.state']);
-  await select(p3, 'state/scene.state');
+  await drop(p3, scene);
+  await select(p3, 'pile.state');
+  const shown = await p3.evaluate(() => window.meshportApp.viewer.counts);
+  const info = JSON.parse(cli(meshport, ['info', '--json', 'pile.state'], mdir).stdout);
+  check(shown && shown.meshes === info.meshes.length, `pile.state: the viewer shows ${shown && shown.meshes} meshes, info says ${info.meshes.length}`);
   await picture(p3, 'web-app-modedef');
   await p3.close();
 }
+
+// Four objects of block.prop (POS, ROT w x y z, VEL, AVEL, TBIRTH TDEATH) and a ground plane.
+const pileState = `${['30', '1', '0 -9.8 0', '0.3', '0.01 0.5 0.2', '4',
+  ...[['0 1 0', '1 0 0 0'], ['2.5 1 0.5', '0.9238795 0 0.3826834 0'], ['1.2 3 0.2', '0.9659258 0.258819 0 0'],
+    ['-2.2 1 1.5', '0.7071068 0 0.7071068 0']].flatMap(([pos, rot]) => ['block.prop', `  ${pos}`, `  ${rot}`, '  0 0 0', '  0 0 0', '  -1 -1']),
+  '1', '0 1 0   0 0 0', '0'].join('\n')}\n`;
 
 async function partCorpus() {
   if (!corpusDir || !fs.existsSync(corpusDir)) throw new Error(`the corpus ${corpusDir} is missing (needs_corpus.sh runs this part only where it is)`);
