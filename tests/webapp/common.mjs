@@ -17,7 +17,7 @@ const types = {
   '.ico': 'image/x-icon',
 };
 
-// A static server over ROOT on 127.0.0.1 (a free port): {url, log, close()}. `log` holds every
+// A static server over ROOT on 127.0.0.1 (a free port): {url, log, stop(), close()}. `log` holds every
 // request's path, in order; a path outside ROOT or a missing file gets 404 (also logged).
 export async function serve(root) {
   const log = [];
@@ -28,6 +28,7 @@ export async function serve(root) {
     if (!file.startsWith(root)) file = '';
     if (file && fs.existsSync(file) && fs.statSync(file).isDirectory()) file = path.join(file, 'index.html');
     if (!file || !fs.existsSync(file)) {
+      log[log.length - 1].status = 404;
       res.writeHead(404, { 'content-type': 'text/plain' });
       res.end('not found');
       return;
@@ -38,7 +39,16 @@ export async function serve(root) {
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${server.address().port}/`;
-  return { url, log, close: () => new Promise((resolve) => server.close(resolve)) };
+  let stopped = false;
+  // stop(): the origin goes away (no new connection, the open ones cut), as a network that is gone.
+  const stop = () => {
+    if (stopped) return Promise.resolve();
+    stopped = true;
+    const closed = new Promise((resolve) => server.close(resolve));
+    server.closeAllConnections();
+    return closed;
+  };
+  return { url, log, stop, close: stop };
 }
 
 // build-web/ as `make web-app` leaves it; fails (never skips) when it is missing.

@@ -320,6 +320,8 @@ async function partCheck() {
     check(same, `#info-json of state/scene.state is not info --json's:\n${(shown || '').slice(0, 400)}\n---\n${r.stdout.slice(0, 400)}`);
   }
   await page2.close();
+  console.log(`check: ${modelsOf(files).length} summaries, 4 validations (diagnostics at lines ${results.diagnosticLines} clicked), ` +
+              `3 diffs, a picked folder of ${listed.length} files`);
 }
 
 async function partHostile() {
@@ -438,8 +440,17 @@ async function partOffline() {
   await page.reload();
   await openApp(page, server.url);
   check(await page.evaluate(() => !!navigator.serviceWorker.controller), 'the page is not controlled by its service worker after a reload');
-  const before = server.log.length;
+  // Offline: the browser's network emulation (which Chromium does not apply to a service worker's
+  // own fetches) and the server gone. Every request of the page from now on is answered by the
+  // service worker or fails; none may fail but the browser's own update check of sw.js.
+  const online = server.log.length;
+  const requests = [], failed = [];
+  const onRequest = (r) => requests.push(r.url());
+  const onFailed = (r) => failed.push(r.url());
+  context.on('request', onRequest);
+  context.on('requestfailed', onFailed);
   await context.setOffline(true);
+  await server.stop();
   await page.reload();
   await openApp(page, server.url);
   await drop(page, files);
@@ -448,10 +459,15 @@ async function partOffline() {
   await select(page, 'tentacle_bin.iqm');
   const counts = await page.evaluate(() => window.meshportApp.viewer.counts);
   check(counts && counts.triangles > 0, 'offline: the viewer shows nothing');
-  const during = server.log.slice(before);
-  check(during.length === 0, `offline: the server got ${during.length} requests: ${during.map((r) => r.path).join(' ')}`);
-  await context.setOffline(false);
-  console.log(`offline: ${before} requests while online (${[...new Set(server.log.map((r) => r.path))].length} paths), none offline`);
+  const missed = failed.filter((u) => !/\/sw\.js$/.test(u));
+  check(missed.length === 0, `offline: requests that failed: ${missed.join(' ')}`);
+  check(requests.length > 10, `offline: only ${requests.length} requests seen (the page did not load its files?)`);
+  context.off('request', onRequest);
+  context.off('requestfailed', onFailed);
+  const paths = [...new Set(server.log.map((r) => r.path))];
+  const missing = [...new Set(server.log.filter((r) => r.status === 404).map((r) => r.path))];
+  check(missing.length === 0, `the page asked for files the build does not have: ${missing.join(' ')}`);
+  console.log(`offline: ${online} requests while online (${paths.length} paths), ${requests.length} offline, all from the service worker's cache`);
 }
 
 // From navigation start to the first frame with the model, for a ~1 MB model dropped as soon as
