@@ -595,11 +595,25 @@ async function partCorpus() {
     if (check(ok, `corpus ${f}: the page's summary (or error) is not the CLI's`)) same++;
   }
   console.log(`corpus: ${pies.length} PIE files, ${same} summaries (or errors) as the CLI's`);
-  // A tank of the game's parts (a picture to look at only: the corpus is not the repo's to publish).
-  const base = 'pie/wz2100-4.5.5';
-  await assembleBoth(page, root, `${base}/base/components/bodies/drhbod09.pie`, `${base}/mp/components/prop/prhnaval1.pie`,
-                     [`${base}/base/components/weapons/trlcan.pie`], false);
-  await picture(page, 'corpus-tank');
+  // A tank of the game's parts (a picture to look at only: the corpus is not the repo's to publish),
+  // laid out as in the game's data (base/components/..., base/texpages/) so its pages are found.
+  const troot = path.join(work, 'tanktree'), tank = path.join(troot, 'tank');
+  const game = path.join(corpusDir, 'pie', 'wz2100-4.5.5');
+  for (const [from, to] of [['base/components/bodies/drhbod09.pie', 'base/components/bodies/drhbod09.pie'],
+    ['mp/components/prop/prshov1.pie', 'base/components/prop/prshov1.pie'],
+    ['base/components/weapons/trlcan.pie', 'base/components/weapons/trlcan.pie']]) {
+    fs.mkdirSync(path.dirname(path.join(tank, to)), { recursive: true });
+    fs.copyFileSync(path.join(game, from), path.join(tank, to));
+  }
+  fs.cpSync(path.join(corpusDir, 'pie', 'texpages'), path.join(tank, 'base', 'texpages'), { recursive: true });
+  const p3 = await context.newPage();
+  await openApp(p3, server.url);
+  await p3.setInputFiles('#pick-folder', tank);
+  const parts = ['bodies/drhbod09.pie', 'prop/prshov1.pie', 'weapons/trlcan.pie'].map((f) => `tank/base/components/${f}`);
+  await waitTree(p3, parts);
+  await assembleBoth(p3, troot, parts[0], parts[1], [parts[2]], false);
+  await picture(p3, 'corpus-tank');
+  await p3.close();
   // The QMSH files: a batch to glb.
   const qroot = path.join(work, 'qmshtree'), qdir = path.join(qroot, 'qmsh');
   fs.cpSync(path.join(corpusDir, 'qmsh'), qdir, { recursive: true, filter: (s) => !/(\.txt|SHA256SUMS)$/.test(s) });
