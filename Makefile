@@ -26,10 +26,12 @@ npm-deps:
 	@if [ ! -f tests/gltf_tools/node_modules/gltfpack/cli.js ] || [ ! -f tests/gltf_tools/node_modules/@gltf-transform/cli/bin/cli.js ]; then \
 	  npm ci --prefix tests/gltf_tools --no-audit --no-fund; fi
 
-# three.js for the viewer page (embedded into the binary at build time) and playwright-core for its
-# browser test (web/package-lock.json pins both); configuring with MESHPORT_VIEWER (default ON) needs it.
+# three.js for the viewer page (embedded into the binary at build time), fflate for the web app's zips
+# and playwright-core for the browser tests (web/package-lock.json pins them); configuring with
+# MESHPORT_VIEWER (default ON) needs it.
 web-deps:
-	@if [ ! -f web/node_modules/three/build/three.module.min.js ] || [ ! -d web/node_modules/playwright-core ]; then \
+	@if [ ! -f web/node_modules/three/build/three.module.min.js ] || [ ! -d web/node_modules/playwright-core ] || \
+	    [ ! -f web/node_modules/fflate/esm/browser.js ]; then \
 	  npm ci --prefix web --no-audit --no-fund; fi
 
 $(BUILD)/CMakeCache.txt: | web-deps
@@ -93,7 +95,7 @@ test-asan: build-asan npm-deps
 	  ctest --output-on-failure -j $(JOBS)
 	$(CORPUS_NOTE)
 
-# The CLI and the library, in their own build folder: no tests, no benchmarks, no Blender to
+# The CLI and the library, in their own build folder: no tests, no benchmarks, no Python module, no Blender to
 # install. Built at -O1 with precompiled common headers, which together take about a third less CPU
 # time than Release's -O3 (`make build` gives that CLI), without -Werror (a user's compiler may warn
 # where ours does not) and without GCC 12's false -Wstringop-overflow inside std::vector at -O1.
@@ -102,7 +104,7 @@ test-asan: build-asan npm-deps
 # links the objects the CLI already needed and the docs are the CLI's output (under a second).
 $(DEMO_BUILD)/CMakeCache.txt: | deps-cli web-deps
 	cmake -S . -B $(DEMO_BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG -Wno-stringop-overflow" \
-	  -DMESHPORT_PCH=ON -DMESHPORT_WERROR=OFF -DMESHPORT_TESTS=OFF -DMESHPORT_BENCH=OFF $(CMAKE_ARGS)
+	  -DMESHPORT_PCH=ON -DMESHPORT_WERROR=OFF -DMESHPORT_TESTS=OFF -DMESHPORT_BENCH=OFF -DMESHPORT_PYTHON=OFF $(CMAKE_ARGS)
 
 demo: deps-cli web-deps $(DEMO_BUILD)/CMakeCache.txt
 	cmake --build $(DEMO_BUILD) -j $(JOBS)

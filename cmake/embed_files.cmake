@@ -2,7 +2,8 @@
 # `meshport view` serves from its own route table (src/view/site.cpp), never from the disk.
 # Run as a script:
 #   cmake -DOUTPUT=embedded.cpp -DENTRIES="route|kind|file,..." -P embed_files.cmake
-# kind: html, js or text (a content type would hold a ';', the list separator).
+# kind: html, js, css or text (a content type would hold a ';', the list separator); the same
+# types on ELF and MinGW targets.
 # Each file is included by the assembler (.incbin) into read-only data, so the generated source
 # compiles at once whatever the files' size (3.7 MB of three.js as \xNN string literals took a
 # minute per build). GCC and Clang on ELF targets and MinGW's GCC (PE/COFF); the object is rebuilt
@@ -26,10 +27,12 @@ foreach(entry IN LISTS ENTRIES)
     set(type "text/html; charset=utf-8")
   elseif(kind STREQUAL "js")
     set(type "text/javascript; charset=utf-8")
+  elseif(kind STREQUAL "css")
+    set(type "text/css; charset=utf-8")
   elseif(kind STREQUAL "text")
     set(type "text/plain; charset=utf-8")
   else()
-    message(FATAL_ERROR "embed_files.cmake: unknown kind '${kind}' in '${entry}' (html, js, text)")
+    message(FATAL_ERROR "embed_files.cmake: unknown kind '${kind}' in '${entry}' (html, js, css, text)")
   endif()
   list(GET parts 2 file)
   if(NOT EXISTS "${file}")

@@ -25,7 +25,9 @@ endif()
 
 set(MESHPORT_WEB_ENTRIES
     "/|html|${MESHPORT_WEB_DIR}/index.html"
+    "/serve.js|js|${MESHPORT_WEB_DIR}/serve.js"
     "/viewer.js|js|${MESHPORT_WEB_DIR}/viewer.js"
+    "/viewer.css|css|${MESHPORT_WEB_DIR}/viewer.css"
     "/three/three.module.js|js|${MESHPORT_THREE_DIR}/build/three.module.min.js"
     "/three/addons/controls/OrbitControls.js|js|${MESHPORT_THREE_DIR}/examples/jsm/controls/OrbitControls.js"
     "/three/addons/loaders/GLTFLoader.js|js|${MESHPORT_THREE_DIR}/examples/jsm/loaders/GLTFLoader.js"

@@ -71,7 +71,7 @@ package draco draco-config.cmake draco-config-version.cmake "$(version libdraco-
 
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" \
   -DCMAKE_EXE_LINKER_FLAGS="-static -s" \
-  -DMESHPORT_TESTS=OFF -DMESHPORT_BENCH=OFF -DMESHPORT_VIEWER=ON ${CMAKE_ARGS:-} >/dev/null
+  -DMESHPORT_TESTS=OFF -DMESHPORT_BENCH=OFF -DMESHPORT_PYTHON=OFF -DMESHPORT_VIEWER=ON ${CMAKE_ARGS:-} >/dev/null
 cmake --build "$build" -j "$jobs" --target meshport_cli meshport_docs
 
 # No shared library may be needed.

@@ -6,9 +6,10 @@
       meshport_io/bin/linux-x86_64/meshport and meshport_io/bin/windows-x86_64/meshport.exe,
       meshport's LICENSE and the licences of both executables in meshport_io/licenses/.
   dist.py all --out DIR --version V --linux EXE --man FILE --completion FILE --windows EXE
-              --npm TGZ [--repo DIR] [--doc-root DIR]
+              --npm TGZ [--wheel WHL] [--repo DIR] [--doc-root DIR]
       Into DIR: meshport-V-linux-x86_64.tar.gz, meshport-V-windows-x86_64.zip, the npm tarball
-      (copied), meshport_io-V.zip (the add-on) and SHA256SUMS (`sha256sum -c SHA256SUMS`).
+      (copied), the Python wheel when given (copied; docs/python.md), meshport_io-V.zip (the
+      add-on) and SHA256SUMS (`sha256sum -c SHA256SUMS`).
   dist.py packages linux|windows|addon
       The Debian packages whose copyright files an artefact carries, one a line.
   dist.py list ZIP
@@ -185,6 +186,19 @@ def sha256(path):
     return h.hexdigest()
 
 
+def check_wheel(path, version):
+    """The Python wheel (python/, `python3 -m build --wheel`): meshport-VERSION-*.whl holding the
+    package and its extension module."""
+    name = os.path.basename(need_file(path, "the Python wheel"))
+    if not name.startswith(f"meshport-{version}-") or not name.endswith(".whl"):
+        raise DistError(f"the Python wheel {name} is not meshport-{version}-*.whl")
+    with zipfile.ZipFile(path) as z:
+        names = z.namelist()
+    if "meshport/__init__.py" not in names or not any(n.startswith("meshport/_meshport") and n.endswith(".so")
+                                                      for n in names):
+        raise DistError(f"the Python wheel {name} lacks meshport/__init__.py or the extension meshport/_meshport*.so")
+
+
 def dist(a):
     if addon_version(a.repo) != a.version:
         raise DistError(f"the add-on's bl_info version {addon_version(a.repo)} is not the project's {a.version} "
@@ -205,6 +219,9 @@ def dist(a):
         write_tar_gz(os.path.join(tmp, linux_name + ".tar.gz"), linux)
         write_zip(os.path.join(tmp, windows_name + ".zip"), windows)
         shutil.copyfile(a.npm, os.path.join(tmp, os.path.basename(a.npm)))
+        if a.wheel:
+            check_wheel(a.wheel, a.version)
+            shutil.copyfile(a.wheel, os.path.join(tmp, os.path.basename(a.wheel)))
         addon(os.path.join(tmp, f"meshport_io-{a.version}.zip"), a.linux, a.windows, a.repo, a.doc_root)
         for name in sorted(os.listdir(tmp)):
             os.replace(os.path.join(tmp, name), os.path.join(a.out, name))
@@ -236,6 +253,7 @@ def main():
     s = sub.choices["all"]
     for option in ("--version", "--man", "--completion", "--npm"):
         s.add_argument(option, required=True)
+    s.add_argument("--wheel")
     sub.add_parser("packages").add_argument("kind", choices=sorted(LICENSES))
     sub.add_parser("list").add_argument("zip")
     a = p.parse_args()

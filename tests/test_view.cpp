@@ -71,7 +71,21 @@ TEST(ViewSite, ServesThePageThreeJsTheModelAndItsSummary) {
   EXPECT_EQ(page.content_type, "text/html; charset=utf-8");
   EXPECT_NE(page.body.find("importmap"), std::string::npos);
   EXPECT_NE(page.body.find("/three/three.module.js"), std::string::npos);
-  for (const char* js : {"/viewer.js", "/three/three.module.js", "/three/addons/loaders/GLTFLoader.js",
+  // The page's entry (serve.js) imports the viewer module by a relative path; the page links the
+  // viewer's stylesheet.
+  EXPECT_NE(page.body.find("src=\"/serve.js\""), std::string::npos);
+  EXPECT_NE(page.body.find("href=\"/viewer.css\""), std::string::npos);
+  const Response css = respond(site, get("/viewer.css", kPort), kPort);
+  EXPECT_EQ(css.status, 200);
+  EXPECT_EQ(css.content_type, "text/css; charset=utf-8");
+  EXPECT_NE(css.body.find(".mp-panel"), std::string::npos);
+  const Response serve = respond(site, get("/serve.js", kPort), kPort);
+  EXPECT_NE(serve.body.find("from './viewer.js'"), std::string::npos);
+  // The web app serves viewer.js from any folder: no absolute URL in it.
+  const Response viewer = respond(site, get("/viewer.js", kPort), kPort);
+  EXPECT_NE(viewer.body.find("export function createViewer(options"), std::string::npos);
+  for (const char* absolute : {"'/", "\"/", "`/"}) EXPECT_EQ(viewer.body.find(absolute), std::string::npos) << absolute;
+  for (const char* js : {"/serve.js", "/viewer.js", "/three/three.module.js", "/three/addons/loaders/GLTFLoader.js",
                          "/three/addons/controls/OrbitControls.js", "/three/addons/utils/BufferGeometryUtils.js"}) {
     const Response r = respond(site, get(js, kPort), kPort);
     EXPECT_EQ(r.status, 200) << js;
@@ -107,6 +121,7 @@ TEST(ViewSite, NoPathOutsideTheRouteTable) {
   // Paths as the server decodes them (%2e%2e is ".."): none is a route, none reaches a file.
   for (const char* path : {"/../../etc/passwd", "/..", "/../", "//etc/passwd", "/etc/passwd", "/index.html",
                            "/web/index.html", "/three/../viewer.js", "/./viewer.js", "/viewer.js/", "/VIEWER.JS",
+                           "/web/viewer.css", "/serve.js/", "/viewer.css/../serve.js",
                            "/three/build/three.module.js", "/model.glb/../info.json", "", "*", "/model.glb\\..\\x",
                            "/%2e%2e/etc/passwd", "/three/addons/../../../etc/passwd"}) {
     const Response r = respond(site, get(path, kPort), kPort);

@@ -226,7 +226,7 @@ stop_view() {  # NAME: waits (up to 30 s) for the run to stop by itself, idle af
     echo "FAIL view ($name): exit $rc, messages: $(head -3 "$name.err")"; failures=$((failures + 1))
   fi
 }
-paths=(/ /viewer.js /three/three.module.js /three/addons/loaders/GLTFLoader.js /info.json /model.glb)
+paths=(/ /viewer.js /three/three.module.js /three/addons/loaders/GLTFLoader.js /info.json /model.glb /serve.js /viewer.css)
 views=0 served=0
 view_both() {  # NAME MODEL...: the two builds serve MODEL...; the same status and bytes for every path
   local name=$1 f k status_l status_w; shift

@@ -1,238 +1,48 @@
-// The page `meshport view` serves (docs/viewer.md): the model as /model.glb, its `info --json`
-// summary as /info.json. window.meshport exposes the state and a few controls to the browser test
-// (tests/viewer/) and to thumbnails (?thumbnail: no panel, one frame, then title "ready" and
-// window.meshport.drawn resolved).
+// meshport's model viewer as a module (docs/viewer.md "The viewer as a module"): createViewer()
+// puts a three.js canvas into one element and the panel (title, display toggles, animation,
+// meshes, morph sliders, summary) into another, and shows .glb models given as bytes. The page of
+// `meshport view` (serve.js) and the static web app use it alike. It imports three.js through the
+// page's import map and uses no absolute URL, so it can be served from any folder.
 import * as THREE from 'three';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 
-const params = new URLSearchParams(location.search);
-const thumbnail = params.has('thumbnail');
-const pool = thumbnail && params.has('pool');
-if (thumbnail) document.body.classList.add('thumbnail');
-// ?thumbnail=N: an N x N canvas at the top left (Chromium's window has a minimum size; the
-// command crops its screenshot).
-const thumbnailSize = Number(params.get('thumbnail'));
-if (thumbnail && thumbnailSize >= 16) {
-  Object.assign(document.getElementById('view').style,
-                { position: 'fixed', left: '0', top: '0', width: `${thumbnailSize}px`, height: `${thumbnailSize}px`, flex: 'none' });
-}
-const $ = (id) => document.getElementById(id);
-const api = { ready: false, error: null, counts: null, frames: 0 };
-// Resolved once the model has been rendered (a frame with its meshes; what `meshport thumbnail`
-// waits for, no fixed delay), rejected with the page's error.
-let drawn = null;
-api.drawn = new Promise((resolve, reject) => { drawn = { resolve, reject }; });
-api.drawn.catch(() => {});  // the error is also in api.error and on the page
-window.meshport = api;
+// The panel's markup; its element ids are the page's (one viewer per page).
+const PANEL = `
+  <h1 id="title"></h1>
+  <section id="display">
+    <label><input type="checkbox" id="wireframe"> wireframe</label>
+    <label id="skeleton-row" class="mp-hidden"><input type="checkbox" id="skeleton"> skeleton</label>
+    <label id="connectors-row" class="mp-hidden"><input type="checkbox" id="connectors" checked> connectors</label>
+    <label id="team-row" class="mp-hidden">team colour <input type="color" id="team" value="#00ff00"></label>
+  </section>
+  <section id="animation-box" class="mp-hidden">
+    <h2>Animation</h2>
+    <select id="animation"></select>
+    <button id="play" type="button">pause</button>
+    <input type="range" id="scrub" min="0" max="1" step="0.001" value="0">
+    <div id="time"></div>
+  </section>
+  <section id="levels-box" class="mp-hidden"><h2>Meshes</h2><div id="levels"></div></section>
+  <section id="morph-box" class="mp-hidden"><h2>Morph targets</h2><div id="morphs"></div></section>
+  <section><h2>Summary</h2><table id="summary"></table>
+    <details><summary>info --json</summary><pre id="json"></pre></details></section>`;
 
-const container = $('view');
-const renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true, alpha: thumbnail });
-renderer.setPixelRatio(1);
-container.appendChild(renderer.domElement);
-const scene = new THREE.Scene();
-if (!thumbnail) scene.background = new THREE.Color(0x303134);
-scene.add(new THREE.HemisphereLight(0xffffff, 0x444444, 1.6));
-const sun = new THREE.DirectionalLight(0xffffff, 2.0);
-sun.position.set(1, 2, 1.5);
-scene.add(sun);
-const camera = new THREE.PerspectiveCamera(40, 1, 0.01, 1000);
-const controls = new OrbitControls(camera, renderer.domElement);
-controls.addEventListener('change', () => render());
-
-let root = null, mixer = null, action = null, playing = true, skeleton = null;
-let markers = [];
-const clock = new THREE.Clock();
-
-function resize() {
-  const w = container.clientWidth || window.innerWidth, h = container.clientHeight || window.innerHeight;
-  renderer.setSize(w, h, false);
-  camera.aspect = w / Math.max(h, 1);
-  camera.updateProjectionMatrix();
-}
-window.addEventListener('resize', () => { resize(); render(); });
-
-function render() {
-  renderer.render(scene, camera);
-  api.frames++;
-}
-
-function frame() {
-  if (mixer && action && playing) {
-    mixer.update(clock.getDelta());
-    showTime();
-  } else clock.getDelta();
-  controls.update();
-  render();
-  if (!thumbnail) requestAnimationFrame(frame);
-}
-
-// Camera on the model's bounds, from the front right and above (the same for a model and its
-// conversions, so that screenshots compare).
-function frameCamera(object) {
-  const box = new THREE.Box3().setFromObject(object);
-  if (box.isEmpty()) box.set(new THREE.Vector3(-1, -1, -1), new THREE.Vector3(1, 1, 1));
-  const center = box.getCenter(new THREE.Vector3());
-  const radius = Math.max(box.getSize(new THREE.Vector3()).length() / 2, 1e-3);
-  const distance = radius / Math.sin(THREE.MathUtils.degToRad(camera.fov / 2)) * 1.05;
-  camera.near = distance / 100;
-  camera.far = distance * 100;
-  camera.position.copy(center).add(new THREE.Vector3(0.6, 0.45, 0.8).normalize().multiplyScalar(distance));
-  camera.updateProjectionMatrix();
-  controls.target.copy(center);
-  controls.update();
-  return radius;
-}
-
-function summaryTable(info) {
-  const s = info.summary || {};
-  const rows = [];
-  for (const [key, value] of Object.entries(s)) {
-    if (value === null || typeof value === 'object' && !Array.isArray(value)) continue;
-    rows.push([key, Array.isArray(value) ? `${value.length}` : `${value}`]);
-  }
-  const table = $('summary');
-  table.replaceChildren();
-  for (const [k, v] of rows) {
-    const tr = table.insertRow();
-    tr.insertCell().textContent = k;
-    tr.insertCell().textContent = v;
-  }
-  $('json').textContent = JSON.stringify(s, null, 1);
-}
-
-async function loadModel(teamColour) {
-  const url = teamColour ? `/model.glb?tc=${teamColour}` : '/model.glb';
-  const response = await fetch(url, { cache: 'no-store' });
-  if (!response.ok) throw new Error(`${url}: ${response.status}`);
-  const bytes = await response.arrayBuffer();
-  return new Promise((resolve, reject) => new GLTFLoader().parse(bytes, '', resolve, reject));
-}
-
-function setAnimation(gltf, index) {
-  if (action) action.stop();
-  action = null;
-  if (!mixer || index < 0 || index >= gltf.animations.length) return;
-  action = mixer.clipAction(gltf.animations[index]);
-  action.play();
-  const scrub = $('scrub');
-  scrub.max = String(Math.max(gltf.animations[index].duration, 0.001));
-  mixer.setTime(0);
-  showTime();
-}
-
-function showTime() {
-  if (!action) return;
-  $('scrub').value = String(action.time);
-  $('time').textContent = `${action.time.toFixed(2)} s / ${action.getClip().duration.toFixed(2)} s`;
-}
-
-function buildPanel(gltf, info) {
-  $('title').textContent = info.title;
-  document.title = `${info.title} — meshport view`;
-  summaryTable(info);
-
-  // Animations: picker, play/pause, scrub.
-  if (gltf.animations.length) {
-    $('animation-box').classList.remove('hidden');
-    const select = $('animation');
-    gltf.animations.forEach((clip, i) => select.add(new Option(clip.name || `animation ${i}`, String(i))));
-    select.onchange = () => setAnimation(gltf, Number(select.value));
-    $('play').onclick = () => { playing = !playing; $('play').textContent = playing ? 'pause' : 'play'; };
-    $('scrub').oninput = () => { playing = false; $('play').textContent = 'play'; mixer.setTime(Number($('scrub').value)); showTime(); render(); };
-  }
-  // Meshes (PIE levels are meshes "<model>_level<n>"): visibility.
-  const meshes = [];
-  root.traverse((o) => { if (o.isMesh && !o.userData.helper) meshes.push(o); });
-  // A glTF mesh of several primitives (a PIE level split by polygon material) is a group of
-  // three.js meshes: one entry for the group.
-  const owners = [];
-  for (const m of meshes) {
-    const owner = splitPrimitive(m) ? m.parent : m;
-    if (!owners.includes(owner)) owners.push(owner);
-  }
-  if (owners.length > 1) {
-    $('levels-box').classList.remove('hidden');
-    for (const m of owners) {
-      const label = document.createElement('label');
-      const box = document.createElement('input');
-      box.type = 'checkbox';
-      box.checked = true;
-      box.onchange = () => { m.visible = box.checked; render(); };
-      const level = /_level(\d+)$/.exec(m.name);
-      label.append(box, ` ${level ? `level ${level[1]}` : m.name || 'mesh'}`);
-      label.title = m.name;
-      $('levels').append(label);
-    }
-  }
-  // Morph targets (ModeDef vibration modes): one slider per target name, moving that target on
-  // every mesh that has it (a ModeDef mode deforms all of the model's meshes).
-  const targets = new Map();
-  for (const m of meshes) {
-    if (!m.morphTargetInfluences || !m.morphTargetInfluences.length) continue;
-    const names = Object.entries(m.morphTargetDictionary || {}).sort((a, b) => a[1] - b[1]).map((e) => e[0]);
-    m.morphTargetInfluences.forEach((value, i) => {
-      const name = names[i] || `target ${i}`;
-      if (!targets.has(name)) targets.set(name, { value, uses: [] });
-      targets.get(name).uses.push([m, i]);
-    });
-  }
-  if (targets.size) $('morph-box').classList.remove('hidden');
-  for (const [name, target] of targets) {
-    const label = document.createElement('label');
-    label.textContent = `${name} `;
-    const slider = document.createElement('input');
-    slider.type = 'range';
-    slider.min = '-2';
-    slider.max = '2';
-    slider.step = '0.01';
-    slider.value = String(target.value);
-    slider.oninput = () => {
-      for (const [m, i] of target.uses) m.morphTargetInfluences[i] = Number(slider.value);
-      render();
-    };
-    label.append(slider);
-    $('morphs').append(label);
-  }
-  if (skeleton) {
-    $('skeleton-row').classList.remove('hidden');
-    $('skeleton').onchange = () => { skeleton.visible = $('skeleton').checked; render(); };
-  }
-  if (markers.length) {
-    $('connectors-row').classList.remove('hidden');
-    $('connectors').onchange = () => { for (const m of markers) m.visible = $('connectors').checked; render(); };
-  }
-  $('wireframe').onchange = () => setWireframe($('wireframe').checked);
-  if (info.team_colour) {
-    $('team-row').classList.remove('hidden');
-    $('team').onchange = () => retint($('team').value.slice(1));
-  }
-}
+const materialsOf = (o) => (o.material ? (Array.isArray(o.material) ? o.material : [o.material]) : []);
+const shownMeshes = (root, f) => root.traverse((o) => { if (o.isMesh && !o.userData.helper) f(o); });
 
 // Both sides of every face: a model inspector shows faces whatever their winding (PIE levels are
 // often single planes seen from either side).
 function showBothSides(object) {
-  object.traverse((o) => {
-    if (!o.isMesh || o.userData.helper) return;
-    for (const m of Array.isArray(o.material) ? o.material : [o.material]) m.side = THREE.DoubleSide;
-  });
-}
-
-function setWireframe(on) {
-  root.traverse((o) => {
-    if (!o.isMesh || o.userData.helper) return;
-    for (const m of Array.isArray(o.material) ? o.material : [o.material]) m.wireframe = on;
-  });
-  render();
+  shownMeshes(object, (o) => { for (const m of materialsOf(o)) m.side = THREE.DoubleSide; });
 }
 
 // Blending glTF cannot say, kept in meshport's material extras (docs/gltf-obj.md): Warzone 2100's
 // additive pages (added to what is behind, fragments of alpha <= 0.5 discarded) and premultiplied
 // ones (colour + behind x (1 - alpha)).
 function applyBlending(object) {
-  object.traverse((o) => {
-    if (!o.isMesh || o.userData.helper) return;
-    for (const m of Array.isArray(o.material) ? o.material : [o.material]) {
+  shownMeshes(object, (o) => {
+    for (const m of materialsOf(o)) {
       const blend = m.userData && m.userData.meshport && m.userData.meshport.blend;
       if (blend === 'additive') {
         m.blending = THREE.AdditiveBlending;
@@ -254,10 +64,7 @@ function applyBlending(object) {
 // Resolves to false when a team-coloured material has no embedded mask.
 async function embeddedMasks(gltf) {
   const materials = [];
-  gltf.scene.traverse((o) => {
-    if (!o.isMesh || o.userData.helper) return;
-    for (const m of Array.isArray(o.material) ? o.material : [o.material]) if (!materials.includes(m)) materials.push(m);
-  });
+  shownMeshes(gltf.scene, (o) => { for (const m of materialsOf(o)) if (!materials.includes(m)) materials.push(m); });
   let all = true;
   for (const m of materials) {
     const extras = m.userData && m.userData.meshport;
@@ -285,49 +92,6 @@ void main() {`)
   return all && materials.some((m) => m.userData.teamUniforms);
 }
 
-let clientTeamColour = false;
-
-// Team colour: on the page from the embedded masks; otherwise (a mask the .glb does not hold) the
-// server bakes it into the base colour (as `convert --team-colour` does) and the new model's
-// materials replace the shown ones.
-async function retint(hex) {
-  if (clientTeamColour) {
-    const v = [0, 2, 4].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255);
-    root.traverse((o) => {
-      if (!o.isMesh || o.userData.helper) return;
-      for (const m of Array.isArray(o.material) ? o.material : [o.material])
-        if (m.userData.teamUniforms) m.userData.teamUniforms.mpTeam.value.set(v[0], v[1], v[2]);
-    });
-    render();
-    return 'page';
-  }
-  const gltf = await loadModel(hex);
-  const fresh = [];
-  gltf.scene.traverse((o) => { if (o.isMesh) fresh.push(o.material); });
-  let i = 0;
-  root.traverse((o) => { if (o.isMesh && !o.userData.helper && i < fresh.length) { o.material = fresh[i++]; } });
-  showBothSides(root);
-  applyBlending(root);
-  setWireframe($('wireframe').checked);
-  return 'server';
-}
-
-function connectorMarkers(radius) {
-  const size = radius * 0.04;
-  root.traverse((o) => {
-    const extras = o.userData && o.userData.meshport;
-    if (!extras || !extras.attachment) return;
-    const marker = new THREE.Mesh(new THREE.SphereGeometry(size, 12, 8),
-                                  new THREE.MeshBasicMaterial({ color: 0xffcc00, depthTest: false }));
-    marker.renderOrder = 10;
-    marker.name = 'meshport connector marker';
-    marker.userData.helper = true;
-    marker.visible = !thumbnail;
-    o.add(marker);
-    markers.push(marker);
-  });
-}
-
 // Whether mesh `m` is one of the primitives of a glTF mesh that share their vertex arrays (a PIE
 // level split by polygon material): three.js makes them meshes of one group with the same
 // position attribute.
@@ -337,7 +101,7 @@ function splitPrimitive(m) {
   return p.children.some((o) => o !== m && o.isMesh && o.geometry.attributes.position === m.geometry.attributes.position);
 }
 
-function counts(gltf) {
+function counts(gltf, root) {
   const c = { meshes: 0, bones: 0, skinnedMeshes: 0, attachments: 0, morphTargets: 0, animations: gltf.animations.length,
               materials: new Set(), triangles: 0 };
   root.traverse((o) => {
@@ -361,132 +125,463 @@ function counts(gltf) {
   return c;
 }
 
-// Shows a loaded glTF: both sides, blending, team colour masks, a hidden skeleton helper, the
-// camera on its bounds, connector markers, its first animation at its start.
-async function show(gltf) {
-  root = gltf.scene;
-  scene.add(root);
-  showBothSides(root);
-  applyBlending(root);
-  clientTeamColour = await embeddedMasks(gltf);
-  let hasBones = false;
-  root.traverse((o) => { if (o.isBone) hasBones = true; });
-  if (hasBones) {
-    skeleton = new THREE.SkeletonHelper(root);
-    skeleton.visible = false;
-    scene.add(skeleton);
-  }
-  const radius = frameCamera(root);
-  connectorMarkers(radius);
-  if (gltf.animations.length) {
-    mixer = new THREE.AnimationMixer(root);
-    setAnimation(gltf, 0);
-  }
-}
-
-// Removes the shown model and frees what it holds on the GPU (?thumbnail&pool: the next one).
-function unshow() {
-  if (action) action.stop();
-  action = null;
-  mixer = null;
-  if (skeleton) { scene.remove(skeleton); skeleton.dispose(); skeleton = null; }
-  markers = [];
-  if (!root) return;
-  scene.remove(root);
-  root.traverse((o) => {
+// Frees what an object holds on the GPU: geometries, materials, their textures (team colour masks
+// included).
+function dispose(object) {
+  object.traverse((o) => {
     if (o.geometry) o.geometry.dispose();
-    for (const m of o.material ? (Array.isArray(o.material) ? o.material : [o.material]) : []) {
+    for (const m of materialsOf(o)) {
       for (const v of Object.values(m)) if (v && v.isTexture) v.dispose();
+      if (m.userData && m.userData.teamUniforms) m.userData.teamUniforms.mpTeamMask.value.dispose();
       m.dispose();
     }
   });
-  root = null;
 }
 
-async function main() {
-  resize();
-  const [info, gltf] = await Promise.all([fetch('/info.json', { cache: 'no-store' }).then((r) => r.json()), loadModel(null)]);
-  await show(gltf);
-  if (thumbnail) playing = false;
-  buildPanel(gltf, info);
-  api.counts = counts(gltf);
-  api.info = info;
-  // Test and thumbnail hooks: no animation running, a given time, one frame rendered.
-  api.pause = () => { playing = false; $('play').textContent = 'play'; };
-  api.setAnimation = (i) => { $('animation').value = String(i); setAnimation(gltf, i); render(); };
-  api.setTime = (t) => { if (mixer) { mixer.setTime(t); showTime(); } render(); };
-  api.setWireframe = setWireframe;
-  api.setMorph = (mesh, target, value) => {
-    const ms = [];
-    root.traverse((o) => { if (o.isMesh && !o.userData.helper) ms.push(o); });
-    ms[mesh].morphTargetInfluences[target] = value;
+// The .glb bytes as the ArrayBuffer GLTFLoader reads.
+function arrayBuffer(glb) {
+  if (glb instanceof ArrayBuffer) return glb;
+  if (ArrayBuffer.isView(glb)) return glb.buffer.slice(glb.byteOffset, glb.byteOffset + glb.byteLength);
+  throw new TypeError('the model has no .glb bytes (model.glb: an ArrayBuffer or a Uint8Array)');
+}
+
+const parse = (glb) => new Promise((resolve, reject) => new GLTFLoader().parse(arrayBuffer(glb), '', resolve, reject));
+
+// The viewer (see the file's top and docs/viewer.md). options: { view, panel, thumbnail }.
+export function createViewer(options = {}) {
+  const container = options.view;
+  if (!container) throw new Error('createViewer: options.view (the element for the canvas) is missing');
+  const thumbnail = options.thumbnail !== undefined && options.thumbnail !== null && options.thumbnail !== false;
+  container.classList.add('mp-view');
+  // thumbnail: N: an N x N canvas at the top left (Chromium's window has a minimum size; `meshport
+  // thumbnail` reads the canvas).
+  if (thumbnail) {
+    container.classList.add('mp-thumbnail');
+    const size = Number(options.thumbnail);
+    if (size >= 16) {
+      Object.assign(container.style, { position: 'fixed', left: '0', top: '0', width: `${size}px`, height: `${size}px`, flex: 'none' });
+    }
+  }
+  // The status line: the page's own #status in the view (shown before the modules load), or one
+  // of ours.
+  let statusLine = container.querySelector('#status');
+  if (!statusLine) {
+    statusLine = document.createElement('div');
+    statusLine.id = 'status';
+    container.append(statusLine);
+  }
+  statusLine.classList.add('mp-status');
+  const setStatus = (text) => { statusLine.textContent = text; };
+
+  // The panel: our part of options.panel, first in it (the page may add its own after).
+  let panel = null;
+  if (options.panel) {
+    options.panel.classList.add('mp-panel');
+    if (thumbnail) options.panel.classList.add('mp-hidden');
+    else {
+      panel = document.createElement('div');
+      panel.className = 'mp-panel-body';
+      options.panel.prepend(panel);
+    }
+  }
+  const $ = (id) => (panel ? panel.querySelector(`#${id}`) : null);
+  const on = (id, event, f) => { const e = $(id); if (e) e[event] = f; };
+  const emptyPanel = () => { if (panel) panel.innerHTML = PANEL; };
+  emptyPanel();
+
+  const renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true, alpha: thumbnail });
+  renderer.setPixelRatio(1);
+  container.appendChild(renderer.domElement);
+  const scene = new THREE.Scene();
+  if (!thumbnail) scene.background = new THREE.Color(0x303134);
+  scene.add(new THREE.HemisphereLight(0xffffff, 0x444444, 1.6));
+  const sun = new THREE.DirectionalLight(0xffffff, 2.0);
+  sun.position.set(1, 2, 1.5);
+  scene.add(sun);
+  const camera = new THREE.PerspectiveCamera(40, 1, 0.01, 1000);
+  const controls = new OrbitControls(camera, renderer.domElement);
+  controls.addEventListener('change', () => render());
+  const clock = new THREE.Clock();
+
+  // The model shown: its glTF, root, animation state, helpers, team colour and recolouring.
+  let gltf = null, root = null, mixer = null, action = null, playing = true, skeleton = null;
+  let markers = [], clientTeamColour = false, recolour = null, info = null, shownCounts = null, wireframe = false;
+  let frames = 0, looping = false;
+  let generation = 0;  // one per show() and clear(): a show overtaken by another drops its model
+
+  // The canvas follows the view's size (the window's when the view has none). Setting the same
+  // size again would clear the drawing buffer, so only a change is applied.
+  function resize() {
+    const w = container.clientWidth || window.innerWidth, h = container.clientHeight || window.innerHeight;
+    const size = renderer.getSize(new THREE.Vector2());
+    if (size.x === w && size.y === h && camera.aspect === w / Math.max(h, 1)) return false;
+    renderer.setSize(w, h, false);
+    camera.aspect = w / Math.max(h, 1);
+    camera.updateProjectionMatrix();
+    return true;
+  }
+  new ResizeObserver(() => { if (resize()) render(); }).observe(container);
+
+  function render() {
+    renderer.render(scene, camera);
+    frames++;
+  }
+
+  function frame() {
+    if (!root) { looping = false; return; }
+    if (mixer && action && playing) {
+      mixer.update(clock.getDelta());
+      showTime();
+    } else clock.getDelta();
+    controls.update();
     render();
-  };
-  api.retint = retint;
-  // The materials shown: name, alpha test, blending ('normal', 'additive', 'premultiplied', 'other'),
-  // transparent.
-  api.materials = () => {
-    const list = [];
-    root.traverse((o) => {
-      if (!o.isMesh || o.userData.helper) return;
-      for (const m of Array.isArray(o.material) ? o.material : [o.material]) {
-        if (list.some((x) => x.material === m)) continue;
-        const premultiplied = m.blending === THREE.CustomBlending && m.blendSrc === THREE.OneFactor &&
-                              m.blendDst === THREE.OneMinusSrcAlphaFactor;
-        const blending = m.blending === THREE.NormalBlending ? 'normal' : m.blending === THREE.AdditiveBlending
-          ? 'additive' : premultiplied ? 'premultiplied' : 'other';
-        list.push({ material: m, name: m.name, alphaTest: m.alphaTest, blending, transparent: m.transparent });
+    requestAnimationFrame(frame);
+  }
+
+  function startLoop() {
+    if (thumbnail || looping) return;
+    looping = true;
+    requestAnimationFrame(frame);
+  }
+
+  // Camera on the model's bounds, from the front right and above (the same for a model and its
+  // conversions, so that screenshots compare).
+  function frameCamera(object) {
+    const box = new THREE.Box3().setFromObject(object);
+    if (box.isEmpty()) box.set(new THREE.Vector3(-1, -1, -1), new THREE.Vector3(1, 1, 1));
+    const center = box.getCenter(new THREE.Vector3());
+    const radius = Math.max(box.getSize(new THREE.Vector3()).length() / 2, 1e-3);
+    const distance = radius / Math.sin(THREE.MathUtils.degToRad(camera.fov / 2)) * 1.05;
+    camera.near = distance / 100;
+    camera.far = distance * 100;
+    camera.position.copy(center).add(new THREE.Vector3(0.6, 0.45, 0.8).normalize().multiplyScalar(distance));
+    camera.updateProjectionMatrix();
+    controls.target.copy(center);
+    controls.update();
+    return radius;
+  }
+
+  function summaryTable() {
+    const s = info.summary || {};
+    const table = $('summary');
+    for (const [key, value] of Object.entries(s)) {
+      if (value === null || typeof value === 'object' && !Array.isArray(value)) continue;
+      const tr = table.insertRow();
+      tr.insertCell().textContent = key;
+      tr.insertCell().textContent = Array.isArray(value) ? `${value.length}` : `${value}`;
+    }
+    $('json').textContent = JSON.stringify(s, null, 1);
+  }
+
+  function setAnimation(index) {
+    if (action) action.stop();
+    action = null;
+    if (!mixer || index < 0 || index >= gltf.animations.length) return;
+    action = mixer.clipAction(gltf.animations[index]);
+    action.play();
+    const scrub = $('scrub');
+    if (scrub) scrub.max = String(Math.max(gltf.animations[index].duration, 0.001));
+    mixer.setTime(0);
+    showTime();
+  }
+
+  function showTime() {
+    if (!action || !panel) return;
+    $('scrub').value = String(action.time);
+    $('time').textContent = `${action.time.toFixed(2)} s / ${action.getClip().duration.toFixed(2)} s`;
+  }
+
+  function setPlaying(on) {
+    playing = on;
+    const button = $('play');
+    if (button) button.textContent = playing ? 'pause' : 'play';
+  }
+
+  // Fills the (empty) panel for the model shown.
+  function buildPanel() {
+    if (!panel) return;
+    const show = (id) => $(id).classList.remove('mp-hidden');
+    $('title').textContent = info.title || '';
+    summaryTable();
+
+    // Animations: picker, play/pause, scrub.
+    if (gltf.animations.length) {
+      show('animation-box');
+      const select = $('animation');
+      gltf.animations.forEach((clip, i) => select.add(new Option(clip.name || `animation ${i}`, String(i))));
+      select.onchange = () => setAnimation(Number(select.value));
+      on('play', 'onclick', () => setPlaying(!playing));
+      on('scrub', 'oninput', () => { setPlaying(false); mixer.setTime(Number($('scrub').value)); showTime(); render(); });
+    }
+    // Meshes (PIE levels are meshes "<model>_level<n>"): visibility.
+    const meshes = [];
+    shownMeshes(root, (o) => meshes.push(o));
+    // A glTF mesh of several primitives (a PIE level split by polygon material) is a group of
+    // three.js meshes: one entry for the group.
+    const owners = [];
+    for (const m of meshes) {
+      const owner = splitPrimitive(m) ? m.parent : m;
+      if (!owners.includes(owner)) owners.push(owner);
+    }
+    if (owners.length > 1) {
+      show('levels-box');
+      for (const m of owners) {
+        const label = document.createElement('label');
+        const box = document.createElement('input');
+        box.type = 'checkbox';
+        box.checked = true;
+        box.onchange = () => { m.visible = box.checked; render(); };
+        const level = /_level(\d+)$/.exec(m.name);
+        label.append(box, ` ${level ? `level ${level[1]}` : m.name || 'mesh'}`);
+        label.title = m.name;
+        $('levels').append(label);
       }
+    }
+    // Morph targets (ModeDef vibration modes): one slider per target name, moving that target on
+    // every mesh that has it (a ModeDef mode deforms all of the model's meshes).
+    const targets = new Map();
+    for (const m of meshes) {
+      if (!m.morphTargetInfluences || !m.morphTargetInfluences.length) continue;
+      const names = Object.entries(m.morphTargetDictionary || {}).sort((a, b) => a[1] - b[1]).map((e) => e[0]);
+      m.morphTargetInfluences.forEach((value, i) => {
+        const name = names[i] || `target ${i}`;
+        if (!targets.has(name)) targets.set(name, { value, uses: [] });
+        targets.get(name).uses.push([m, i]);
+      });
+    }
+    if (targets.size) show('morph-box');
+    for (const [name, target] of targets) {
+      const label = document.createElement('label');
+      label.textContent = `${name} `;
+      const slider = document.createElement('input');
+      slider.type = 'range';
+      slider.min = '-2';
+      slider.max = '2';
+      slider.step = '0.01';
+      slider.value = String(target.value);
+      slider.oninput = () => {
+        for (const [m, i] of target.uses) m.morphTargetInfluences[i] = Number(slider.value);
+        render();
+      };
+      label.append(slider);
+      $('morphs').append(label);
+    }
+    if (skeleton) {
+      show('skeleton-row');
+      on('skeleton', 'onchange', () => { skeleton.visible = $('skeleton').checked; render(); });
+    }
+    if (markers.length) {
+      show('connectors-row');
+      on('connectors', 'onchange', () => { for (const m of markers) m.visible = $('connectors').checked; render(); });
+    }
+    on('wireframe', 'onchange', () => setWireframe($('wireframe').checked));
+    if (info.team_colour) {
+      show('team-row');
+      on('team', 'onchange', () => retint($('team').value.slice(1)).catch((e) => setStatus(`error: ${e}`)));
+    }
+  }
+
+  function setWireframe(on) {
+    wireframe = on;
+    if (root) shownMeshes(root, (o) => { for (const m of materialsOf(o)) m.wireframe = on; });
+    render();
+  }
+
+  // Team colour: on the page from the embedded masks; otherwise (a mask the .glb does not hold)
+  // model.recolour gives the .glb with the colour baked in (as `convert --team-colour` does; the
+  // server's /model.glb?tc=) and its materials replace the shown ones.
+  async function retint(hex) {
+    if (!root) return null;
+    if (clientTeamColour) {
+      const v = [0, 2, 4].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255);
+      shownMeshes(root, (o) => {
+        for (const m of materialsOf(o)) if (m.userData.teamUniforms) m.userData.teamUniforms.mpTeam.value.set(v[0], v[1], v[2]);
+      });
+      render();
+      return 'page';
+    }
+    if (!recolour) throw new Error('this model has no embedded team colour mask and no recolour function');
+    const token = generation;
+    const baked = await parse(await recolour(hex));
+    if (token !== generation) {  // another model is shown now
+      dispose(baked.scene);
+      return null;
+    }
+    const fresh = [];
+    baked.scene.traverse((o) => { if (o.isMesh) fresh.push(o.material); });
+    let i = 0;
+    const old = new Set();
+    shownMeshes(root, (o) => {
+      if (i >= fresh.length) return;
+      for (const m of materialsOf(o)) old.add(m);
+      o.material = fresh[i++];
     });
-    return list.map(({ material, ...rest }) => rest);
-  };
-  // The canvas as base64 RGBA rows (bottom row first), for pixel comparisons.
-  api.pixels = () => {
-    render();
-    const gl = renderer.getContext();
-    const w = gl.drawingBufferWidth, h = gl.drawingBufferHeight;
-    const data = new Uint8Array(w * h * 4);
-    gl.readPixels(0, 0, w, h, gl.RGBA, gl.UNSIGNED_BYTE, data);
-    let text = '';
-    for (let i = 0; i < data.length; i += 0x8000) text += String.fromCharCode.apply(null, data.subarray(i, i + 0x8000));
-    return { width: w, height: h, rgba: btoa(text) };
-  };
-  api.render = render;
-  // The canvas as a PNG data URL (the drawing buffer is preserved: it holds the last frame).
-  api.png = () => renderer.domElement.toDataURL('image/png');
-  $('status').textContent = '';
-  render();
-  api.ready = true;
-  drawn.resolve({ triangles: renderer.info.render.triangles, calls: renderer.info.render.calls });
-  if (thumbnail) document.title = 'ready';
-  else requestAnimationFrame(frame);
-}
+    // The replaced materials and the baked model's geometries are not used any more.
+    for (const m of old) {
+      for (const v of Object.values(m)) if (v && v.isTexture) v.dispose();
+      m.dispose();
+    }
+    baked.scene.traverse((o) => { if (o.geometry) o.geometry.dispose(); });
+    showBothSides(root);
+    applyBlending(root);
+    setWireframe(wireframe);
+    return 'server';
+  }
 
-// Tell the server a page is open (it stops a while after the last heartbeat).
-function heartbeat() { fetch('/heartbeat', { cache: 'no-store' }).catch(() => {}); }
-if (!thumbnail) {
-  heartbeat();
-  setInterval(heartbeat, 5000);
-}
+  function connectorMarkers(radius) {
+    const size = radius * 0.04;
+    root.traverse((o) => {
+      const extras = o.userData && o.userData.meshport;
+      if (!extras || !extras.attachment) return;
+      const marker = new THREE.Mesh(new THREE.SphereGeometry(size, 12, 8),
+                                    new THREE.MeshBasicMaterial({ color: 0xffcc00, depthTest: false }));
+      marker.renderOrder = 10;
+      marker.name = 'meshport connector marker';
+      marker.userData.helper = true;
+      marker.visible = !thumbnail;
+      o.add(marker);
+      markers.push(marker);
+    });
+  }
 
-// ?thumbnail=SIZE&pool: `meshport thumbnail` draws many models in one page: no model is loaded;
-// window.meshport.draw(base64 .glb) shows one (replacing the last), renders it and resolves to
-// the canvas as a PNG data URL.
-if (pool) {
-  resize();
-  api.draw = async (base64) => {
+  // Removes the shown model and frees what it holds on the GPU.
+  function unshow() {
+    if (action) action.stop();
+    action = null;
+    mixer = null;
+    if (skeleton) { scene.remove(skeleton); skeleton.dispose(); skeleton = null; }
+    markers = [];
+    gltf = null;
+    info = null;
+    shownCounts = null;
+    recolour = null;
+    clientTeamColour = false;
+    wireframe = false;
+    if (!root) return;
+    scene.remove(root);
+    dispose(root);
+    root = null;
+  }
+
+  // Shows a .glb: both sides, blending, team colour masks, a hidden skeleton helper, the camera
+  // on its bounds, connector markers, its first animation at its start, the panel; resolves after
+  // the first frame with it.
+  async function show(model) {
+    const token = ++generation;
     unshow();
-    const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
-    const gltf = await new Promise((resolve, reject) => new GLTFLoader().parse(bytes.buffer, '', resolve, reject));
-    await show(gltf);
+    emptyPanel();
+    setStatus('loading…');
+    let loaded = null;
+    try {
+      loaded = await parse(model.glb);
+      showBothSides(loaded.scene);
+      applyBlending(loaded.scene);
+      const masks = await embeddedMasks(loaded);
+      if (token !== generation) {
+        const e = new Error('meshport viewer: replaced by a later show() or clear()');
+        e.name = 'AbortError';
+        throw e;
+      }
+      gltf = loaded;
+      root = gltf.scene;
+      info = model.info || {};
+      recolour = model.recolour || null;
+      clientTeamColour = masks;
+      scene.add(root);
+      let hasBones = false;
+      root.traverse((o) => { if (o.isBone) hasBones = true; });
+      if (hasBones) {
+        skeleton = new THREE.SkeletonHelper(root);
+        skeleton.visible = false;
+        scene.add(skeleton);
+      }
+      resize();
+      connectorMarkers(frameCamera(root));
+      buildPanel();
+      setPlaying(!thumbnail);
+      if (gltf.animations.length) {
+        mixer = new THREE.AnimationMixer(root);
+        setAnimation(0);
+      }
+      shownCounts = counts(gltf, root);
+    } catch (e) {
+      if (token === generation) {
+        unshow();
+        emptyPanel();
+        setStatus(`error: ${e}`);
+      } else if (loaded && loaded.scene !== root) dispose(loaded.scene);
+      throw e;
+    }
+    setStatus('');
     render();
-    return renderer.domElement.toDataURL('image/png');
+    clock.getDelta();
+    startLoop();
+    return { triangles: renderer.info.render.triangles, calls: renderer.info.render.calls };
+  }
+
+  function clear() {
+    generation++;
+    unshow();
+    emptyPanel();
+    setStatus('');
+    render();
+  }
+
+  // The hooks of the tests and of `meshport thumbnail` (window.meshport on the page of
+  // `meshport view`), for the model shown last.
+  const api = {
+    get counts() { return shownCounts; },
+    get info() { return info; },
+    get frames() { return frames; },
+    // No animation running, a given time, one frame rendered.
+    pause: () => setPlaying(false),
+    setAnimation: (i) => {
+      const select = $('animation');
+      if (select) select.value = String(i);
+      if (gltf) setAnimation(i);
+      render();
+    },
+    setTime: (t) => { if (mixer) { mixer.setTime(t); showTime(); } render(); },
+    setWireframe,
+    setMorph: (mesh, target, value) => {
+      if (!root) return;
+      const ms = [];
+      shownMeshes(root, (o) => ms.push(o));
+      ms[mesh].morphTargetInfluences[target] = value;
+      render();
+    },
+    retint,
+    // The materials shown: name, alpha test, blending ('normal', 'additive', 'premultiplied',
+    // 'other'), transparent.
+    materials: () => {
+      const list = [];
+      if (root) shownMeshes(root, (o) => {
+        for (const m of materialsOf(o)) {
+          if (list.some((x) => x.material === m)) continue;
+          const premultiplied = m.blending === THREE.CustomBlending && m.blendSrc === THREE.OneFactor &&
+                                m.blendDst === THREE.OneMinusSrcAlphaFactor;
+          const blending = m.blending === THREE.NormalBlending ? 'normal' : m.blending === THREE.AdditiveBlending
+            ? 'additive' : premultiplied ? 'premultiplied' : 'other';
+          list.push({ material: m, name: m.name, alphaTest: m.alphaTest, blending, transparent: m.transparent });
+        }
+      });
+      return list.map(({ material, ...rest }) => rest);
+    },
+    // The canvas as base64 RGBA rows (bottom row first), for pixel comparisons.
+    pixels: () => {
+      render();
+      const gl = renderer.getContext();
+      const w = gl.drawingBufferWidth, h = gl.drawingBufferHeight;
+      const data = new Uint8Array(w * h * 4);
+      gl.readPixels(0, 0, w, h, gl.RGBA, gl.UNSIGNED_BYTE, data);
+      let text = '';
+      for (let i = 0; i < data.length; i += 0x8000) text += String.fromCharCode.apply(null, data.subarray(i, i + 0x8000));
+      return { width: w, height: h, rgba: btoa(text) };
+    },
+    render,
+    // The canvas as a PNG data URL (the drawing buffer is preserved: it holds the last frame).
+    png: () => renderer.domElement.toDataURL('image/png'),
   };
-  api.ready = true;
-  drawn.resolve({});
-} else main().catch((e) => {
-  api.error = String(e && e.stack || e);
-  drawn.reject(e);
-  $('status').textContent = `error: ${e}`;
-  console.error(e);
-});
+
+  return { show, clear, api, status: setStatus };
+}

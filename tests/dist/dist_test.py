@@ -154,10 +154,16 @@ class Artefacts(Base):
         write(os.path.join(self.npm, "Makefile"),
               b"npm:\n\t@tar czf meshport-9.9.9.tgz -C pkg package\n\t@echo packed\n"
               b"\t@echo 'npm package: $(CURDIR)/meshport-9.9.9.tgz'\n")
+        # A stand-in for the Python wheel (python/setup.py): the package and its extension.
+        self.wheel = os.path.join(self.tmp, f"meshport-{VERSION}-cp311-cp311-linux_x86_64.whl")
+        with zipfile.ZipFile(self.wheel, "w") as z:
+            z.writestr("meshport/__init__.py", "from ._meshport import *\n")
+            z.writestr("meshport/_meshport.cpython-311-x86_64-linux-gnu.so", b"\x7fELF stand-in")
 
     def dist(self, out, **env):
         e = {"DIST_PREBUILT": "1", "LINUX_BUILD": self.build, "WIN_BUILD": self.win, "WINDOWS_STRIP": "",
-             "MAKE_NPM": f"make -s -C {self.npm}", "DIST_DOC_ROOT": self.doc, "SOURCE_DATE_EPOCH": "1700000000"}
+             "MAKE_NPM": f"make -s -C {self.npm}", "DIST_DOC_ROOT": self.doc, "SOURCE_DATE_EPOCH": "1700000000",
+             "PYTHON_WHEEL": self.wheel}
         e.update(env)
         return self.run_tool(DIST_SH, out, env=e)
 
@@ -166,7 +172,8 @@ class Artefacts(Base):
         r = self.dist(out)
         self.assertEqual(r.returncode, 0, r.stderr)
         linux_name, windows_name = f"meshport-{VERSION}-linux-x86_64", f"meshport-{VERSION}-windows-x86_64"
-        names = [f"{linux_name}.tar.gz", f"{windows_name}.zip", "meshport-9.9.9.tgz", f"meshport_io-{VERSION}.zip"]
+        names = [f"{linux_name}.tar.gz", f"{windows_name}.zip", "meshport-9.9.9.tgz", f"meshport_io-{VERSION}.zip",
+                 os.path.basename(self.wheel)]
         self.assertEqual(sorted(os.listdir(out)), sorted(names + ["SHA256SUMS"]))
 
         # The Linux tarball: an install prefix in one folder.
@@ -190,6 +197,8 @@ class Artefacts(Base):
         expected = {f"{windows_name}/meshport.exe": (0o100755, self.windows)}
         expected.update(licence_members(f"{windows_name}/", WINDOWS_LICENCES))
         self.assertEqual(without_readme(w), expected)
+        # The Python wheel as it was built.
+        self.assertEqual(read(os.path.join(out, os.path.basename(self.wheel))), read(self.wheel))
         # The npm tarball as `make npm` made it; the add-on zip as AddonZip checks it.
         self.assertEqual(read(os.path.join(out, "meshport-9.9.9.tgz")), read(os.path.join(self.npm, "meshport-9.9.9.tgz")))
         self.assertEqual(without_readme(zip_members(os.path.join(out, f"meshport_io-{VERSION}.zip"))),
@@ -236,6 +245,14 @@ class Artefacts(Base):
         r = self.dist(os.path.join(self.tmp, "dist"))
         self.assertEqual(r.returncode, 1)
         self.assertIn("meshport-9.9.9.tgz holds no LICENSE file", r.stderr)
+
+    def test_wheel_without_its_module_is_an_error(self):
+        with zipfile.ZipFile(self.wheel, "w") as z:
+            z.writestr("meshport/__init__.py", "")
+        r = self.dist(os.path.join(self.tmp, "dist"))
+        self.assertEqual(r.returncode, 1)
+        self.assertIn(f"the Python wheel {os.path.basename(self.wheel)} lacks meshport/__init__.py or the extension "
+                      "meshport/_meshport*.so", r.stderr)
 
     def test_missing_inputs_are_errors(self):
         os.remove(os.path.join(self.win, "meshport.exe"))

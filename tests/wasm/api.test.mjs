@@ -172,3 +172,39 @@ test('errors: the CLI\'s message and exit status, nothing written', async () => 
   const r = await api.run(['frobnicate']);
   assert.equal(r.status, runNative(['frobnicate'], work).status);
 });
+
+test('workspace: a tree written once, commands over it, view --export as the CLI writes it', async () => {
+  const ws = await api.workspace();
+  const tree = readTree(path.join(work, 'in'));
+  for (const [name, bytes] of Object.entries(tree)) ws.write(`mod/${name}`, bytes);
+  assert.deepEqual(ws.list().sort(), Object.keys(tree).map((n) => `mod/${n}`).sort());
+  // The viewer's files for a model, and for a unit of parts: the native CLI's, byte for byte.
+  for (const args of [['mod/turret.pie'], ['mod/tentacle.iqe'], ['mod/turret.pie', 'mod/turret.pie', 'mod/turret.pie']]) {
+    const r = await ws.run(['view', ...args, '--export', 'page']);
+    const dir = tempDir('ws-native');
+    fs.cpSync(path.join(work, 'in'), path.join(dir, 'mod'), { recursive: true });
+    const n = runNative(['view', ...args, '--export', 'page'], dir);
+    assert.equal(r.status, n.status, `view ${args}: ${r.stderr}`);
+    assert.equal(r.stderr, n.stderr.toString(), `view ${args}: messages`);
+    assert.deepEqual(Object.keys(r.files).sort(), ['page/info.json', 'page/model.glb'], `view ${args}`);
+    assertSameTree({ 'info.json': r.files['page/info.json'], 'model.glb': r.files['page/model.glb'] },
+                   readTree(path.join(dir, 'page')), `view ${args}`);
+  }
+  // A command reports only what it wrote: the next one, nothing of the last's.
+  const info = await ws.run(['info', '--json', 'mod/turret.pie']);
+  assert.equal(info.status, 0);
+  assert.deepEqual(info.files, {});
+  assert.equal(JSON.parse(info.stdout).format, 'pie');
+  // The same file written again with the same bytes is reported again.
+  const again = await ws.run(['view', 'mod/turret.pie', '--export', 'page']);
+  assert.deepEqual(Object.keys(again.files).sort(), ['page/info.json', 'page/model.glb']);
+  assert.ok(Buffer.compare(Buffer.from(ws.read('mod/turret.pie')), tree['turret.pie']) === 0);
+  ws.remove('mod/turret.pie');
+  assert.ok(!ws.list().includes('mod/turret.pie'));
+  ws.dispose();
+  assert.throws(() => ws.list(), /disposed/);
+  assert.throws(() => ws.write('../x', 'y'), /disposed/);
+  const other = await api.workspace();
+  assert.throws(() => other.write('../x', 'y'), /without "\.\."/);
+  other.dispose();
+});
