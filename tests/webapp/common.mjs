@@ -137,6 +137,16 @@ export async function waitTree(page, names, timeout = 60000) {
   await idle(page);
 }
 
+// The viewer's counts once they match WANT ({meshes, triangles, ...}; the app is idle once the
+// CLI's command ran, the viewer may still be loading its picture), or the last counts seen.
+export async function shown(page, want, timeout = 30000) {
+  await page.waitForFunction((w) => {
+    const v = window.meshportApp.viewer;
+    return v && v.counts && v.frames > 0 && Object.entries(w).every(([k, x]) => v.counts[k] === x);
+  }, want, { timeout, polling: 50 }).catch(() => {});
+  return page.evaluate(() => window.meshportApp.viewer && window.meshportApp.viewer.counts);
+}
+
 // The paths #tree lists, and those it marks as models.
 export const treePaths = (page) => page.evaluate(() => [...document.querySelectorAll('#tree li[data-path]')]
   .map((li) => ({ path: li.dataset.path, model: li.classList.contains('model') })));

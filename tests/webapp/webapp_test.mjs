@@ -21,7 +21,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {
   browserKit, checkBuildWeb, checker, chromiumArgs, cli, clickForDownload, confine, drop, errorText, gridIqe, idle,
-  openApp, press, readTree, select, serve, text, treeDifferences, treePaths, unzip, waitTree, writableFormats, writeTree,
+  openApp, press, shown, readTree, select, serve, text, treeDifferences, treePaths, unzip, waitTree, writableFormats, writeTree,
 } from './common.mjs';
 
 const [meshport, sourceDir, buildWeb, workRoot, part, corpusDir] = process.argv.slice(2);
@@ -243,8 +243,8 @@ async function partCheck() {
     try { parsed = JSON.parse(shown); } catch { /* checked below */ }
     check(parsed && JSON.stringify(parsed) === JSON.stringify(JSON.parse(r.stdout)),
           `#info-json of ${input} is not info --json's:\n${(shown || '').slice(0, 600)}\n---\n${r.stdout.slice(0, 600)}`);
-    const counts = await page.evaluate(() => window.meshportApp.viewer && window.meshportApp.viewer.counts);
     const info = JSON.parse(r.stdout);
+    const counts = await shown(page, { triangles: info.triangles });
     check(counts && counts.triangles === info.triangles, `${input}: the viewer shows ${counts && counts.triangles} triangles, info says ${info.triangles}`);
   }
   // validate --json with each profile (and none), on a file with diagnostics at known lines.
@@ -272,6 +272,7 @@ async function partCheck() {
       results.diagnosticLines = diagnostics.map((d) => d.line);
       // Clicking one opens #source at its line.
       for (const d of diagnostics.slice(0, 2)) {
+        await page.evaluate(() => { document.getElementById('source').textContent = ''; });
         await page.click(`#diagnostics li[data-file="${d.file}"][data-line="${d.line}"]`);
         await page.waitForFunction(() => document.querySelector('#source .current-line'), null, { timeout: 10000 });
         const marked = await page.evaluate(() => document.querySelector('#source .current-line').textContent);
@@ -405,8 +406,8 @@ async function assembleBoth(page, dir, body, prop, weapons, vtol) {
   }, vtol);
   await press(page, '#assemble-run');
   await idle(page);
-  const counts = await page.evaluate(() => window.meshportApp.viewer.counts);
   const info = JSON.parse(cli(meshport, ['info', '--json', 'out/unit.glb'], dir).stdout);
+  const counts = await shown(page, { meshes: info.meshes.length, triangles: info.triangles });
   check(counts && counts.meshes === info.meshes.length, `${what}: the viewer shows ${counts && counts.meshes} meshes, unit.glb has ${info.meshes.length}`);
   const got = await clickForDownload(page, '#assemble-download');
   if (!check(got.download, `${what}: no download (#error: ${got.error})`)) return;
@@ -457,7 +458,7 @@ async function partOffline() {
   await convertBoth(page, dir, 'tentacle.iqe', formats.find((f) => f.name === 'glb'));
   await convertBoth(page, dir, 'turret.pie', formats.find((f) => f.name === 'gltf'));
   await select(page, 'tentacle_bin.iqm');
-  const counts = await page.evaluate(() => window.meshportApp.viewer.counts);
+  const counts = await shown(page, { triangles: JSON.parse(cli(meshport, ['info', '--json', 'tentacle_bin.iqm'], dir).stdout).triangles });
   check(counts && counts.triangles > 0, 'offline: the viewer shows nothing');
   const missed = failed.filter((u) => !/\/sw\.js$/.test(u));
   check(missed.length === 0, `offline: requests that failed: ${missed.join(' ')}`);
@@ -527,6 +528,10 @@ async function partPictures() {
   await setValue(page, 'assemble-weapons', ['cannon.pie']);
   await press(page, '#assemble-run');
   await idle(page);
+  cli(meshport, ['assemble', '-q', 'body.pie', 'tracks.pie', 'cannon.pie', '-o', 'unit.glb'], dir);
+  const unit = JSON.parse(cli(meshport, ['info', '--json', 'unit.glb'], dir).stdout);
+  const tankCounts = await shown(page, { meshes: unit.meshes.length, triangles: unit.triangles });
+  check(tankCounts && tankCounts.meshes === unit.meshes.length, `the tank: the viewer shows ${JSON.stringify(tankCounts)}`);
   await picture(page, 'web-app-tank');
   // (2) the tentacle as IQM, mid-animation.
   const tdir = path.join(work, 'tentacle');
@@ -537,7 +542,9 @@ async function partPictures() {
   await drop(p2, { 'tentacle.iqm': fs.readFileSync(path.join(tdir, 'tentacle.iqm')), 'tentacle_skin0.png': src('examples', 'tentacle_skin0.png'),
     'tentacle_skin1.tga': src('examples', 'tentacle_skin1.tga') });
   await select(p2, 'tentacle.iqm');
-  const anim = JSON.parse(cli(meshport, ['info', '--json', 'tentacle.iqm'], tdir).stdout).animations[0];
+  const tentacleInfo = JSON.parse(cli(meshport, ['info', '--json', 'tentacle.iqm'], tdir).stdout);
+  await shown(p2, { triangles: tentacleInfo.triangles });
+  const anim = tentacleInfo.animations[0];
   const mid = (anim.frames - 1) / anim.framerate / 2;
   const still = await p2.evaluate(() => { window.meshportApp.viewer.pause(); window.meshportApp.viewer.setTime(0); return window.meshportApp.viewer.pixels(); });
   const moved = await p2.evaluate((t) => { window.meshportApp.viewer.setTime(t); return window.meshportApp.viewer.pixels(); }, mid);
@@ -556,9 +563,9 @@ async function partPictures() {
   await openApp(p3, server.url);
   await drop(p3, scene);
   await select(p3, 'pile.state');
-  const shown = await p3.evaluate(() => window.meshportApp.viewer.counts);
   const info = JSON.parse(cli(meshport, ['info', '--json', 'pile.state'], mdir).stdout);
-  check(shown && shown.meshes === info.meshes.length, `pile.state: the viewer shows ${shown && shown.meshes} meshes, info says ${info.meshes.length}`);
+  const counts = await shown(p3, { triangles: info.triangles });
+  check(counts && counts.triangles === info.triangles, `pile.state: the viewer shows ${counts && counts.triangles} triangles, info says ${info.triangles}`);
   await picture(p3, 'web-app-modedef');
   await p3.close();
 }
