@@ -1,4 +1,4 @@
-// The web app in a real browser (docs/web-app.md "Tests"): playwright-core drives Debian's Chromium
+// The web app in a real browser (docs/web-app.md "Tests"; tests/web_app/common.mjs): playwright-core drives Debian's Chromium
 // over build-web/ (`make web-app`) served by a static server of this test; files are dropped on
 // the page through a DataTransfer (or picked as a folder), and what the page shows or downloads is
 // compared with the native CLI run on the same files, laid out the same way:
@@ -15,7 +15,7 @@
 //   pictures   the page with a tank, a skinned IQM mid-animation, a ModeDef scene (PNGs in WORK)
 //   corpus     ../shared/corpus's PIE and QMSH trees: batch zips equal the CLI's, info of each
 //              PIE, a tank of the game's parts (picture)
-// Usage: node webapp_test.mjs MESHPORT SOURCE_DIR BUILD_WEB WORK_DIR PART [CORPUS_DIR]
+// Usage: node browser_test.mjs MESHPORT SOURCE_DIR BUILD_WEB WORK_DIR PART [CORPUS_DIR]
 // Fails (never skips) when Chromium, playwright-core or build-web/ is missing.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -26,7 +26,7 @@ import {
 
 const [meshport, sourceDir, buildWeb, workRoot, part, corpusDir] = process.argv.slice(2);
 const parts = ['convert', 'check', 'hostile', 'assemble', 'offline', 'timing', 'pictures', 'corpus'];
-if (!parts.includes(part)) throw new Error(`usage: webapp_test.mjs MESHPORT SOURCE_DIR BUILD_WEB WORK_DIR {${parts.join('|')}} [CORPUS_DIR]`);
+if (!parts.includes(part)) throw new Error(`usage: browser_test.mjs MESHPORT SOURCE_DIR BUILD_WEB WORK_DIR {${parts.join('|')}} [CORPUS_DIR]`);
 const webDir = path.join(sourceDir, 'web');
 const { chromium, chromiumPath } = browserKit(webDir);
 checkBuildWeb(path.resolve(buildWeb));
@@ -186,7 +186,9 @@ async function batchBoth(page, dir, fmt) {
 const browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
 const server = await serve(path.resolve(buildWeb));
 const origin = server.url.replace(/\/$/, '');
-const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
+// The pictures smaller (docs/images keeps them under 200 KB).
+const viewport = part === 'pictures' ? { width: 1120, height: 700 } : { width: 1280, height: 800 };
+const context = await browser.newContext({ viewport, acceptDownloads: true });
 const outside = await confine(context, origin);
 const page = await context.newPage();
 const pageErrors = [];

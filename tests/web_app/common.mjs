@@ -1,4 +1,4 @@
-// What the web app's browser tests share (tests/webapp, docs/web-app.md "Tests"): a static HTTP
+// What the web app's browser tests share (tests/web_app/browser_test.mjs, docs/web-app.md "Tests"): a static HTTP
 // server over build-web/ that logs every request, Chromium through playwright-core (the viewer
 // test's browserKit), files dropped on the page through a DataTransfer, downloads caught as bytes,
 // a zip reader, and the native CLI run in a folder laid out like the dropped tree.
