@@ -21,7 +21,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {
   browserKit, checkBuildWeb, checker, chromiumArgs, cli, clickForDownload, confine, drop, errorText, gridIqe, idle,
-  openApp, press, shown, readTree, select, serve, text, treeDifferences, treePaths, unzip, waitTree, writableFormats, writeTree,
+  openApp, press, shownCounts, readTree, select, serve, text, treeDifferences, treePaths, unzip, waitTree, writableFormats, writeTree,
 } from './common.mjs';
 
 const [meshport, sourceDir, buildWeb, workRoot, part, corpusDir] = process.argv.slice(2);
@@ -246,7 +246,7 @@ async function partCheck() {
     check(parsed && JSON.stringify(parsed) === JSON.stringify(JSON.parse(r.stdout)),
           `#info-json of ${input} is not info --json's:\n${(shown || '').slice(0, 600)}\n---\n${r.stdout.slice(0, 600)}`);
     const info = JSON.parse(r.stdout);
-    const counts = await shown(page, { triangles: info.triangles });
+    const counts = await shownCounts(page, { triangles: info.triangles });
     check(counts && counts.triangles === info.triangles, `${input}: the viewer shows ${counts && counts.triangles} triangles, info says ${info.triangles}`);
   }
   // validate --json with each profile (and none), on a file with diagnostics at known lines.
@@ -322,6 +322,10 @@ async function partCheck() {
     try { same = JSON.stringify(JSON.parse(shown)) === JSON.stringify(JSON.parse(r.stdout)); } catch { /* false */ }
     check(same, `#info-json of state/scene.state is not info --json's:\n${(shown || '').slice(0, 400)}\n---\n${r.stdout.slice(0, 400)}`);
   }
+  // Files picked with #pick-files join the tree at its top, by name.
+  await page2.setInputFiles('#pick-files', [path.join(dir, 'warn.pie'), path.join(dir, 'turret.pie')]);
+  await waitTree(page2, ['warn.pie', 'turret.pie']);
+  check((await treePaths(page2)).length === listed.length + 2, '#pick-files: the tree did not grow by the two files picked');
   await page2.close();
   console.log(`check: ${modelsOf(files).length} summaries, 4 validations (diagnostics at lines ${results.diagnosticLines} clicked), ` +
               `3 diffs, a picked folder of ${listed.length} files`);
@@ -361,6 +365,23 @@ async function partHostile() {
   writeTree(path.join(work, 'after'), { ...files, 'tentacle.iqe': good['tentacle.iqe'], 'tentacle_skin0.png': good['tentacle_skin0.png'], 'tentacle_skin1.tga': good['tentacle_skin1.tga'] });
   check(await convertBoth(page, path.join(work, 'after'), 'tentacle.iqe', formats.find((f) => f.name === 'glb')), 'after the hostile files: tentacle.iqe did not convert');
   check(await errorText(page) === '', `after a good conversion #error still shows ${await errorText(page)}`);
+  // A command stopped half-way (#cancel ends the worker, whose module cannot be interrupted): a new
+  // worker gets the files again, as after a module that trapped, and converts to the CLI's bytes.
+  const big = Buffer.from(gridIqe(150));
+  await drop(page, { 'big.iqe': big });
+  fs.writeFileSync(path.join(work, 'after', 'big.iqe'), big);
+  await setValue(page, 'convert-to', 'iqm');
+  await setValue(page, 'convert-args', '');
+  await press(page, '#batch-run');
+  await page.waitForFunction(() => window.meshportApp.busy, null, { timeout: 10000, polling: 10 });
+  await press(page, '#cancel');
+  await idle(page);
+  console.log(`hostile: after #cancel, #status says ${JSON.stringify(await text(page, 'status'))}`);
+  check(await page.evaluate(() => 1 + 1) === 2, 'after #cancel: the page stopped answering');
+  check(await convertBoth(page, path.join(work, 'after'), 'tentacle.iqe', formats.find((f) => f.name === 'iqm')),
+        'after #cancel: tentacle.iqe did not convert');
+  check(await convertBoth(page, path.join(work, 'after'), 'big.iqe', formats.find((f) => f.name === 'glb')),
+        'after #cancel: big.iqe did not convert');
 }
 
 // Small PIE parts of a tank, made by the test: a body (connector 1 on top, 2 and 3 on the sides
@@ -409,7 +430,7 @@ async function assembleBoth(page, dir, body, prop, weapons, vtol) {
   await press(page, '#assemble-run');
   await idle(page);
   const info = JSON.parse(cli(meshport, ['info', '--json', 'out/unit.glb'], dir).stdout);
-  const counts = await shown(page, { meshes: info.meshes.length, triangles: info.triangles });
+  const counts = await shownCounts(page, { meshes: info.meshes.length, triangles: info.triangles });
   check(counts && counts.meshes === info.meshes.length, `${what}: the viewer shows ${counts && counts.meshes} meshes, unit.glb has ${info.meshes.length}`);
   const got = await clickForDownload(page, '#assemble-download');
   if (!check(got.download, `${what}: no download (#error: ${got.error})`)) return;
@@ -460,7 +481,7 @@ async function partOffline() {
   await convertBoth(page, dir, 'tentacle.iqe', formats.find((f) => f.name === 'glb'));
   await convertBoth(page, dir, 'turret.pie', formats.find((f) => f.name === 'gltf'));
   await select(page, 'tentacle_bin.iqm');
-  const counts = await shown(page, { triangles: JSON.parse(cli(meshport, ['info', '--json', 'tentacle_bin.iqm'], dir).stdout).triangles });
+  const counts = await shownCounts(page, { triangles: JSON.parse(cli(meshport, ['info', '--json', 'tentacle_bin.iqm'], dir).stdout).triangles });
   check(counts && counts.triangles > 0, 'offline: the viewer shows nothing');
   const missed = failed.filter((u) => !/\/sw\.js$/.test(u));
   check(missed.length === 0, `offline: requests that failed: ${missed.join(' ')}`);
@@ -532,7 +553,7 @@ async function partPictures() {
   await idle(page);
   cli(meshport, ['assemble', '-q', 'body.pie', 'tracks.pie', 'cannon.pie', '-o', 'unit.glb'], dir);
   const unit = JSON.parse(cli(meshport, ['info', '--json', 'unit.glb'], dir).stdout);
-  const tankCounts = await shown(page, { meshes: unit.meshes.length, triangles: unit.triangles });
+  const tankCounts = await shownCounts(page, { meshes: unit.meshes.length, triangles: unit.triangles });
   check(tankCounts && tankCounts.meshes === unit.meshes.length, `the tank: the viewer shows ${JSON.stringify(tankCounts)}`);
   await picture(page, 'web-app-tank');
   // (2) the tentacle as IQM, mid-animation.
@@ -545,7 +566,7 @@ async function partPictures() {
     'tentacle_skin1.tga': src('examples', 'tentacle_skin1.tga') });
   await select(p2, 'tentacle.iqm');
   const tentacleInfo = JSON.parse(cli(meshport, ['info', '--json', 'tentacle.iqm'], tdir).stdout);
-  await shown(p2, { triangles: tentacleInfo.triangles });
+  await shownCounts(p2, { triangles: tentacleInfo.triangles });
   const anim = tentacleInfo.animations[0];
   const mid = (anim.frames - 1) / anim.framerate / 2;
   const still = await p2.evaluate(() => { window.meshportApp.viewer.pause(); window.meshportApp.viewer.setTime(0); return window.meshportApp.viewer.pixels(); });
@@ -566,7 +587,7 @@ async function partPictures() {
   await drop(p3, scene);
   await select(p3, 'pile.state');
   const info = JSON.parse(cli(meshport, ['info', '--json', 'pile.state'], mdir).stdout);
-  const counts = await shown(p3, { triangles: info.triangles });
+  const counts = await shownCounts(p3, { triangles: info.triangles });
   check(counts && counts.triangles === info.triangles, `pile.state: the viewer shows ${counts && counts.triangles} triangles, info says ${info.triangles}`);
   await picture(p3, 'web-app-modedef');
   await p3.close();

@@ -139,7 +139,7 @@ export async function waitTree(page, names, timeout = 60000) {
 
 // The viewer's counts once they match WANT ({meshes, triangles, ...}; the app is idle once the
 // CLI's command ran, the viewer may still be loading its picture), or the last counts seen.
-export async function shown(page, want, timeout = 30000) {
+export async function shownCounts(page, want, timeout = 30000) {
   await page.waitForFunction((w) => {
     const v = window.meshportApp.viewer;
     return v && v.counts && v.frames > 0 && Object.entries(w).every(([k, x]) => v.counts[k] === x);
