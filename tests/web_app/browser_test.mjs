@@ -658,7 +658,7 @@ async function partCorpus() {
 try {
   await { convert: partConvert, check: partCheck, hostile: partHostile, assemble: partAssemble, offline: partOffline,
     timing: partTiming, pictures: partPictures, corpus: partCorpus }[part]();
-  check(outside.length === 0, `requests outside ${origin}: ${outside.join(' ')}`);
+  check(outside.length === 0, `requests outside ${origin}: ${[...new Set(outside)].join(' ')}`);
   check(pageErrors.length === 0, `page errors: ${pageErrors.join('; ')}`);
 } catch (e) {
   state.failures++;
