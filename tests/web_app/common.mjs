@@ -261,9 +261,17 @@ export function treeDifferences(actual, expected) {
   const problems = [];
   const a = Object.keys(actual).sort(), e = Object.keys(expected).sort();
   if (a.join('\n') !== e.join('\n')) problems.push(`files ${JSON.stringify(a)}, expected ${JSON.stringify(e)}`);
-  for (const name of e)
-    if (actual[name] && Buffer.compare(Buffer.from(actual[name]), expected[name]) !== 0)
-      problems.push(`${name}: ${actual[name].length} bytes differ from the CLI's ${expected[name].length}`);
+  for (const name of e) {
+    if (!actual[name] || Buffer.compare(Buffer.from(actual[name]), expected[name]) === 0) continue;
+    let first = '';
+    const isText = (b) => !b.subarray(0, 4096).includes(0);
+    if (isText(expected[name]) && isText(Buffer.from(actual[name]))) {
+      const x = Buffer.from(actual[name]).toString().split('\n'), y = expected[name].toString().split('\n');
+      const i = x.findIndex((l, k) => l !== y[k]);
+      if (i >= 0) first = `; line ${i + 1} is ${JSON.stringify(x[i])}, the CLI's ${JSON.stringify(y[i])}`;
+    }
+    problems.push(`${name}: ${actual[name].length} bytes differ from the CLI's ${expected[name].length}${first}`);
+  }
   return problems;
 }
 
