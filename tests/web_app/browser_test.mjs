@@ -207,14 +207,23 @@ async function partConvert() {
     const li = listed.find((l) => l.path === f);
     check(li && li.model === models.includes(f), `#tree: ${f} ${li ? (li.model ? 'is' : 'is not') : 'missing,'} marked a model`);
   }
+  // A ModeDef scene too (the only input a .state is written from): four blocks of `meshport modes`.
+  const scene = pileScene(dir);
+  await drop(page, scene);
   let written = 0, compared = 0;
-  for (const input of models)
+  const writtenAs = new Set();
+  for (const input of [...models.filter((m) => !(m in scene)), 'pile.state'])
     for (const fmt of formats) {
       compared++;
-      if (await convertBoth(page, dir, input, fmt)) written++;
+      if (await convertBoth(page, dir, input, fmt)) {
+        written++;
+        writtenAs.add(fmt.name);
+      }
     }
   console.log(`convert: ${compared} conversions compared (${written} written, the others failing alike)`);
   check(written >= 60, `only ${written} conversions written`);
+  const never = formats.filter((f) => !writtenAs.has(f.name)).map((f) => f.name);
+  check(never.length === 0, `no test model was written as ${never.join(', ')}`);
   // Options: levels of detail (several files: a zip), scale, texture flip; a bad option's message.
   await convertBoth(page, dir, 'tentacle.iqe', formats.find((f) => f.name === 'glb'), ['--lods', '0.5,0.25', '--scale', '2']);
   await convertBoth(page, dir, 'turret.pie', formats.find((f) => f.name === 'gltf'), ['--flip-v', '--rotate=-90,0,0']);
@@ -577,11 +586,8 @@ async function partPictures() {
   // (3) a ModeDef scene: four blocks with vibration modes (meshport modes of the test cube) on a
   // ground plane, as a .state naming their .prop.
   const mdir = path.join(work, 'modedef');
-  writeTree(mdir, { 'cube.qmsh.tmp': src('tests', 'data', 'qmsh', 'cube.qmsh.tmp'), 'pile.state': pileState });
-  const modes = cli(meshport, ['modes', '-q', 'cube.qmsh.tmp', '-o', 'block.model', '--count', '3', '--resolution', '6'], mdir);
-  check(modes.status === 0, `meshport modes: ${modes.stderr}`);
-  const scene = {};
-  for (const f of ['pile.state', 'block.prop', 'block.model']) scene[f] = fs.readFileSync(path.join(mdir, f));
+  writeTree(mdir, {});
+  const scene = pileScene(mdir);
   const p3 = await context.newPage();
   await openApp(p3, server.url);
   await drop(p3, scene);
@@ -591,6 +597,20 @@ async function partPictures() {
   check(counts && counts.triangles === info.triangles, `pile.state: the viewer shows ${counts && counts.triangles} triangles, info says ${info.triangles}`);
   await picture(p3, 'web-app-modedef');
   await p3.close();
+}
+
+// The ModeDef pile written into DIR: block.model and block.prop (`meshport modes` of the test
+// cube) and pile.state; returns the three files.
+function pileScene(dir) {
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'block.qmsh.tmp'), src('tests', 'data', 'qmsh', 'cube.qmsh.tmp'));
+  fs.writeFileSync(path.join(dir, 'pile.state'), pileState);
+  const modes = cli(meshport, ['modes', '-q', 'block.qmsh.tmp', '-o', 'block.model', '--count', '3', '--resolution', '6'], dir);
+  if (modes.status !== 0) throw new Error(`meshport modes: ${modes.stderr}`);
+  fs.rmSync(path.join(dir, 'block.qmsh.tmp'));
+  const scene = {};
+  for (const f of ['pile.state', 'block.prop', 'block.model']) scene[f] = fs.readFileSync(path.join(dir, f));
+  return scene;
 }
 
 // Four objects of block.prop (POS, ROT w x y z, VEL, AVEL, TBIRTH TDEATH) and a ground plane.
