@@ -1,5 +1,6 @@
-// The web app in a real browser (docs/web-app.md "Tests"; tests/web_app/common.mjs): playwright-core drives Debian's Chromium
-// over build-web/ (`make web-app`) served by a static server of this test; files are dropped on
+// The web app in a real browser (docs/web-app.md "Tests", docs/testing.md; helpers in common.mjs):
+// playwright-core drives Debian's Chromium over build-web/ (`make web-app`) served by a static
+// server of this test; files are dropped on
 // the page through a DataTransfer (or picked as a folder), and what the page shows or downloads is
 // compared with the native CLI run on the same files, laid out the same way:
 //   convert    every test model to every format meshport writes: the download's bytes (every
