@@ -82,8 +82,9 @@ CORPUS_NOTE = @[ -d ../shared/corpus ] || echo "note: ../shared/corpus is not be
 # Every test, twice: a normal build (GCC) and an AddressSanitizer + UBSan build (Clang), which
 # also runs every fuzz target over its seeds; then ThreadSanitizer over the threaded code. The
 # Windows and WebAssembly builds come first: the GCC run compares the .exe, under Wine, and the
-# WebAssembly CLI, API and npm package with its own CLI.
-test: windows wasm test-fast test-asan test-tsan
+# WebAssembly CLI, API and npm package with its own CLI, and the web app (build-web/, from the
+# WebAssembly build) in Chromium with it (tests/webapp).
+test: windows wasm web-app test-fast test-asan test-tsan
 
 test-fast: build npm-deps
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
