@@ -235,6 +235,16 @@ function hexToRgb(hex) {
  * options (--vtol). Resolves to the info.json object.
  */
 async function showView(parts, extra = []) {
+  // Busy until the viewer has drawn the model, not only until the command is done.
+  setBusy(1);
+  try {
+    return await exportAndShow(parts, extra);
+  } finally {
+    setBusy(-1);
+  }
+}
+
+async function exportAndShow(parts, extra) {
   const args = ['view', ...parts, ...extra, '--max-memory', MAX_MEMORY, '--export', '.meshport/view'];
   const r = await run(args, '.meshport/view');
   if (r.status !== 0 || !r.files['model.glb']) throw Object.assign(new Error(`view failed (exit status ${r.status})`), r);

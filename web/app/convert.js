@@ -93,10 +93,14 @@ async function convertOne(ctx) {
   const to = $('convert-to').value;
   const format = ctx.formats().find((f) => f.name === to);
   const stem = stemOf(path, ctx.formats());
+  // Beside the input, as `meshport convert` there (the side files' references are then right for
+  // the download unpacked beside the model). Over the input itself when the name is the same, as
+  // the CLI does (it has read the input first); the worker puts the dropped file back afterwards.
+  const dir = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
   const output = `${stem}${format.extensions[0]}`;
   ctx.status(`converting ${path} to ${to}…`, true);
   try {
-    const r = await ctx.run(['convert', path, '-o', `.meshport/convert/${output}`, '--to', to, ...opts], '.meshport/convert');
+    const r = await ctx.call('runBeside', { args: ['convert', path, '-o', dir ? `${dir}/${output}` : output, '--to', to, ...opts], dir });
     log(r.stderr);
     if (r.status !== 0 || !r.files[output]) throw Object.assign(new Error(`convert failed (exit status ${r.status})`), r);
     const names = Object.keys(r.files);

@@ -1,7 +1,8 @@
 // The web app's Web Worker: meshport's WebAssembly module runs here, never on the page's thread.
 // It keeps the dropped tree in one workspace (npm/api.mjs) and runs the CLI's commands in it with
-// the paths the user sees; what a command writes goes to .meshport/<job>/ and is taken out of the
-// workspace as soon as it was read, so the workspace holds only the user's files.
+// the paths the user sees; what a command writes goes to .meshport/<job>/ (convert: beside its
+// input, runBeside) and is taken out of the workspace as soon as it was read, so the workspace
+// holds only the user's files.
 //
 // Messages from the page: {id, op, ...}; answers: {id, ok: true, result} or {id, ok: false,
 // error: {message, stderr, status, moduleLost}}; progress: {type: 'progress', text}.
@@ -61,6 +62,37 @@ async function run(args, dir = '.meshport/out') {
     }
     throw e;
   }
+}
+
+// Runs one command whose outputs go into `dir`, a folder of the dropped tree (convert writes its
+// output beside its input, as the CLI does there: an OBJ's .mtl, a .gltf's .bin and copied pages
+// then name their files as a user who unpacks the download beside the model needs). Returns what
+// the command wrote, {path relative to dir: bytes}; afterwards the tree is as it was: a dropped
+// file the command wrote over gets its bytes back, every other file written leaves the workspace.
+async function runBeside(args, dir) {
+  const w = await space();
+  let r;
+  try {
+    r = await w.run(args);
+  } catch (e) {
+    if (e && e.moduleLost) {
+      ws = null;
+      making = null;
+      const lost = new Error(`meshport stopped while running "meshport ${args.join(' ')}" (${e.stderr || e.message}): ` +
+        'it was restarted and the files written into it again; the command gave no result');
+      lost.moduleLost = true;
+      throw lost;
+    }
+    throw e;
+  }
+  const prefix = dir ? `${dir}/` : '';
+  const files = {};
+  for (const [path, bytes] of Object.entries(r.files)) {
+    if (path.startsWith(prefix)) files[path.slice(prefix.length)] = bytes;
+    if (tree.has(path)) w.write(path, new Uint8Array(await tree.get(path).arrayBuffer()));
+    else w.remove(path);
+  }
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr, files };
 }
 
 // Batch in parts (--shard k/N): one call of the module cannot report while it runs, so each part
@@ -128,6 +160,7 @@ const ops = {
   async list() { return (await space()).list(); },
   async read({ path }) { return (await space()).read(path); },
   async run({ args, dir }) { return run(args, dir); },
+  async runBeside({ args, dir }) { return runBeside(args, dir); },
   batch,
   async zip({ files }) { return zipSync(files); },
 };
