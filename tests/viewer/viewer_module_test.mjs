@@ -105,7 +105,7 @@ const state = () => tab.evaluate(() => {
     json: $('json').textContent,
     connectorsShown: !$('connectors-row').classList.contains('mp-hidden'),
     skeletonShown: !$('skeleton-row').classList.contains('mp-hidden'),
-    status: $('status').textContent,
+    status: document.querySelector('.mp-status').textContent,
     footer: $('footer') ? $('footer').textContent : null,
     panelBodies: document.querySelectorAll('#panel .mp-panel-body').length,
     canvases: document.querySelectorAll('#view canvas').length,
