@@ -48,9 +48,15 @@ async function run(args, dir = '.meshport/out') {
   // The output folder exists, as the CLI needs (an empty folder stays when its files are taken).
   w.write(`${dir}/.keep`, new Uint8Array(0));
   w.remove(`${dir}/.keep`);
+  const r = await runIn(w, args);
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr, files: take(r.files, dir) };
+}
+
+// ws.run(args); a trap of the module drops the workspace (the next command makes a new one with
+// the tree written again) and rejects with a message that says so.
+async function runIn(w, args) {
   try {
-    const r = await w.run(args);
-    return { status: r.status, stdout: r.stdout, stderr: r.stderr, files: take(r.files, dir) };
+    return await w.run(args);
   } catch (e) {
     if (e && e.moduleLost) {
       ws = null;
@@ -71,20 +77,7 @@ async function run(args, dir = '.meshport/out') {
 // file the command wrote over gets its bytes back, every other file written leaves the workspace.
 async function runBeside(args, dir) {
   const w = await space();
-  let r;
-  try {
-    r = await w.run(args);
-  } catch (e) {
-    if (e && e.moduleLost) {
-      ws = null;
-      making = null;
-      const lost = new Error(`meshport stopped while running "meshport ${args.join(' ')}" (${e.stderr || e.message}): ` +
-        'it was restarted and the files written into it again; the command gave no result');
-      lost.moduleLost = true;
-      throw lost;
-    }
-    throw e;
-  }
+  const r = await runIn(w, args);
   const prefix = dir ? `${dir}/` : '';
   const files = {};
   for (const [path, bytes] of Object.entries(r.files)) {
