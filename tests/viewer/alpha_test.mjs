@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { browserKit, difference, open, pixels, view as viewModel } from './common.mjs';
+import { browserKit, checker, difference, open, pixels, view as viewModel } from './common.mjs';
 
 const [meshport, webDir, work] = process.argv.slice(2);
 if (!work) throw new Error('usage: alpha_test.mjs MESHPORT WEB_DIR WORK_DIR');
@@ -17,12 +17,8 @@ const { chromium, chromiumPath } = browserKit(webDir);
 
 fs.rmSync(work, { recursive: true, force: true });
 fs.mkdirSync(work, { recursive: true });
-let failures = 0;
-function check(ok, message) {
-  if (ok) return;
-  failures++;
-  console.error(`FAIL: ${message}`);
-}
+const failed = checker();
+const { check } = failed;
 const run = (...args) => execFileSync(meshport, args, { cwd: work, encoding: 'utf8' });
 
 // ---- test files: PNG pages written here ---------------------------------------------------------
@@ -158,13 +154,12 @@ try {
   check(tcRequests.length === 0, `team colour asked the server: ${tcRequests.join(', ')}`);
   check(consoleErrors.length === 0, `page errors: ${consoleErrors.join('; ')}`);
 } catch (e) {
-  failures++;
-  console.error(`FAIL: ${e.stack || e}`);
+  check(false, e.stack || e);
 } finally {
   await browser.close();
 }
-if (failures) {
-  console.error(`${failures} failure(s); files in ${work}`);
+if (failed.failures) {
+  console.error(`${failed.failures} failure(s); files in ${work}`);
   process.exit(1);
 }
 console.log('alpha and team colour: card, additive, premultiplied, thumbnail and team colour on the page checked');

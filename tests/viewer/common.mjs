@@ -56,3 +56,15 @@ export function difference(a, b, threshold = 40) {
   }
   return differ / (x.length / 4);
 }
+
+// A failure counter: check(ok, message) prints FAIL: message and counts; `failures` is the count.
+export function checker() {
+  const state = { failures: 0 };
+  state.check = (ok, message) => {
+    if (ok) return true;
+    state.failures++;
+    console.error(`FAIL: ${message}`);
+    return false;
+  };
+  return state;
+}

@@ -13,7 +13,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { browserKit } from './common.mjs';
+import { browserKit, checker } from './common.mjs';
 
 const [meshport, webDir, sourceDir, work] = process.argv.slice(2).map((a) => path.resolve(a));
 if (!work) throw new Error('usage: viewer_module_test.mjs MESHPORT WEB_DIR SOURCE_DIR WORK_DIR');
@@ -21,12 +21,8 @@ const { chromium, chromiumPath } = browserKit(webDir);
 
 fs.rmSync(work, { recursive: true, force: true });
 fs.mkdirSync(work, { recursive: true });
-let failures = 0;
-function check(ok, message) {
-  if (ok) return;
-  failures++;
-  console.error(`FAIL: ${message}`);
-}
+const failed = checker();
+const { check } = failed;
 const run = (...args) => execFileSync(meshport, args, { cwd: work, encoding: 'utf8' });
 
 // ---- the models: the example tentacle (skinned, animation "wave"), the test turret (two PIE
@@ -224,14 +220,13 @@ try {
   check(missing.length === 0, `requests outside the site: ${missing.join(', ')}`);
   check(pageErrors.length === 0, `page errors: ${pageErrors.join('; ')}`);
 } catch (e) {
-  failures++;
-  console.error(`FAIL: ${e.stack || e}`);
+  check(false, e.stack || e);
 } finally {
   await browser.close();
   server.close();
 }
-if (failures) {
-  console.error(`${failures} failure(s); files in ${work}`);
+if (failed.failures) {
+  console.error(`${failed.failures} failure(s); files in ${work}`);
   process.exit(1);
 }
 console.log('viewer module: three models shown in turn, a bad .glb, an overtaken show() and clear() checked');

@@ -8,7 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { browserKit, difference, open, pixels, view as viewModel } from './common.mjs';
+import { browserKit, checker, difference, open, pixels, view as viewModel } from './common.mjs';
 
 const [meshport, webDir, sourceDir, work] = process.argv.slice(2);
 if (!work) throw new Error('usage: viewer_test.mjs MESHPORT WEB_DIR SOURCE_DIR WORK_DIR');
@@ -16,12 +16,8 @@ const { chromium, chromiumPath } = browserKit(webDir);  // `make web-deps` insta
 
 fs.rmSync(work, { recursive: true, force: true });
 fs.mkdirSync(work, { recursive: true });
-let failures = 0;
-function check(ok, message) {
-  if (ok) return;
-  failures++;
-  console.error(`FAIL: ${message}`);
-}
+const failed = checker();
+const { check } = failed;
 const run = (...args) => execFileSync(meshport, args, { cwd: work, encoding: 'utf8' });
 const info = (...files) => JSON.parse(run('info', '--json', ...files));
 
@@ -174,13 +170,12 @@ try {
   }
   check(consoleErrors.length === 0, `page errors: ${consoleErrors.join('; ')}`);
 } catch (e) {
-  failures++;
-  console.error(`FAIL: ${e.stack || e}`);
+  check(false, e.stack || e);
 } finally {
   await browser.close();
 }
-if (failures) {
-  console.error(`${failures} failure(s); screenshots in ${work}`);
+if (failed.failures) {
+  console.error(`${failed.failures} failure(s); screenshots in ${work}`);
   process.exit(1);
 }
 console.log(`viewer: ${models.length} models, unit, idle stop and thumbnails checked; screenshots in ${work}`);

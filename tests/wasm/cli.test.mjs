@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 
-import { assertSameTree, outputFormats, prepareInputs, readTree, runNative, runWasm, tempDir } from './common.mjs';
+import { assertSameTree, gridIqe, outputFormats, prepareInputs, readTree, runNative, runWasm, tempDir } from './common.mjs';
 
 const work = tempDir('cli');
 const inputs = prepareInputs(work);
@@ -92,31 +92,10 @@ test('error paths: the same message and exit status, no output file', () => {
   assert.match(bad.stderr.toString(), /^in\/bad\.pie:\d+/);
 });
 
-// A grid of N x N quads as IQE text, skinned to two joints and animated over a few frames: large
-// enough for the steps that use threads in the Linux build.
-function bigIqe(n, normals) {
-  const lines = ['# Inter-Quake Export', 'joint root -1', 'pq 0 0 0 0 0 0 1', 'joint tip 0', 'pq 0 0 1 0 0 0 1',
-    'mesh grid', 'material grid.png'];
-  for (let y = 0; y <= n; y += 1)
-    for (let x = 0; x <= n; x += 1) {
-      lines.push(`vp ${x / n} ${y / n} ${Math.sin(x * 0.37 + y * 0.11) * 0.05}`);
-      lines.push(normals ? `vn ${Math.sin(x * 0.1) * 0.3} ${Math.cos(y * 0.1) * 0.3} 0.9` : '');
-      lines.push(`vt ${x / n} ${y / n}`);
-      lines.push(`vb 0 ${1 - y / n} 1 ${y / n}`);
-    }
-  for (let y = 0; y < n; y += 1)
-    for (let x = 0; x < n; x += 1) {
-      const a = y * (n + 1) + x, b = a + 1, c = a + n + 1, d = c + 1;
-      lines.push(`fm ${a} ${b} ${d}`, `fm ${a} ${d} ${c}`);
-    }
-  lines.push('animation bend', 'framerate 10');
-  for (let f = 0; f < 4; f += 1) lines.push('frame', 'pq 0 0 0 0 0 0 1', `pq 0 0 1 ${Math.sin(f * 0.2)} 0 0 ${Math.cos(f * 0.2)}`);
-  return `${lines.filter((l) => l).join('\n')}\n`;
-}
 
 test('large inputs through the threaded steps: the same bytes on one thread', () => {
   fs.mkdirSync(path.join(work, 'big/tree'), { recursive: true });
-  fs.writeFileSync(path.join(work, 'big/grid.iqe'), bigIqe(200, true));  // 80000 triangles with normals
+  fs.writeFileSync(path.join(work, 'big/grid.iqe'), gridIqe(200, { normals: true }));  // 80000 triangles with normals
   for (let i = 0; i < 3; i += 1) fs.copyFileSync(path.join(work, 'in/turret.pie'), path.join(work, `big/tree/t${i}.pie`));
   const iqm = runBoth(['convert', 'big/grid.iqe', '-o', 'OUT/grid.iqm']);  // adjacency, frame bounds
   assert.equal(iqm.native.status, 0, iqm.native.stderr.toString());
@@ -133,7 +112,7 @@ test('normals generated from faces and the modes solve: the same bytes', () => {
   // Normals generated from the faces, each corner weighed by its angle (core/angle.h computes it
   // with + - * / only, not the C library's atan2f, whose last bit differs between musl and glibc;
   // 7,200 triangles: before, some of their normals differed in the last bit).
-  fs.writeFileSync(path.join(work, 'big/flat.iqe'), bigIqe(60, false));
+  fs.writeFileSync(path.join(work, 'big/flat.iqe'), gridIqe(60));
   const flat = runBoth(['convert', 'big/flat.iqe', '-o', 'OUT/flat.glb']);
   assert.equal(flat.native.status, 0, flat.native.stderr.toString());
   // The modes solve (two halves on two threads natively, one here): Eigen's loops are scalar in

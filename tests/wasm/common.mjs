@@ -9,6 +9,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
+export { gridIqe, readTree } from './files.mjs';
+
 export const native = process.env.MESHPORT_NATIVE;
 export const wasmDir = process.env.MESHPORT_WASM_DIR;
 export const source = process.env.MESHPORT_SOURCE;
@@ -56,19 +58,6 @@ export function prepareInputs(dir) {
 
 export const outputFormats = ['glb', 'gltf', 'iqe', 'iqm', 'obj', 'pie', 'qmsh.tmp', 'qmsh', 'model'];
 
-// Every file below DIR: {relative path: Buffer}.
-export function readTree(dir) {
-  const out = {};
-  const walk = (d, prefix) => {
-    if (!fs.existsSync(d)) return;
-    for (const e of fs.readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      if (e.isDirectory()) walk(path.join(d, e.name), `${prefix}${e.name}/`);
-      else out[`${prefix}${e.name}`] = fs.readFileSync(path.join(d, e.name));
-    }
-  };
-  walk(dir, '');
-  return out;
-}
 
 // The two trees hold the same files with the same bytes.
 export function assertSameTree(actual, expected, what) {

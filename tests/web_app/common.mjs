@@ -60,17 +60,7 @@ export function checkBuildWeb(dir) {
 export const chromiumArgs = ['--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--no-sandbox',
   '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
-// A failure counter like the viewer tests': check(ok, message) prints and counts.
-export function checker() {
-  const state = { failures: 0 };
-  state.check = (ok, message) => {
-    if (ok) return true;
-    state.failures++;
-    console.error(`FAIL: ${message}`);
-    return false;
-  };
-  return state;
-}
+export { checker } from '../viewer/common.mjs';
 
 // Every request of the context must stay on ORIGIN (or be a data:/blob: URL): others are aborted
 // and listed in the returned array.
@@ -226,19 +216,8 @@ export function unzip(buf) {
   return out;
 }
 
-// Every file below DIR: {relative path: Buffer}.
-export function readTree(dir) {
-  const out = {};
-  const walk = (d, prefix) => {
-    if (!fs.existsSync(d)) return;
-    for (const e of fs.readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      if (e.isDirectory()) walk(path.join(d, e.name), `${prefix}${e.name}/`);
-      else out[`${prefix}${e.name}`] = fs.readFileSync(path.join(d, e.name));
-    }
-  };
-  walk(dir, '');
-  return out;
-}
+export { readTree } from '../wasm/files.mjs';
+import { gridIqe as sharedGridIqe } from '../wasm/files.mjs';
 
 // Writes FILES ({relative path: bytes}) into DIR (made afresh).
 export function writeTree(dir, files) {
@@ -281,22 +260,5 @@ export function writableFormats(meshport) {
   return table.filter((f) => f.can_write).map((f) => ({ name: f.name, ext: f.extensions[0].slice(1) }));
 }
 
-// A grid of N x N quads as IQE text, skinned to two joints and animated (tests/wasm/cli.test.mjs's).
-export function gridIqe(n) {
-  const lines = ['# Inter-Quake Export', 'joint root -1', 'pq 0 0 0 0 0 0 1', 'joint tip 0', 'pq 0 0 1 0 0 0 1',
-    'mesh grid', 'material grid.png'];
-  for (let y = 0; y <= n; y += 1)
-    for (let x = 0; x <= n; x += 1) {
-      lines.push(`vp ${x / n} ${y / n} ${(Math.sin(x * 0.37 + y * 0.11) * 0.05).toFixed(5)}`);
-      lines.push(`vt ${x / n} ${y / n}`);
-      lines.push(`vb 0 ${1 - y / n} 1 ${y / n}`);
-    }
-  for (let y = 0; y < n; y += 1)
-    for (let x = 0; x < n; x += 1) {
-      const a = y * (n + 1) + x, b = a + 1, c = a + n + 1, d = c + 1;
-      lines.push(`fm ${a} ${b} ${d}`, `fm ${a} ${d} ${c}`);
-    }
-  lines.push('animation bend', 'framerate 10');
-  for (let f = 0; f < 4; f += 1) lines.push('frame', 'pq 0 0 0 0 0 0 1', `pq 0 0 1 ${Math.sin(f * 0.2)} 0 0 ${Math.cos(f * 0.2)}`);
-  return `${lines.join('\n')}\n`;
-}
+// The grid of tests/wasm/common.mjs, heights with 5 decimals.
+export const gridIqe = (n) => sharedGridIqe(n, { zDigits: 5 });
