@@ -21,19 +21,19 @@ void bind_pie(py::module_& m) {
       .def_readwrite("has_size", &mp::PieTexture::has_size)
       .def_readwrite("width", &mp::PieTexture::width)
       .def_readwrite("height", &mp::PieTexture::height);
-  py::bind_vector<std::vector<mp::PieTexture>>(m, "PieTextureList");
-  py::class_<mp::PieSettings>(m, "PieSettings")
-      .def(py::init<>())
+  bind_list<mp::PieTexture>(m, "PieTextureList");
+  py::class_<mp::PieSettings> settings(m, "PieSettings");
+  settings.def(py::init<>())
       .def_readwrite("has_type", &mp::PieSettings::has_type)
       .def_readwrite("type", &mp::PieSettings::type)
       .def_readwrite("has_interpolate", &mp::PieSettings::has_interpolate)
-      .def_readwrite("interpolate", &mp::PieSettings::interpolate)
-      .def_readwrite("textures", &mp::PieSettings::textures);
+      .def_readwrite("interpolate", &mp::PieSettings::interpolate);
+  member(settings, "textures", &mp::PieSettings::textures);
   py::class_<mp::PieEvent>(m, "PieEvent")
       .def(py::init<>())
       .def_readwrite("type", &mp::PieEvent::type, "1 active, 2 firing, 3 dying")
       .def_readwrite("file", &mp::PieEvent::file);
-  py::bind_vector<std::vector<mp::PieEvent>>(m, "PieEventList");
+  bind_list<mp::PieEvent>(m, "PieEventList");
   py::class_<mp::PieAnimFrame>(m, "PieAnimFrame")
       .def(py::init<>())
       .def_readwrite("frame", &mp::PieAnimFrame::frame)
@@ -64,13 +64,12 @@ void bind_pie(py::module_& m) {
   rows_property(level, "points", &mp::PieLevel::points, "(points, 3) float32 view, POINTS as in the file");
   rows_property(level, "shadow_points", &mp::PieLevel::shadow_points, "(n, 3) float32 view");
   rows_property(level, "shadow_polygons", &mp::PieLevel::shadow_polygons, "(n, 3) uint32 view");
-  py::bind_vector<std::vector<mp::PieLevel>>(m, "PieLevelList");
-  py::class_<mp::PieData>(m, "PieData", "What a PIE file holds beyond the Scene (docs/pie.md)")
-      .def(py::init<>())
-      .def_readwrite("version", &mp::PieData::version)
-      .def_readwrite("global_settings", &mp::PieData::global)
-      .def_readwrite("events", &mp::PieData::events)
-      .def_readwrite("levels", &mp::PieData::levels);
+  bind_list<mp::PieLevel>(m, "PieLevelList");
+  py::class_<mp::PieData> pie(m, "PieData", "What a PIE file holds beyond the Scene (docs/pie.md)");
+  pie.def(py::init<>()).def_readwrite("version", &mp::PieData::version);
+  member(pie, "global_settings", &mp::PieData::global);
+  member(pie, "events", &mp::PieData::events);
+  member(pie, "levels", &mp::PieData::levels);
 }
 
 void bind_iqm_qmsh(py::module_& m) {
@@ -103,10 +102,10 @@ void bind_iqm_qmsh(py::module_& m) {
   array_property(tm, "orientation", &mp::QmshTmpMesh::orientation, "(3,) float32 view, Euler radians");
   array_property(tm, "size", &mp::QmshTmpMesh::size, "(3,) float32 view");
   rows_property(tm, "vertices", &mp::QmshTmpMesh::vertices, "(vertices, 3) float32 view");
-  py::bind_vector<std::vector<mp::QmshTmpMesh>>(m, "QmshTmpMeshList");
-  py::class_<mp::QmshTmpData>(m, "QmshTmpData")
-      .def(py::init<>())
-      .def_readwrite("meshes", &mp::QmshTmpData::meshes)
+  bind_list<mp::QmshTmpMesh>(m, "QmshTmpMeshList");
+  py::class_<mp::QmshTmpData> tmp(m, "QmshTmpData");
+  member(tmp, "meshes", &mp::QmshTmpData::meshes);
+  tmp.def(py::init<>())
       .def_readwrite("has_armature", &mp::QmshTmpData::has_armature)
       .def_readwrite("armature_index", &mp::QmshTmpData::armature_index)
       .def_readwrite("fps", &mp::QmshTmpData::fps);
@@ -128,11 +127,10 @@ void bind_modedef(py::module_& m) {
   rows_property(model, "normals", &mp::ModeDefModel::normals, "(n, 3) float32 view");
   rows_property(model, "texcoords", &mp::ModeDefModel::texcoords, "(n, 2) float32 view");
   rows_property(model, "tets", &mp::ModeDefModel::tets, "(tets, 4) int32 view, 0-based node indices");
-  py::class_<mp::ModeDefModelFile>(m, "ModeDefModelFile")
-      .def(py::init<>())
-      .def_readwrite("file", &mp::ModeDefModelFile::file)
-      .def_readwrite("model", &mp::ModeDefModelFile::model);
-  py::bind_vector<std::vector<mp::ModeDefModelFile>>(m, "ModeDefModelFileList");
+  py::class_<mp::ModeDefModelFile> model_file(m, "ModeDefModelFile");
+  model_file.def(py::init<>()).def_readwrite("file", &mp::ModeDefModelFile::file);
+  member(model_file, "model", &mp::ModeDefModelFile::model);
+  bind_list<mp::ModeDefModelFile>(m, "ModeDefModelFileList");
   py::class_<mp::ModeDefProp> prop(m, "ModeDefProp");
   prop.def(py::init<>())
       .def_readwrite("model_file", &mp::ModeDefProp::model_file)
@@ -148,12 +146,12 @@ void bind_modedef(py::module_& m) {
       .def_readwrite("kb", &mp::ModeDefProp::kb);
   array_property(prop, "center_of_mass", &mp::ModeDefProp::center_of_mass, "(3,) float32 view");
   array_property(prop, "inertia", &mp::ModeDefProp::inertia, "(9,) float32 view, row-major");
-  py::class_<mp::ModeDefPropFile>(m, "ModeDefPropFile")
-      .def(py::init<>())
+  py::class_<mp::ModeDefPropFile> prop_file(m, "ModeDefPropFile");
+  prop_file.def(py::init<>())
       .def_readwrite("file", &mp::ModeDefPropFile::file)
-      .def_readwrite("prop", &mp::ModeDefPropFile::prop)
       .def_readwrite("model", &mp::ModeDefPropFile::model);
-  py::bind_vector<std::vector<mp::ModeDefPropFile>>(m, "ModeDefPropFileList");
+  member(prop_file, "prop", &mp::ModeDefPropFile::prop);
+  bind_list<mp::ModeDefPropFile>(m, "ModeDefPropFileList");
   py::class_<mp::ModeDefState> state(m, "ModeDefState", "A .state's settings (its objects: info())");
   state.def(py::init<>())
       .def_readwrite("fps", &mp::ModeDefState::fps)
@@ -173,10 +171,10 @@ void bind_modedef(py::module_& m) {
                                  case mp::ModeDefData::Kind::State: return "state";
                                  default: return "path";
                                }
-                             }, "\"model\", \"prop\", \"state\" or \"path\": the file it was read from")
-      .def_readwrite("models", &mp::ModeDefData::models)
-      .def_readwrite("props", &mp::ModeDefData::props)
-      .def_readwrite("state", &mp::ModeDefData::state);
+                             }, "\"model\", \"prop\", \"state\" or \"path\": the file it was read from");
+  member(data, "models", &mp::ModeDefData::models);
+  member(data, "props", &mp::ModeDefData::props);
+  member(data, "state", &mp::ModeDefData::state);
 }
 
 }  // namespace
