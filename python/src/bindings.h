@@ -36,6 +36,17 @@ PYBIND11_MAKE_OPAQUE(std::vector<meshport::PieTexture>)
 PYBIND11_MAKE_OPAQUE(std::vector<meshport::QmshTmpMesh>)
 PYBIND11_MAKE_OPAQUE(std::vector<meshport::ModeDefModelFile>)
 PYBIND11_MAKE_OPAQUE(std::vector<meshport::ModeDefPropFile>)
+PYBIND11_MAKE_OPAQUE(std::vector<meshport::QmshTmpFace>)
+PYBIND11_MAKE_OPAQUE(std::vector<meshport::QmshTmpVertexGroup>)
+PYBIND11_MAKE_OPAQUE(std::vector<meshport::QmshTmpBone>)
+PYBIND11_MAKE_OPAQUE(std::vector<meshport::QmshTmpCurve>)
+PYBIND11_MAKE_OPAQUE(std::vector<meshport::QmshTmpChannel>)
+PYBIND11_MAKE_OPAQUE(std::vector<meshport::QmshTmpAction>)
+PYBIND11_MAKE_OPAQUE(std::vector<meshport::ModeDefPathKey>)
+PYBIND11_MAKE_OPAQUE(std::vector<meshport::ModeDefPathFile>)
+PYBIND11_MAKE_OPAQUE(std::vector<meshport::ModeDefObject>)
+PYBIND11_MAKE_OPAQUE(std::vector<meshport::ModeDefPlane>)
+PYBIND11_MAKE_OPAQUE(std::vector<meshport::ModeDefConstraint>)
 
 namespace mpy {
 namespace py = pybind11;
