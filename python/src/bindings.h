@@ -184,8 +184,22 @@ template <class T>
 py::class_<std::vector<T>> bind_list(py::module_& m, const char* name) {
   using V = std::vector<T>;
   auto cls = py::bind_vector<V>(m, name);
-  for (const char* k : {"append", "extend", "insert", "pop", "clear", "remove", "__setitem__", "__delitem__"})
+  for (const char* k : {"append", "extend", "insert", "pop", "clear", "remove", "__setitem__", "__delitem__", "__iter__"})
     if (py::hasattr(cls, k)) py::delattr(cls, k);
+  // An iterator holding the list and an index, not C++ iterators (which the list's changes
+  // would leave dangling): each step looks its item up again, and stops at the current end.
+  struct Iterator {
+    py::object list;
+    size_t next = 0;
+  };
+  py::class_<Iterator>(cls, "Iterator")
+      .def("__iter__", [](py::object self) { return self; })
+      .def("__next__", [](Iterator& it) -> py::object {
+        V& v = it.list.template cast<V&>();
+        if (it.next >= v.size()) throw py::stop_iteration();
+        return py::cast(&v[it.next++], py::return_value_policy::reference_internal, it.list);
+      });
+  cls.def("__iter__", [](py::object self) { return Iterator{self, 0}; });
   const std::string list = name;
   auto all = [list](const V& v, const char* op) { refuse_if_referenced(span_of(v), list + "." + op); };
   auto index = [](const V& v, py::ssize_t i) {

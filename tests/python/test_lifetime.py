@@ -154,3 +154,19 @@ def test_iteration_leaves_no_reference_behind_once_its_name_is_gone():
         print(len(s.meshes), [x.name for x in s.meshes][:3])
     """)
     assert out == ["True", "4", "['n',", "'n',", "'n']"]
+
+
+def test_an_iterator_survives_the_change_of_its_list():
+    # Before: the iterator held C++ iterators into the list, left dangling by its growth.
+    out = run("""
+        s = many(3)
+        it = iter(s.meshes)
+        next(it)
+        s.meshes.extend([meshport.Mesh() for _ in range(4000)])   # no item referenced: allowed
+        s.meshes[1].name = "second"
+        print(next(it).name, sum(1 for _ in it))
+        s.meshes.clear()
+        print(list(iter(s.meshes)), len([m for m in it]))
+    """)
+    assert out == ["second", str(4001), "[]", "0"]
+
