@@ -4,6 +4,7 @@
 import warnings
 
 import numpy as np
+import pytest
 
 import meshport
 from conftest import DATA
@@ -131,3 +132,22 @@ def test_modedef_path_read_alone(tmp_path):
     keys[0].time = 0.25
     meshport.write(scene, str(tmp_path / "fly.path"))
     assert meshport.read(str(tmp_path / "fly.path")).modedef.paths[0].path.rotation[0].time == 0.25
+
+
+def test_an_edited_qmsh_tmp_face_is_checked_when_written(tmp_path):
+    # Before, a face of 1000 corners or a vertex index past the mesh was printed as it was: a file
+    # the reader refuses.
+    scene = quiet_read(QMSH / "cube.qmsh.tmp")
+    face = scene.qmsh_tmp.meshes[0].faces[0]
+    face.count = 1000
+    with pytest.raises(meshport.Error) as e:
+        quiet_write(scene, tmp_path / "a.qmsh.tmp")
+    assert e.value.message == 'object "Cube": face 0 has 1000 corners (3 or 4)'
+    face.count = 4
+    face.vertex[3] = 8
+    with pytest.raises(meshport.Error) as e:
+        quiet_write(scene, tmp_path / "b.qmsh.tmp")
+    assert e.value.message == 'object "Cube": face 0: vertex index 8 out of range (8 vertices)'
+    face.vertex[3] = 3
+    quiet_write(scene, tmp_path / "c.qmsh.tmp")
+    assert (tmp_path / "c.qmsh.tmp").read_text() == meshport.write(quiet_read(QMSH / "cube.qmsh.tmp"), format="qmsh-tmp").decode()
