@@ -151,3 +151,18 @@ def test_an_edited_qmsh_tmp_face_is_checked_when_written(tmp_path):
     face.vertex[3] = 3
     quiet_write(scene, tmp_path / "c.qmsh.tmp")
     assert (tmp_path / "c.qmsh.tmp").read_text() == meshport.write(quiet_read(QMSH / "cube.qmsh.tmp"), format="qmsh-tmp").decode()
+
+
+def test_an_edited_modedef_constraint_is_checked_when_written(tmp_path):
+    # Before, a constraint body past the objects was written as it was: a .state the reader refuses.
+    scene = meshport.read(str(STATE / "scene.state"))
+    scene.modedef.state.constraints[1].body2 = 3
+    with pytest.raises(meshport.Error) as e:
+        meshport.write(scene, str(tmp_path / "scene.state"))
+    assert e.value.message == ("ModeDef .state: constraint 1 joins bodies 0 and 3, not -1 (static, the first only) "
+                               "or object indices (the .state has 3 objects)")
+    scene.modedef.state.constraints[1].body2 = 2
+    scene.modedef.state.constraints[0].body1 = -2
+    with pytest.raises(meshport.Error):
+        meshport.write(scene, str(tmp_path / "scene.state"))
+    assert not (tmp_path / "scene.state").exists()
