@@ -18,6 +18,7 @@
 #include <utility>
 #include <cstring>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 // Bound as sequences of references (stl_bind.h), in every translation unit alike.
@@ -51,8 +52,21 @@ PYBIND11_MAKE_OPAQUE(std::vector<meshport::ModeDefConstraint>)
 namespace mpy {
 namespace py = pybind11;
 
-// A numpy array over `data` (no copy) of the given shape, C order, kept alive by `base` (the
-// Python object owning the memory: it keeps its Scene alive in turn). Writable.
+// The base of every view: it holds the Python object the view came from (and so its Scene) and,
+// once that array is replaced, the old memory (retire()). Registered by the address it views.
+struct ViewBase {
+  py::object owner;
+  const void* data = nullptr;
+  std::vector<py::object> keep;
+  ViewBase(py::object o, const void* d);
+  ~ViewBase();
+  ViewBase(const ViewBase&) = delete;
+  ViewBase& operator=(const ViewBase&) = delete;
+};
+std::unordered_multimap<const void*, ViewBase*>& live_views();
+
+// A numpy array over `data` (no copy) of the given shape, C order, kept alive by a ViewBase of
+// `base` (the Python object owning the memory: it keeps its Scene alive in turn). Writable.
 template <class T>
 py::array view(T* data, std::vector<py::ssize_t> shape, py::handle base) {
   std::vector<py::ssize_t> strides(shape.size());
@@ -63,7 +77,9 @@ py::array view(T* data, std::vector<py::ssize_t> shape, py::handle base) {
   }
   // An empty vector may have no storage: numpy needs a pointer all the same.
   static T none{};
-  return py::array(py::dtype::of<T>(), std::move(shape), std::move(strides), data ? data : &none, base);
+  py::object holder = py::cast(new ViewBase(py::reinterpret_borrow<py::object>(base), data),
+                               py::return_value_policy::take_ownership);
+  return py::array(py::dtype::of<T>(), std::move(shape), std::move(strides), data ? data : &none, holder);
 }
 
 // A vector as (size / cols, cols) rows, or flat when cols is 0.
@@ -87,33 +103,35 @@ py::array array_view(std::array<T, N>& a, py::handle base) {
 template <class T>
 using input_array = py::array_t<T, py::array::c_style | py::array::forcecast>;
 
-// An array about to be replaced: its memory moves to a capsule `self` (the Python object whose
-// property is assigned, the base of every view taken of it) keeps until it is released, so views
-// taken before then stay valid; they keep the old values and no longer alias the Scene.
+// An array about to be replaced: when views of it exist, its memory moves to a capsule each of
+// them keeps, so they stay valid (with the old values, no longer aliasing the Scene) and the
+// memory is freed with the last of them; else it is freed as usual.
 template <class T>
-void retire(std::vector<T>& v, py::handle self) {
+void retire(std::vector<T>& v) {
   if (v.capacity() == 0) return;
+  const auto range = live_views().equal_range(static_cast<const void*>(v.data()));
+  if (range.first == range.second) return;
   auto* old = new std::vector<T>(std::move(v));
   v = std::vector<T>();
   py::capsule keep(old, [](void* p) { delete static_cast<std::vector<T>*>(p); });
-  py::detail::keep_alive_impl(self, keep);
+  for (auto it = range.first; it != range.second; ++it) it->second->keep.push_back(keep);
 }
 
 // Replaces `v` by the values of `a` (a copy into new memory; views of the old memory stay valid:
 // retire()): `cols` values per row (0: any shape, flattened).
 template <class T>
-void assign(std::vector<T>& v, const input_array<T>& a, size_t cols, const char* what, py::handle self) {
+void assign(std::vector<T>& v, const input_array<T>& a, size_t cols, const char* what) {
   if (cols && (a.size() % py::ssize_t(cols) != 0 || (a.ndim() == 2 && a.shape(1) != py::ssize_t(cols))))
     throw py::value_error(std::string(what) + ": expected rows of " + std::to_string(cols) + " values");
-  retire(v, self);
+  retire(v);
   v.assign(a.data(), a.data() + a.size());
 }
 
 template <class T, size_t N>
-void assign_rows(std::vector<std::array<T, N>>& v, const input_array<T>& a, const char* what, py::handle self) {
+void assign_rows(std::vector<std::array<T, N>>& v, const input_array<T>& a, const char* what) {
   if (a.size() % py::ssize_t(N) != 0 || (a.ndim() == 2 && a.shape(1) != py::ssize_t(N)))
     throw py::value_error(std::string(what) + ": expected rows of " + std::to_string(N) + " values");
-  retire(v, self);
+  retire(v);
   v.resize(size_t(a.size()) / N);
   if (!v.empty()) std::memcpy(v[0].data(), a.data(), size_t(a.size()) * sizeof(T));
 }
@@ -129,14 +147,14 @@ template <class C, class T>
 void vector_property(py::class_<C>& cls, const char* name, std::vector<T> C::*pm, size_t cols, const char* doc) {
   cls.def_property(
       name, [pm, cols](py::object self) { return vector_view(self.cast<C&>().*pm, cols, self); },
-      [pm, cols, name](py::object self, const input_array<T>& a) { assign(self.cast<C&>().*pm, a, cols, name, self); }, doc);
+      [pm, cols, name](py::object self, const input_array<T>& a) { assign(self.cast<C&>().*pm, a, cols, name); }, doc);
 }
 
 template <class C, class T, size_t N>
 void rows_property(py::class_<C>& cls, const char* name, std::vector<std::array<T, N>> C::*pm, const char* doc) {
   cls.def_property(
       name, [pm](py::object self) { return rows_view(self.cast<C&>().*pm, self); },
-      [pm, name](py::object self, const input_array<T>& a) { assign_rows(self.cast<C&>().*pm, a, name, self); }, doc);
+      [pm, name](py::object self, const input_array<T>& a) { assign_rows(self.cast<C&>().*pm, a, name); }, doc);
 }
 
 template <class C, class T, size_t N>

@@ -89,7 +89,7 @@ void bind_mesh(py::module_& m) {
             mp::VertexStream& v = self.cast<mp::VertexStream&>();
             if (a.ndim() != 2) throw py::value_error("VertexStream.data: expected an (n, components) array");
             v.components = uint32_t(a.shape(1));
-            assign(v.data, a, v.components, "VertexStream.data", self);
+            assign(v.data, a, v.components, "VertexStream.data");
           },
           "(vertices, components) float32 view of the Scene's memory; assigning copies in and sets components")
       .def_property_readonly("is_format_stream", [](const mp::VertexStream& v) { return mp::is_format_stream(v); })
@@ -119,7 +119,7 @@ void bind_mesh(py::module_& m) {
           },
           [](py::object self, const input_array<uint32_t>& a) {
             mp::FaceChannel& c = self.cast<mp::FaceChannel&>();
-            assign(c.data, a, c.components, "FaceChannel.data", self);
+            assign(c.data, a, c.components, "FaceChannel.data");
           },
           "(triangles, components) uint32 view");
   bind_list<mp::FaceChannel>(m, "FaceChannelList");
@@ -142,7 +142,7 @@ void bind_mesh(py::module_& m) {
           },
           [](py::object self, const input_array<uint32_t>& a) {
             mp::Mesh& x = self.cast<mp::Mesh&>();
-            assign(x.triangles, a, mp::topology_size(x.topology), "Mesh.triangles", self);
+            assign(x.triangles, a, mp::topology_size(x.topology), "Mesh.triangles");
             x.polygon_sizes.clear();
           },
           "(triangles, 3) uint32 view (2 per line, 1 per point); assigning copies in and clears polygon_sizes");
@@ -271,7 +271,7 @@ void bind_skeleton(py::module_& m) {
             mp::Animation& a = self.cast<mp::Animation&>();
             if (in.ndim() != 3 || in.shape(2) != 10)
               throw py::value_error("Animation.poses: expected a (frames, channels, 10) array");
-            retire(a.poses, self);
+            retire(a.poses);
             a.channels = uint32_t(in.shape(1));
             a.poses.resize(size_t(in.shape(0) * in.shape(1)));
             if (!a.poses.empty()) std::memcpy(a.poses[0].translation.data(), in.data(), size_t(in.size()) * sizeof(float));
@@ -343,6 +343,25 @@ void bind_scene_class(py::module_& m) {
 
 }  // namespace
 
+ViewBase::ViewBase(py::object o, const void* d) : owner(std::move(o)), data(d) {
+  if (data) live_views().emplace(data, this);
+}
+
+ViewBase::~ViewBase() {
+  if (!data) return;
+  auto [lo, hi] = live_views().equal_range(data);
+  for (auto it = lo; it != hi; ++it)
+    if (it->second == this) {
+      live_views().erase(it);
+      break;
+    }
+}
+
+std::unordered_multimap<const void*, ViewBase*>& live_views() {
+  static auto* views = new std::unordered_multimap<const void*, ViewBase*>();  // never freed: used at exit
+  return *views;
+}
+
 size_t references_into(span s, py::handle self) {
   if (s.first == s.second) return 0;
   size_t n = 0;
@@ -360,6 +379,8 @@ void refuse_if_referenced(span s, const std::string& what, py::handle self) {
 }
 
 void bind_scene(py::module_& m) {
+  py::class_<ViewBase>(m, "_ViewBase", "The base of a numpy view: holds the object it came from (docs/python.md)")
+      .def_property_readonly("owner", [](const ViewBase& b) { return b.owner; });
   bind_enums(m);
   bind_transform(m);
   bind_mesh(m);

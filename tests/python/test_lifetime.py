@@ -170,3 +170,31 @@ def test_an_iterator_survives_the_change_of_its_list():
     """)
     assert out == ["second", str(4001), "[]", "0"]
 
+
+
+def test_replaced_memory_is_kept_only_while_views_of_it_exist():
+    # An array assigned again and again through one object keeps no old memory unless a view of it
+    # is alive, and that memory is freed with the last such view (RSS: freed blocks go back to the
+    # system with MALLOC_MMAP_THRESHOLD_).
+    out = run("""
+        import os
+        def rss():
+            return int(open("/proc/self/statm").read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        MB = 1 << 20
+        m = big_mesh()
+        new = [np.arange(3 * BIG, dtype=np.uint32).reshape(-1, 3) + i for i in range(30)]
+        base = rss()
+        for a in new:
+            m.triangles = a                           # 30 x 2.4 MB, no view taken
+        print(rss() - base < 2 * MB)
+        v = m.triangles
+        w = m.triangles
+        m.triangles = new[0]
+        print(rss() - base < 5 * MB, int(v[-1, 2]), int(w[0, 0]))
+        del v
+        print(rss() - base < 5 * MB, int(w[-1, 2]))
+        before = rss()
+        del w
+        print(before - rss() > 2 * MB, int(m.triangles[-1, 2]))
+    """)
+    assert out == ["True", "True", str(3 * BIG - 1 + 29), "29", "True", str(3 * BIG - 1 + 29), "True", str(3 * BIG - 1)]
