@@ -121,7 +121,8 @@ struct SceneArg {
 };
 void scene_arg(const py::handle& source, const ReadArgs& a, mp::Diagnostics& d, SceneArg& out) {
   if (py::isinstance<mp::Scene>(source)) {
-    out.scene = &source.cast<const mp::Scene&>();
+    out.owned = source.cast<const mp::Scene&>();  // a copy: Python may change the Scene meanwhile
+    out.scene = &out.owned;
     out.file = a.name;
     return;
   }
@@ -155,12 +156,15 @@ mp::WriteOptions write_options(const std::optional<std::string>& format, int pie
   return o;
 }
 
-py::object write_py(const mp::Scene& scene, const py::object& path, const std::optional<std::string>& format,
+py::object write_py(const mp::Scene& source, const py::object& path, const std::optional<std::string>& format,
                     int pie_version, bool compress, bool external_textures, const std::vector<std::string>& texture_dirs,
                     const py::object& texture_model) {
   mp::WriteOptions o = write_options(format, pie_version, compress, external_textures, texture_dirs,
                                      texture_model.is_none() ? std::string() : path_of(texture_model));
   mp::Diagnostics d;
+  // The library works on a copy, the GIL released: another Python thread may change (grow,
+  // reassign) the Scene meanwhile, which must not free memory under the writer.
+  const mp::Scene scene = source;
   if (path.is_none()) {
     if (!o.format) throw py::value_error("write() without a path needs format= (" + mp::format_names(true) + ")");
     std::vector<uint8_t> bytes = released(d, [&] { return mp::write_memory(scene, *o.format, o, &d); });
@@ -287,7 +291,7 @@ Validation validate_py(const py::object& source, const std::vector<std::string>&
   }
   mp::Diagnostics d;
   if (py::isinstance<mp::Scene>(source)) {
-    const mp::Scene& s = source.cast<const mp::Scene&>();
+    const mp::Scene s = source.cast<const mp::Scene&>();  // a copy: Python may change the Scene meanwhile
     py::gil_scoped_release unlock;
     mp::validate_scene(s, name, d);
     for (const mp::ProfileInfo* p : checks) mp::check_profile(*p, s, name, d);
@@ -336,7 +340,8 @@ py::object info_py(const py::object& source, const std::optional<std::string>& f
   const bool path = !py::isinstance<mp::Scene>(source) && !is_bytes_like(source);
   if (py::isinstance<mp::Scene>(source)) {
     if (!format) throw py::value_error("info(Scene) needs format= (the format it is summarised as)");
-    s.scene = &source.cast<const mp::Scene&>();
+    s.owned = source.cast<const mp::Scene&>();  // a copy: Python may change the Scene meanwhile
+    s.scene = &s.owned;
     s.file = name;
   } else {
     s.owned = read_source(source, ReadArgs{format, scene, max_memory, name}, d, s.file, &scenes);

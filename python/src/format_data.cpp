@@ -21,19 +21,19 @@ void bind_pie(py::module_& m) {
       .def_readwrite("has_size", &mp::PieTexture::has_size)
       .def_readwrite("width", &mp::PieTexture::width)
       .def_readwrite("height", &mp::PieTexture::height);
-  py::bind_vector<std::vector<mp::PieTexture>>(m, "PieTextureList");
-  py::class_<mp::PieSettings>(m, "PieSettings")
-      .def(py::init<>())
+  bind_list<mp::PieTexture>(m, "PieTextureList");
+  py::class_<mp::PieSettings> settings(m, "PieSettings");
+  settings.def(py::init<>())
       .def_readwrite("has_type", &mp::PieSettings::has_type)
       .def_readwrite("type", &mp::PieSettings::type)
       .def_readwrite("has_interpolate", &mp::PieSettings::has_interpolate)
-      .def_readwrite("interpolate", &mp::PieSettings::interpolate)
-      .def_readwrite("textures", &mp::PieSettings::textures);
+      .def_readwrite("interpolate", &mp::PieSettings::interpolate);
+  member(settings, "textures", &mp::PieSettings::textures);
   py::class_<mp::PieEvent>(m, "PieEvent")
       .def(py::init<>())
       .def_readwrite("type", &mp::PieEvent::type, "1 active, 2 firing, 3 dying")
       .def_readwrite("file", &mp::PieEvent::file);
-  py::bind_vector<std::vector<mp::PieEvent>>(m, "PieEventList");
+  bind_list<mp::PieEvent>(m, "PieEventList");
   py::class_<mp::PieAnimFrame>(m, "PieAnimFrame")
       .def(py::init<>())
       .def_readwrite("frame", &mp::PieAnimFrame::frame)
@@ -64,13 +64,12 @@ void bind_pie(py::module_& m) {
   rows_property(level, "points", &mp::PieLevel::points, "(points, 3) float32 view, POINTS as in the file");
   rows_property(level, "shadow_points", &mp::PieLevel::shadow_points, "(n, 3) float32 view");
   rows_property(level, "shadow_polygons", &mp::PieLevel::shadow_polygons, "(n, 3) uint32 view");
-  py::bind_vector<std::vector<mp::PieLevel>>(m, "PieLevelList");
-  py::class_<mp::PieData>(m, "PieData", "What a PIE file holds beyond the Scene (docs/pie.md)")
-      .def(py::init<>())
-      .def_readwrite("version", &mp::PieData::version)
-      .def_readwrite("global_settings", &mp::PieData::global)
-      .def_readwrite("events", &mp::PieData::events)
-      .def_readwrite("levels", &mp::PieData::levels);
+  bind_list<mp::PieLevel>(m, "PieLevelList");
+  py::class_<mp::PieData> pie(m, "PieData", "What a PIE file holds beyond the Scene (docs/pie.md)");
+  pie.def(py::init<>()).def_readwrite("version", &mp::PieData::version);
+  member(pie, "global_settings", &mp::PieData::global);
+  member(pie, "events", &mp::PieData::events);
+  member(pie, "levels", &mp::PieData::levels);
 }
 
 void bind_iqm_qmsh(py::module_& m) {
@@ -92,6 +91,83 @@ void bind_iqm_qmsh(py::module_& m) {
   vector_property(q, "animation_lengths", &mp::QmshBinaryData::animation_lengths, 0, "float32 view");
   vector_property(q, "keys", &mp::QmshBinaryData::keys, 0, "float32 view");
 
+}
+
+void bind_qmsh_tmp(py::module_& m) {
+  py::class_<mp::QmshTmpFace> face(m, "QmshTmpFace", "A face of a QMSH.TMP mesh: 3 or 4 corners");
+  face.def(py::init<>())
+      .def_readwrite("count", &mp::QmshTmpFace::count, "3 or 4 corners")
+      .def_readwrite("material", &mp::QmshTmpFace::material)
+      .def_readwrite("smooth", &mp::QmshTmpFace::smooth, "Is_smooth as written")
+      .def_property(
+          "uv",
+          [](py::object self) { return view(self.cast<mp::QmshTmpFace&>().uv[0].data(), {4, 2}, self); },
+          [](mp::QmshTmpFace& f, const input_array<float>& a) {
+            if (a.size() != 8) throw py::value_error("QmshTmpFace.uv: expected 4 x 2 values");
+            std::memcpy(f.uv[0].data(), a.data(), 8 * sizeof(float));
+          },
+          "(4, 2) float32 view: per corner, as in the file (v up)");
+  array_property(face, "vertex", &mp::QmshTmpFace::vertex, "(4,) uint32 view: the corners' vertex indices");
+  bind_list<mp::QmshTmpFace>(m, "QmshTmpFaceList");
+  py::class_<mp::QmshTmpVertexGroup> group(m, "QmshTmpVertexGroup");
+  group.def(py::init<>()).def_readwrite("name", &mp::QmshTmpVertexGroup::name);
+  vector_property(group, "vertices", &mp::QmshTmpVertexGroup::vertices, 0, "uint32 view");
+  vector_property(group, "weights", &mp::QmshTmpVertexGroup::weights, 0, "float32 view, one per vertex entry");
+  bind_list<mp::QmshTmpVertexGroup>(m, "QmshTmpVertexGroupList");
+
+  py::class_<mp::QmshTmpBone> bone(m, "QmshTmpBone");
+  bone.def(py::init<>())
+      .def_readwrite("name", &mp::QmshTmpBone::name)
+      .def_readwrite("parent", &mp::QmshTmpBone::parent, "\"\" for a top-level bone")
+      .def_readwrite("head_radius", &mp::QmshTmpBone::head_radius)
+      .def_readwrite("tail_radius", &mp::QmshTmpBone::tail_radius)
+      .def_readwrite("roll_bone", &mp::QmshTmpBone::roll_bone)
+      .def_readwrite("roll_armature", &mp::QmshTmpBone::roll_armature)
+      .def_readwrite("length", &mp::QmshTmpBone::length)
+      .def_readwrite("weight", &mp::QmshTmpBone::weight)
+      .def("__repr__", [](const mp::QmshTmpBone& b) { return "<meshport.QmshTmpBone '" + b.name + "'>"; });
+  array_property(bone, "head_bone", &mp::QmshTmpBone::head_bone, "(3,) float32 view");
+  array_property(bone, "head_armature", &mp::QmshTmpBone::head_armature, "(3,) float32 view");
+  array_property(bone, "tail_bone", &mp::QmshTmpBone::tail_bone, "(3,) float32 view");
+  array_property(bone, "tail_armature", &mp::QmshTmpBone::tail_armature, "(3,) float32 view");
+  array_property(bone, "matrix_bone", &mp::QmshTmpBone::matrix_bone, "(9,) float32 view, rows as in the file");
+  array_property(bone, "matrix_armature", &mp::QmshTmpBone::matrix_armature, "(16,) float32 view, rows as in the file");
+  bind_list<mp::QmshTmpBone>(m, "QmshTmpBoneList");
+  py::class_<mp::QmshTmpArmature> arm(m, "QmshTmpArmature");
+  arm.def(py::init<>())
+      .def_readwrite("name", &mp::QmshTmpArmature::name)
+      .def_readwrite("vertex_groups", &mp::QmshTmpArmature::vertex_groups, "the flag as written")
+      .def_readwrite("envelopes", &mp::QmshTmpArmature::envelopes, "the flag as written");
+  array_property(arm, "position", &mp::QmshTmpArmature::position, "(3,) float32 view");
+  array_property(arm, "orientation", &mp::QmshTmpArmature::orientation, "(3,) float32 view, Euler radians");
+  array_property(arm, "size", &mp::QmshTmpArmature::size, "(3,) float32 view");
+  member(arm, "bones", &mp::QmshTmpArmature::bones);
+
+  py::class_<mp::QmshTmpCurve> curve(m, "QmshTmpCurve", "An IPO curve: (frame, value) points");
+  py::enum_<mp::QmshTmpCurve::Interpolation>(curve, "Interpolation")
+      .value("CONST", mp::QmshTmpCurve::Interpolation::Const)
+      .value("LINEAR", mp::QmshTmpCurve::Interpolation::Linear)
+      .value("BEZIER", mp::QmshTmpCurve::Interpolation::Bezier);
+  py::enum_<mp::QmshTmpCurve::Extend>(curve, "Extend")
+      .value("CONST", mp::QmshTmpCurve::Extend::Const)
+      .value("EXTRAP", mp::QmshTmpCurve::Extend::Extrap)
+      .value("CYCLIC", mp::QmshTmpCurve::Extend::Cyclic)
+      .value("CYCLIC_EXTRAP", mp::QmshTmpCurve::Extend::CyclicExtrap);
+  curve.def(py::init<>())
+      .def_readwrite("name", &mp::QmshTmpCurve::name, "LocX ... QuatW ... SizeZ, or others (kept)")
+      .def_readwrite("interpolation", &mp::QmshTmpCurve::interpolation)
+      .def_readwrite("extend", &mp::QmshTmpCurve::extend);
+  rows_property(curve, "points", &mp::QmshTmpCurve::points, "(points, 2) float32 view: frame, value");
+  bind_list<mp::QmshTmpCurve>(m, "QmshTmpCurveList");
+  py::class_<mp::QmshTmpChannel> channel(m, "QmshTmpChannel", "One bone's curves");
+  channel.def(py::init<>()).def_readwrite("name", &mp::QmshTmpChannel::name, "the bone's name");
+  member(channel, "curves", &mp::QmshTmpChannel::curves);
+  bind_list<mp::QmshTmpChannel>(m, "QmshTmpChannelList");
+  py::class_<mp::QmshTmpAction> action(m, "QmshTmpAction");
+  action.def(py::init<>()).def_readwrite("name", &mp::QmshTmpAction::name);
+  member(action, "channels", &mp::QmshTmpAction::channels);
+  bind_list<mp::QmshTmpAction>(m, "QmshTmpActionList");
+
   py::class_<mp::QmshTmpMesh> tm(m, "QmshTmpMesh");
   tm.def(py::init<>())
       .def_readwrite("name", &mp::QmshTmpMesh::name)
@@ -103,13 +179,18 @@ void bind_iqm_qmsh(py::module_& m) {
   array_property(tm, "orientation", &mp::QmshTmpMesh::orientation, "(3,) float32 view, Euler radians");
   array_property(tm, "size", &mp::QmshTmpMesh::size, "(3,) float32 view");
   rows_property(tm, "vertices", &mp::QmshTmpMesh::vertices, "(vertices, 3) float32 view");
-  py::bind_vector<std::vector<mp::QmshTmpMesh>>(m, "QmshTmpMeshList");
-  py::class_<mp::QmshTmpData>(m, "QmshTmpData")
-      .def(py::init<>())
-      .def_readwrite("meshes", &mp::QmshTmpData::meshes)
+  member(tm, "faces", &mp::QmshTmpMesh::faces);
+  member(tm, "vertex_groups", &mp::QmshTmpMesh::vertex_groups);
+  bind_list<mp::QmshTmpMesh>(m, "QmshTmpMeshList");
+
+  py::class_<mp::QmshTmpData> tmp(m, "QmshTmpData");
+  member(tmp, "meshes", &mp::QmshTmpData::meshes);
+  tmp.def(py::init<>())
       .def_readwrite("has_armature", &mp::QmshTmpData::has_armature)
       .def_readwrite("armature_index", &mp::QmshTmpData::armature_index)
-      .def_readwrite("fps", &mp::QmshTmpData::fps);
+      .def_readwrite("fps", &mp::QmshTmpData::fps, "every `fps = N` of params, in order (a list, copy)");
+  member(tmp, "armature", &mp::QmshTmpData::armature, "the armature (when has_armature)");
+  member(tmp, "actions", &mp::QmshTmpData::actions);
 }
 
 void bind_modedef(py::module_& m) {
@@ -128,11 +209,10 @@ void bind_modedef(py::module_& m) {
   rows_property(model, "normals", &mp::ModeDefModel::normals, "(n, 3) float32 view");
   rows_property(model, "texcoords", &mp::ModeDefModel::texcoords, "(n, 2) float32 view");
   rows_property(model, "tets", &mp::ModeDefModel::tets, "(tets, 4) int32 view, 0-based node indices");
-  py::class_<mp::ModeDefModelFile>(m, "ModeDefModelFile")
-      .def(py::init<>())
-      .def_readwrite("file", &mp::ModeDefModelFile::file)
-      .def_readwrite("model", &mp::ModeDefModelFile::model);
-  py::bind_vector<std::vector<mp::ModeDefModelFile>>(m, "ModeDefModelFileList");
+  py::class_<mp::ModeDefModelFile> model_file(m, "ModeDefModelFile");
+  model_file.def(py::init<>()).def_readwrite("file", &mp::ModeDefModelFile::file);
+  member(model_file, "model", &mp::ModeDefModelFile::model);
+  bind_list<mp::ModeDefModelFile>(m, "ModeDefModelFileList");
   py::class_<mp::ModeDefProp> prop(m, "ModeDefProp");
   prop.def(py::init<>())
       .def_readwrite("model_file", &mp::ModeDefProp::model_file)
@@ -148,20 +228,61 @@ void bind_modedef(py::module_& m) {
       .def_readwrite("kb", &mp::ModeDefProp::kb);
   array_property(prop, "center_of_mass", &mp::ModeDefProp::center_of_mass, "(3,) float32 view");
   array_property(prop, "inertia", &mp::ModeDefProp::inertia, "(9,) float32 view, row-major");
-  py::class_<mp::ModeDefPropFile>(m, "ModeDefPropFile")
-      .def(py::init<>())
+  py::class_<mp::ModeDefPropFile> prop_file(m, "ModeDefPropFile");
+  prop_file.def(py::init<>())
       .def_readwrite("file", &mp::ModeDefPropFile::file)
-      .def_readwrite("prop", &mp::ModeDefPropFile::prop)
       .def_readwrite("model", &mp::ModeDefPropFile::model);
-  py::bind_vector<std::vector<mp::ModeDefPropFile>>(m, "ModeDefPropFileList");
-  py::class_<mp::ModeDefState> state(m, "ModeDefState", "A .state's settings (its objects: info())");
+  member(prop_file, "prop", &mp::ModeDefPropFile::prop);
+  bind_list<mp::ModeDefPropFile>(m, "ModeDefPropFileList");
+  py::class_<mp::ModeDefPathKey> key(m, "ModeDefPathKey");
+  key.def(py::init<>()).def_readwrite("time", &mp::ModeDefPathKey::time);
+  array_property(key, "value", &mp::ModeDefPathKey::value, "(3,) float32 view: a position, or Euler angles (radians)");
+  bind_list<mp::ModeDefPathKey>(m, "ModeDefPathKeyList");
+  py::class_<mp::ModeDefPath> path(m, "ModeDefPath", "A .path file: translation and rotation keys");
+  path.def(py::init<>());
+  member(path, "translation", &mp::ModeDefPath::translation);
+  member(path, "rotation", &mp::ModeDefPath::rotation);
+  py::class_<mp::ModeDefPathFile> path_file(m, "ModeDefPathFile");
+  path_file.def(py::init<>()).def_readwrite("file", &mp::ModeDefPathFile::file);
+  member(path_file, "path", &mp::ModeDefPathFile::path);
+  bind_list<mp::ModeDefPathFile>(m, "ModeDefPathFileList");
+  py::class_<mp::ModeDefObject> object(m, "ModeDefObject", "An object of a .state");
+  object.def(py::init<>())
+      .def_readwrite("name", &mp::ModeDefObject::name, "NAME as written: the object's .prop file")
+      .def_readwrite("animated", &mp::ModeDefObject::animated, "the `a` flag")
+      .def_readwrite("birth", &mp::ModeDefObject::birth, "< 0: always alive")
+      .def_readwrite("death", &mp::ModeDefObject::death, "< 0: always alive")
+      .def_readwrite("path_file", &mp::ModeDefObject::path_file, "ANIMPATH as written (animated objects)")
+      .def("__repr__", [](const mp::ModeDefObject& o) { return "<meshport.ModeDefObject '" + o.name + "'>"; });
+  array_property(object, "position", &mp::ModeDefObject::position, "(3,) float32 view");
+  array_property(object, "rotation", &mp::ModeDefObject::rotation, "(4,) float32 view: quaternion w x y z as in the file");
+  array_property(object, "velocity", &mp::ModeDefObject::velocity, "(3,) float32 view");
+  array_property(object, "angular_velocity", &mp::ModeDefObject::angular_velocity, "(3,) float32 view");
+  bind_list<mp::ModeDefObject>(m, "ModeDefObjectList");
+  py::class_<mp::ModeDefPlane> plane(m, "ModeDefPlane");
+  plane.def(py::init<>());
+  array_property(plane, "normal", &mp::ModeDefPlane::normal, "(3,) float32 view");
+  array_property(plane, "point", &mp::ModeDefPlane::point, "(3,) float32 view");
+  bind_list<mp::ModeDefPlane>(m, "ModeDefPlaneList");
+  py::class_<mp::ModeDefConstraint> constraint(m, "ModeDefConstraint");
+  constraint.def(py::init<>())
+      .def_readwrite("body1", &mp::ModeDefConstraint::body1, "object index as written, -1: a static joint")
+      .def_readwrite("body2", &mp::ModeDefConstraint::body2, "object index as written");
+  array_property(constraint, "point", &mp::ModeDefConstraint::point, "(3,) float32 view");
+  bind_list<mp::ModeDefConstraint>(m, "ModeDefConstraintList");
+  py::class_<mp::ModeDefState> state(m, "ModeDefState", "A .state file: settings, objects, planes, constraints");
   state.def(py::init<>())
       .def_readwrite("fps", &mp::ModeDefState::fps)
       .def_readwrite("use_penalty", &mp::ModeDefState::use_penalty)
       .def_readwrite("friction", &mp::ModeDefState::friction)
       .def_readwrite("max_penetration", &mp::ModeDefState::max_penetration)
+      .def_readwrite("cluster_factor", &mp::ModeDefState::cluster_factor)
+      .def_readwrite("cluster_radius", &mp::ModeDefState::cluster_radius)
       .def_property_readonly("object_count", [](const mp::ModeDefState& s) { return s.objects.size(); })
       .def_property_readonly("plane_count", [](const mp::ModeDefState& s) { return s.planes.size(); });
+  member(state, "objects", &mp::ModeDefState::objects);
+  member(state, "planes", &mp::ModeDefState::planes);
+  member(state, "constraints", &mp::ModeDefState::constraints);
   array_property(state, "gravity", &mp::ModeDefState::gravity, "(3,) float32 view");
   py::class_<mp::ModeDefData> data(m, "ModeDefData", "What ModeDef files hold beyond the Scene (docs/modedef.md)");
   data.def(py::init<>())
@@ -173,10 +294,14 @@ void bind_modedef(py::module_& m) {
                                  case mp::ModeDefData::Kind::State: return "state";
                                  default: return "path";
                                }
-                             }, "\"model\", \"prop\", \"state\" or \"path\": the file it was read from")
-      .def_readwrite("models", &mp::ModeDefData::models)
-      .def_readwrite("props", &mp::ModeDefData::props)
-      .def_readwrite("state", &mp::ModeDefData::state);
+                             }, "\"model\", \"prop\", \"state\" or \"path\": the file it was read from");
+  member(data, "models", &mp::ModeDefData::models);
+  member(data, "props", &mp::ModeDefData::props);
+  member(data, "state", &mp::ModeDefData::state);
+  member(data, "paths", &mp::ModeDefData::paths);
+  vector_property(data, "object_prop", &mp::ModeDefData::object_prop, 0, "int32 view: per state object, index into props");
+  vector_property(data, "object_path", &mp::ModeDefData::object_path, 0, "int32 view: per state object, index into paths, -1 for none");
+  vector_property(data, "object_joint", &mp::ModeDefData::object_joint, 0, "int32 view: per state object, its Scene joint");
 }
 
 }  // namespace
@@ -184,6 +309,7 @@ void bind_modedef(py::module_& m) {
 void bind_format_data(py::module_& m) {
   bind_pie(m);
   bind_iqm_qmsh(m);
+  bind_qmsh_tmp(m);
   bind_modedef(m);
 }
 

@@ -85,7 +85,8 @@ void bind_mesh(py::module_& m) {
             mp::VertexStream& v = self.cast<mp::VertexStream&>();
             return vector_view(v.data, std::max<uint32_t>(v.components, 1), self);
           },
-          [](mp::VertexStream& v, const input_array<float>& a) {
+          [](py::object self, const input_array<float>& a) {
+            mp::VertexStream& v = self.cast<mp::VertexStream&>();
             if (a.ndim() != 2) throw py::value_error("VertexStream.data: expected an (n, components) array");
             v.components = uint32_t(a.shape(1));
             assign(v.data, a, v.components, "VertexStream.data");
@@ -97,14 +98,14 @@ void bind_mesh(py::module_& m) {
                (v.name.empty() ? "" : " '" + v.name + "'") + " " + std::to_string(v.vertex_count()) + "x" +
                std::to_string(v.components) + ">";
       });
-  py::bind_vector<std::vector<mp::VertexStream>>(m, "VertexStreamList");
+  bind_list<mp::VertexStream>(m, "VertexStreamList");
 
   py::class_<mp::MorphTarget> mt(m, "MorphTarget");
   mt.def(py::init<>()).def_readwrite("name", &mp::MorphTarget::name);
   vector_property(mt, "positions", &mp::MorphTarget::positions, 3, "(vertices, 3) float32 view");
   vector_property(mt, "normals", &mp::MorphTarget::normals, 3, "(vertices, 3) float32 view, or empty");
   vector_property(mt, "tangents", &mp::MorphTarget::tangents, 3, "(vertices, 3) float32 view, or empty");
-  py::bind_vector<std::vector<mp::MorphTarget>>(m, "MorphTargetList");
+  bind_list<mp::MorphTarget>(m, "MorphTargetList");
 
   py::class_<mp::FaceChannel> fc(m, "FaceChannel", "Per-triangle data a format keeps (\"pie.flags\")");
   fc.def(py::init<>())
@@ -116,17 +117,17 @@ void bind_mesh(py::module_& m) {
             mp::FaceChannel& c = self.cast<mp::FaceChannel&>();
             return vector_view(c.data, std::max<uint32_t>(c.components, 1), self);
           },
-          [](mp::FaceChannel& c, const input_array<uint32_t>& a) { assign(c.data, a, c.components, "FaceChannel.data"); },
+          [](py::object self, const input_array<uint32_t>& a) {
+            mp::FaceChannel& c = self.cast<mp::FaceChannel&>();
+            assign(c.data, a, c.components, "FaceChannel.data");
+          },
           "(triangles, components) uint32 view");
-  py::bind_vector<std::vector<mp::FaceChannel>>(m, "FaceChannelList");
+  bind_list<mp::FaceChannel>(m, "FaceChannelList");
 
   py::class_<mp::Mesh> mesh(m, "Mesh");
   mesh.def(py::init<>())
       .def_readwrite("name", &mp::Mesh::name)
       .def_readwrite("material", &mp::Mesh::material, "index into Scene.materials, -1 for none")
-      .def_readwrite("streams", &mp::Mesh::streams, "the vertex streams (references into the Scene)")
-      .def_readwrite("morph_targets", &mp::Mesh::morph_targets)
-      .def_readwrite("face_channels", &mp::Mesh::face_channels)
       .def_readwrite("topology", &mp::Mesh::topology)
       .def_readwrite("lod", &mp::Mesh::lod)
       .def_readwrite("lod_of", &mp::Mesh::lod_of)
@@ -139,7 +140,8 @@ void bind_mesh(py::module_& m) {
             mp::Mesh& x = self.cast<mp::Mesh&>();
             return vector_view(x.triangles, mp::topology_size(x.topology), self);
           },
-          [](mp::Mesh& x, const input_array<uint32_t>& a) {
+          [](py::object self, const input_array<uint32_t>& a) {
+            mp::Mesh& x = self.cast<mp::Mesh&>();
             assign(x.triangles, a, mp::topology_size(x.topology), "Mesh.triangles");
             x.polygon_sizes.clear();
           },
@@ -168,7 +170,10 @@ void bind_mesh(py::module_& m) {
         return "<meshport.Mesh '" + x.name + "' " + std::to_string(x.vertex_count()) + " vertices, " +
                std::to_string(x.triangles.size() / mp::topology_size(x.topology)) + " triangles>";
       });
-  py::bind_vector<std::vector<mp::Mesh>>(m, "MeshList");
+  member(mesh, "streams", &mp::Mesh::streams, "the vertex streams (references into the Scene)");
+  member(mesh, "morph_targets", &mp::Mesh::morph_targets);
+  member(mesh, "face_channels", &mp::Mesh::face_channels);
+  bind_list<mp::Mesh>(m, "MeshList");
 }
 
 void bind_material(py::module_& m) {
@@ -215,14 +220,14 @@ void bind_material(py::module_& m) {
       .def("__repr__", [](const mp::Material& x) { return repr_name("Material", x); });
   array_property(mat, "base_color", &mp::Material::base_color, "(4,) float32 view, linear RGBA");
   array_property(mat, "emissive", &mp::Material::emissive, "(3,) float32 view, linear RGB");
-  py::bind_vector<std::vector<mp::Material>>(m, "MaterialList");
+  bind_list<mp::Material>(m, "MaterialList");
 
   py::class_<mp::Image> img(m, "Image", "An image carried in the Scene (PNG or JPEG bytes)");
   img.def(py::init<>())
       .def_readwrite("path", &mp::Image::path)
       .def_readwrite("mime_type", &mp::Image::mime_type);
   vector_property(img, "data", &mp::Image::data, 0, "uint8 view of the stored bytes");
-  py::bind_vector<std::vector<mp::Image>>(m, "ImageList");
+  bind_list<mp::Image>(m, "ImageList");
 }
 
 void bind_skeleton(py::module_& m) {
@@ -233,7 +238,7 @@ void bind_skeleton(py::module_& m) {
       .def_readwrite("rest", &mp::Joint::rest, "relative to the parent")
       .def_readwrite("name_made_up", &mp::Joint::name_made_up)
       .def("__repr__", [](const mp::Joint& x) { return repr_name("Joint", x); });
-  py::bind_vector<std::vector<mp::Joint>>(m, "JointList");
+  bind_list<mp::Joint>(m, "JointList");
 
   py::class_<mp::MorphWeightTrack> mw(m, "MorphWeightTrack");
   mw.def(py::init<>()).def_readwrite("mesh", &mp::MorphWeightTrack::mesh);
@@ -262,9 +267,11 @@ void bind_skeleton(py::module_& m) {
             float* p = a.poses.empty() ? nullptr : a.poses[0].translation.data();
             return view(p, {py::ssize_t(a.frame_count()), py::ssize_t(a.channels), 10}, self);
           },
-          [](mp::Animation& a, const input_array<float>& in) {
+          [](py::object self, const input_array<float>& in) {
+            mp::Animation& a = self.cast<mp::Animation&>();
             if (in.ndim() != 3 || in.shape(2) != 10)
               throw py::value_error("Animation.poses: expected a (frames, channels, 10) array");
+            retire(a.poses);
             a.channels = uint32_t(in.shape(1));
             a.poses.resize(size_t(in.shape(0) * in.shape(1)));
             if (!a.poses.empty()) std::memcpy(a.poses[0].translation.data(), in.data(), size_t(in.size()) * sizeof(float));
@@ -274,7 +281,7 @@ void bind_skeleton(py::module_& m) {
         return "<meshport.Animation '" + x.name + "' " + std::to_string(x.frame_count()) + " frames>";
       });
   vector_property(an, "times", &mp::Animation::times, 0, "key times in seconds, or empty (evenly spaced)");
-  py::bind_vector<std::vector<mp::Animation>>(m, "AnimationList");
+  bind_list<mp::Animation>(m, "AnimationList");
 
   py::class_<mp::Attachment>(m, "Attachment")
       .def(py::init<>())
@@ -284,7 +291,7 @@ void bind_skeleton(py::module_& m) {
       .def_readwrite("transform", &mp::Attachment::transform)
       .def_readwrite("name_made_up", &mp::Attachment::name_made_up)
       .def("__repr__", [](const mp::Attachment& x) { return repr_name("Attachment", x); });
-  py::bind_vector<std::vector<mp::Attachment>>(m, "AttachmentList");
+  bind_list<mp::Attachment>(m, "AttachmentList");
 }
 
 // A format's side data: None when absent; the object is a reference into the Scene.
@@ -297,7 +304,12 @@ void optional_property(py::class_<mp::Scene>& cls, const char* name, std::option
         if (!o) return py::none();
         return py::cast(&*o, py::return_value_policy::reference_internal, self);
       },
-      [pm](mp::Scene& s, std::optional<T> v) { s.*pm = std::move(v); }, doc);
+      [pm, name](py::object self, std::optional<T> v) {
+        mp::Scene& s = self.cast<mp::Scene&>();
+        refuse_if_referenced(span_of(s.*pm), std::string("Scene.") + name, self);
+        s.*pm = std::move(v);
+      },
+      doc);
 }
 
 void bind_scene_class(py::module_& m) {
@@ -305,12 +317,6 @@ void bind_scene_class(py::module_& m) {
                           "The canonical Scene every format reads into (glTF conventions: +Y up, metres, "
                           "counter-clockwise). Lists hold references into it, arrays are numpy views of it.");
   s.def(py::init<>())
-      .def_readwrite("meshes", &mp::Scene::meshes)
-      .def_readwrite("materials", &mp::Scene::materials)
-      .def_readwrite("images", &mp::Scene::images)
-      .def_readwrite("joints", &mp::Scene::joints)
-      .def_readwrite("animations", &mp::Scene::animations)
-      .def_readwrite("attachments", &mp::Scene::attachments)
       .def_readwrite("comment", &mp::Scene::comment)
       .def_readwrite("material_variants", &mp::Scene::material_variants)
       .def("copy", [](const mp::Scene& x) { return mp::Scene(x); }, "A deep copy")
@@ -322,6 +328,12 @@ void bind_scene_class(py::module_& m) {
                std::to_string(x.materials.size()) + " materials, " + std::to_string(x.joints.size()) + " joints, " +
                std::to_string(x.animations.size()) + " animations>";
       });
+  member(s, "meshes", &mp::Scene::meshes);
+  member(s, "materials", &mp::Scene::materials);
+  member(s, "images", &mp::Scene::images);
+  member(s, "joints", &mp::Scene::joints);
+  member(s, "animations", &mp::Scene::animations);
+  member(s, "attachments", &mp::Scene::attachments);
   optional_property(s, "iqm", &mp::Scene::iqm, "IQM side data (IqmData) or None");
   optional_property(s, "pie", &mp::Scene::pie, "PIE side data (PieData) or None");
   optional_property(s, "qmsh_tmp", &mp::Scene::qmsh_tmp, "QMSH.TMP side data (QmshTmpData) or None");
@@ -331,7 +343,44 @@ void bind_scene_class(py::module_& m) {
 
 }  // namespace
 
+ViewBase::ViewBase(py::object o, const void* d) : owner(std::move(o)), data(d) {
+  if (data) live_views().emplace(data, this);
+}
+
+ViewBase::~ViewBase() {
+  if (!data) return;
+  auto [lo, hi] = live_views().equal_range(data);
+  for (auto it = lo; it != hi; ++it)
+    if (it->second == this) {
+      live_views().erase(it);
+      break;
+    }
+}
+
+std::unordered_multimap<const void*, ViewBase*>& live_views() {
+  static auto* views = new std::unordered_multimap<const void*, ViewBase*>();  // never freed: used at exit
+  return *views;
+}
+
+size_t references_into(span s, py::handle self) {
+  if (s.first == s.second) return 0;
+  size_t n = 0;
+  for (const auto& [p, inst] : py::detail::get_internals().registered_instances)
+    if (std::less_equal<>()(s.first, p) && std::less<>()(p, s.second) && reinterpret_cast<PyObject*>(inst) != self.ptr())
+      ++n;
+  return n;
+}
+
+void refuse_if_referenced(span s, const std::string& what, py::handle self) {
+  if (size_t n = references_into(s, self))
+    throw py::buffer_error(what + ": refused, " + std::to_string(n) +
+                           " Python references into its items are alive (items, their members, views of their "
+                           "arrays; docs/python.md, \"Views and lifetime\"): release them (del) first");
+}
+
 void bind_scene(py::module_& m) {
+  py::class_<ViewBase>(m, "_ViewBase", "The base of a numpy view: holds the object it came from (docs/python.md)")
+      .def_property_readonly("owner", [](const ViewBase& b) { return b.owner; });
   bind_enums(m);
   bind_transform(m);
   bind_mesh(m);

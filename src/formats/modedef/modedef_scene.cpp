@@ -967,6 +967,14 @@ std::vector<OutputFile> write_state(const Scene& scene, Diagnostics& diags) {
         (md.object_path[i] < 0 || size_t(md.object_path[i]) >= md.paths.size()))
       fail("", fmt::format("ModeDef .state: the kept data is inconsistent (object {} has no path)", i));
   }
+  // As the reader checks them: the kept data may have been edited (the Python module binds it).
+  for (size_t k = 0; k < state.constraints.size(); ++k) {
+    const ModeDefConstraint& c = state.constraints[k];
+    if (c.body1 < -1 || c.body1 >= int64_t(n) || c.body2 < 0 || c.body2 >= int64_t(n))
+      fail("", fmt::format("ModeDef .state: constraint {} joins bodies {} and {}, not -1 (static, the first only) or "
+                           "object indices (the .state has {} {})",
+                           k, c.body1, c.body2, n, n == 1 ? "object" : "objects"));
+  }
 
   std::vector<OutputFile> out(1);
   SideFiles sides(diags);

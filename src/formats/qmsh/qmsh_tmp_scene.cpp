@@ -960,7 +960,14 @@ QmshTmpData scene_to_tmp(const Scene& scene, Diagnostics& diags) {
 
 std::string write(const Scene& scene, Diagnostics& diags) {
   // The kept text is written only while the Scene is what the reader made of it (issue 16).
-  if (scene.qmsh_tmp && scene.qmsh_tmp->fingerprint == content_fingerprint(scene)) return print(*scene.qmsh_tmp);
+  if (scene.qmsh_tmp && scene.qmsh_tmp->fingerprint == content_fingerprint(scene)) {
+    // The kept text may have been edited since (the Python module binds it): faces and vertex
+    // groups are checked as the reader checks them, so that no unreadable file is written.
+    const std::string kept = "the kept .qmsh.tmp data";
+    const Ctx ctx{kept, diags};
+    for (const QmshTmpMesh& obj : scene.qmsh_tmp->meshes) check_object(obj, ctx);
+    return print(*scene.qmsh_tmp);
+  }
   if (scene.qmsh_tmp)
     diags.add(warning("", "the Scene changed since it was read (processing or editing): the .qmsh.tmp is written "
                           "from the Scene, not from the kept text (objects per material, actions sampled per "
