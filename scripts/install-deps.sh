@@ -26,11 +26,12 @@ packages=(cmake make g++ pkg-config libfmt-dev libcli11-dev nlohmann-json3-dev l
 # thumbnail`; Slurm and MUNGE run docs/batch.md's job array on a one-node cluster the test starts
 # itself, tests/slurm), benchmarks, Blender checks, sanitizers and fuzzing (Clang, linked by lld:
 # GNU ld takes seven times longer over the sanitized binaries). The Python module (python/,
-# docs/python.md): pybind11, numpy, pytest for its tests, python3-build and -setuptools for its wheel.
+# docs/python.md): pybind11, numpy, pytest for its tests, python3-build and -setuptools for its wheel,
+# venv and pip for its offline install test (tests/python/test_install.py).
 if ! $cli_only; then
   packages+=(groff-base libgtest-dev libgmock-dev libbenchmark-dev chromium blender python3-numpy clang-14
              libclang-rt-14-dev lld-14 slurm-wlm munge python3-dev pybind11-dev python3-pytest python3-build
-             python3-setuptools python3-wheel)
+             python3-setuptools python3-wheel python3-venv python3-pip)
 fi
 # The Windows build: MinGW-w64's C++ compiler with POSIX threads (std::thread), dpkg-source for
 # Debian's source packages, Wine to run the tests of meshport.exe (curl fetches what its `view`
