@@ -324,15 +324,24 @@ export function createViewer(options = {}) {
     }
     if (owners.length > 1) {
       show('levels-box');
+      // The glTF's own names (three.js keeps them in userData.name; its object names drop dots and
+      // slashes). PIE levels "<model>_level<n>" read "level n" (an assembled unit's later parts add
+      // "_part<k>": "level n (part k)"), with the model's name when they come from several models.
+      const nameOf = (m) => (m.userData && m.userData.name) || m.name;
+      const levelRule = /^(.*)_level(\d+)(?:_part(\d+))?$/;
+      const models = new Set(owners.map((m) => { const l = levelRule.exec(nameOf(m)); return l ? l[1] : null; }));
       for (const m of owners) {
         const label = document.createElement('label');
         const box = document.createElement('input');
         box.type = 'checkbox';
         box.checked = true;
         box.onchange = () => { m.visible = box.checked; render(); };
-        const level = /_level(\d+)$/.exec(m.name);
-        label.append(box, ` ${level ? `level ${level[1]}` : m.name || 'mesh'}`);
-        label.title = m.name;
+        const name = nameOf(m);
+        const level = levelRule.exec(name);
+        const text = level ? `${models.size > 1 ? `${level[1]} ` : ''}level ${level[2]}${level[3] ? ` (part ${level[3]})` : ''}`
+          : name || 'mesh';
+        label.append(box, ` ${text}`);
+        label.title = name;
         $('levels').append(label);
       }
     }

@@ -132,6 +132,9 @@ try {
   const unitCounts = await open(page, await unit.url);
   check(unitCounts.meshes === 6 && unitInfo.meshes.length === 6, `assembled unit: ${unitCounts.meshes} meshes shown, unit.glb has ${unitInfo.meshes.length}`);
   check(unitCounts.attachments === unitInfo.attachments.length, 'assembled unit: connectors differ from unit.glb');
+  const unitLevels = await page.evaluate(() => [...document.querySelectorAll('#levels label')].map((l) => l.textContent.trim()));
+  check(unitLevels.join(',') === 'level 1,level 2,level 1 (part 2),level 2 (part 2),level 1 (part 3),level 2 (part 3)',
+        `assembled unit: levels listed as ${unitLevels}`);
   await page.screenshot({ path: path.join(work, 'unit.png') });
   unit.proc.kill('SIGTERM');
   await unit.exited;
