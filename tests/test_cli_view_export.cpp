@@ -99,6 +99,11 @@ TEST(CliViewExport, TeamColourIsBakedAsConvertBakesIt) {
     EXPECT_NE(r.out.find("--team-colour"), std::string::npos) << r.out;
   }
   EXPECT_FALSE(fs::exists(tree.t.path / "bad"));
+  // Without --export, where it would do nothing: refused, nothing served.
+  r = run("view -q " + tree.body.string() + " --team-colour 255,0,0 --timeout 1");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("--team-colour goes with --export"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("http://"), std::string::npos) << r.out;
 }
 
 TEST(CliViewExport, PartsAreTheAssembledUnit) {

@@ -66,6 +66,8 @@ int run_export(const ViewerArgs& args) {
 
 int run_view(const ViewerArgs& args) {
   if (!args.export_dir.empty()) return run_export(args);
+  if (!args.team_colour.empty())
+    fail("view", "--team-colour goes with --export (the served page picks its team colour itself)");
 #ifndef MESHPORT_VIEW_SERVER
   fail("view", "this meshport was built without the viewer's server (MESHPORT_VIEWER=OFF, or WebAssembly): "
                "--export DIR writes what the page would show");
