@@ -27,12 +27,21 @@ set(MESHPORT_WEB_ENTRIES
     "/|html|${MESHPORT_WEB_DIR}/index.html"
     "/serve.js|js|${MESHPORT_WEB_DIR}/serve.js"
     "/viewer.js|js|${MESHPORT_WEB_DIR}/viewer.js"
-    "/viewer.css|css|${MESHPORT_WEB_DIR}/viewer.css"
-    "/three/three.module.js|js|${MESHPORT_THREE_DIR}/build/three.module.min.js"
-    "/three/addons/controls/OrbitControls.js|js|${MESHPORT_THREE_DIR}/examples/jsm/controls/OrbitControls.js"
-    "/three/addons/loaders/GLTFLoader.js|js|${MESHPORT_THREE_DIR}/examples/jsm/loaders/GLTFLoader.js"
-    "/three/addons/utils/BufferGeometryUtils.js|js|${MESHPORT_THREE_DIR}/examples/jsm/utils/BufferGeometryUtils.js"
-    "/three/LICENSE|text|${MESHPORT_THREE_DIR}/LICENSE")
+    "/viewer.css|css|${MESHPORT_WEB_DIR}/viewer.css")
+# three.js's files, as web/three-files.txt lists them (the web app copies the same list).
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${MESHPORT_WEB_DIR}/three-files.txt)
+file(STRINGS ${MESHPORT_WEB_DIR}/three-files.txt three_files REGEX "^/")
+foreach(line IN LISTS three_files)
+  string(REPLACE "|" ";" parts "${line}")
+  list(GET parts 0 route)
+  list(GET parts 1 source)
+  if(route MATCHES "\\.js$")
+    set(kind js)
+  else()
+    set(kind text)
+  endif()
+  list(APPEND MESHPORT_WEB_ENTRIES "${route}|${kind}|${MESHPORT_THREE_DIR}/${source}")
+endforeach()
 set(files "")
 foreach(entry IN LISTS MESHPORT_WEB_ENTRIES)
   string(REGEX REPLACE "^.*\\|" "" file "${entry}")

@@ -25,15 +25,17 @@ fflate=$root/web/node_modules/fflate
 [ -d "$root/web/app" ] || { echo "error: $root/web/app is missing" >&2; exit 1; }
 
 rm -rf "$out"
-mkdir -p "$out/three/addons/controls" "$out/three/addons/loaders" "$out/three/addons/utils" "$out/meshport/dist" "$out/vendor"
+mkdir -p "$out/meshport/dist" "$out/vendor"
 cp -R "$root/web/app/." "$out/"
 for f in viewer.js viewer.css; do
   [ -f "$root/web/$f" ] && cp "$root/web/$f" "$out/"
 done
-cp "$three/build/three.module.min.js" "$out/three/three.module.js"
-cp "$three/examples/jsm/controls/OrbitControls.js" "$out/three/addons/controls/"
-cp "$three/examples/jsm/loaders/GLTFLoader.js" "$out/three/addons/loaders/"
-cp "$three/examples/jsm/utils/BufferGeometryUtils.js" "$out/three/addons/utils/"
+# three.js's files at the routes `meshport view` serves them (web/three-files.txt).
+while IFS='|' read -r route source; do
+  case $route in /*) ;; *) continue ;; esac
+  mkdir -p "$(dirname "$out$route")"
+  cp "$three/$source" "$out$route"
+done < "$root/web/three-files.txt"
 cp "$root/npm/api.mjs" "$out/meshport/api.mjs"
 cp "$build/meshport_api.mjs" "$build/meshport_api.wasm" "$out/meshport/dist/"
 cp "$fflate/esm/browser.js" "$out/vendor/fflate.js"

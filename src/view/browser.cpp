@@ -65,7 +65,8 @@ Browser::Browser(const std::string& chromium, double start_seconds) : chromium_(
     std::error_code ec;
     std::filesystem::remove_all(utf8_path(profile_), ec);
     profile_.clear();
-    // (Where start_piped() is not implemented, thumbnails() has refused before: os::can_start_piped.)
+    // ENOSYS (Windows, no start_piped()) does not reach here: thumbnails() checks
+    // os::can_start_piped() before it makes a Browser.
     fail(chromium, std::string("cannot start a process: ") + std::strerror(error));
   }
   reader_ = std::thread([this] { read_loop(); });
