@@ -126,6 +126,8 @@ std::string summary_line(const BatchResult& result);
 
 // The JSON report (docs/batch.md, "Report"), and reading one back.
 std::string report_json(const BatchResult& result);
+// One item as the report's "items" hold it (for a progress display or a binding).
+std::string report_item_json(BatchTask task, const BatchItem& item);
 BatchResult parse_report(std::string_view json, const std::string& file);
 // Joins reports of the shards of one tree: items merged in path order; an item present in two
 // reports is an error (the shards overlap). Throws meshport::Error naming the file.

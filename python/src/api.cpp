@@ -203,19 +203,8 @@ mp::Scene convert_py(const py::object& inputs, const py::object& output, const s
   return released(d, [&] { return mp::convert(in, out, o, &d); });
 }
 
-py::dict item_dict(mp::BatchTask task, const mp::BatchItem& item) {
-  py::dict r;
-  r["input"] = item.input;
-  r["relative"] = item.relative;
-  r["output"] = item.output;
-  r["status"] = std::string(mp::status_name(task, item.status));
-  r["note"] = item.note;
-  py::list diags;
-  for (const mp::Diagnostic& x : item.diagnostics) diags.append(x.to_string());
-  r["diagnostics"] = diags;
-  r["milliseconds"] = item.milliseconds;
-  return r;
-}
+// A finished item as the report's "items" hold it (docs/batch.md, "Report").
+py::object item_dict(mp::BatchTask task, const mp::BatchItem& item) { return from_json(mp::report_item_json(task, item)); }
 
 py::object batch_py(const std::vector<std::string>& inputs, const std::optional<std::string>& output_dir,
                     const std::optional<std::string>& to, const std::string& task, const std::optional<std::string>& from,

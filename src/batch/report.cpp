@@ -139,6 +139,8 @@ void tally(BatchResult& r) {
 
 }  // namespace batch_detail
 
+std::string report_item_json(BatchTask task, const BatchItem& item) { return item_json(task, item).dump(); }
+
 std::string report_json(const BatchResult& r) {
   json summary{{"files", r.items.size()}, {"seconds", std::round(r.seconds * 1000.0) / 1000.0}, {"cancelled", r.cancelled}};
   summary[std::string(status_name(r.task, BatchStatus::Done))] = r.done;

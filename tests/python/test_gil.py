@@ -78,3 +78,22 @@ def test_batch_errors_are_meshport_errors(tree):
     assert missing["items"][0]["diagnostics"][0]["text"] == str(tree / "no-such-folder") + ": error: no such file or folder"
     report = meshport.batch([str(tree / "in")], task="validate", profiles=["iqm-engines"])
     assert report["summary"]["files"] == MODELS
+
+
+def test_progress_items_are_the_reports_items(tree):
+    # The item a finished-file event carries is that file's entry of the report, key for key.
+    (tree / "in" / "d0" / "broken.iqe").write_text("# Inter-Quake Export\nvp 1 zz 2\n")
+    finished = {}
+
+    def progress(e):
+        if e["item"] is not None:
+            finished[e["item"]["input"]] = e["item"]
+
+    report = meshport.batch([str(tree / "in")], str(tree / "out"), to="iqm", jobs=2, progress=progress)
+    assert len(report["items"]) == MODELS + 1
+    assert {i["input"]: i for i in report["items"]} == finished
+    broken = finished[str(tree / "in" / "d0" / "broken.iqe")]
+    assert broken["status"] == "failed"
+    assert broken["diagnostics"][0]["severity"] == "error"
+    assert (broken["diagnostics"][0]["line"], broken["diagnostics"][0]["column"]) == (2, 6)
+    assert all(i["counts"]["vertices"] > 0 for k, i in finished.items() if i["status"] == "converted")
