@@ -226,13 +226,14 @@ export function createViewer(options = {}) {
     frames++;
   }
 
+  // Frames are drawn one after another only while an animation plays. Everything else that changes
+  // the picture (the camera's controls, the time bar, a mesh or level hidden, wireframe, the
+  // resized view) draws once, when it happens: a still model takes no processor time, which a
+  // laptop's battery and a loaded machine's other work (a conversion in the web app) notice.
   function frame() {
-    if (!root) { looping = false; return; }
-    if (mixer && action && playing) {
-      mixer.update(clock.getDelta());
-      showTime();
-    } else clock.getDelta();
-    controls.update();
+    if (!root || !(mixer && action && playing)) { looping = false; return; }
+    mixer.update(clock.getDelta());
+    showTime();
     render();
     requestAnimationFrame(frame);
   }
@@ -240,6 +241,7 @@ export function createViewer(options = {}) {
   function startLoop() {
     if (thumbnail || looping) return;
     looping = true;
+    clock.getDelta();  // the animation goes on from where it stopped, not by the time it was still
     requestAnimationFrame(frame);
   }
 
@@ -294,6 +296,7 @@ export function createViewer(options = {}) {
     playing = on;
     const button = $('play');
     if (button) button.textContent = playing ? 'pause' : 'play';
+    if (playing) startLoop();
   }
 
   // Fills the (empty) panel for the model shown.

@@ -97,6 +97,16 @@ try {
       check(difference(pictures[name], await pixels(page)) > 0.002, `${name}: wireframe does not change the picture`);
       await page.evaluate(() => window.meshport.setWireframe(false));
     }
+    // A still picture draws no frames: none while nothing moves (paused above), one per change.
+    const still = await page.evaluate(async () => {
+      const before = window.meshport.frames;
+      await new Promise((r) => setTimeout(r, 400));
+      const idle = window.meshport.frames - before;
+      window.meshport.setTime(0);
+      return { idle, change: window.meshport.frames - before - idle };
+    });
+    check(still.idle === 0 && still.change === 1, `${name}: ${still.idle} frames drawn while still, ${still.change} for one change`);
+
     if (name === 'bar.model') {
       // One slider per vibration mode (shared by the model's meshes); moving one moves the model.
       const sliders = await page.evaluate(() => [...document.querySelectorAll('#morphs label')].map((l) => l.textContent.trim()));
