@@ -6,6 +6,10 @@ TSAN_BUILD ?= build-tsan
 FUZZ_SECONDS ?= 60
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
+# New build folders use Ninja (scripts/install-deps.sh installs it): a target's sources compile
+# while the libraries it links are still being compiled, where Make's CMake files finish each
+# library first and leave a core idle at its end. A folder configured before keeps its generator.
+export CMAKE_GENERATOR ?= Ninja
 
 .PHONY: all deps deps-cli deps-windows npm-deps web-deps build build-asan build-tsan test test-fast test-asan test-tsan demo bench fuzz fuzz-long clean blender-addon windows wasm npm web-app dist dist-linux
 

@@ -18,9 +18,9 @@ case "${1:-}" in
   "") ;;
   *) echo "usage: $0 [--cli|--windows|--wasm]" >&2; exit 2 ;;
 esac
-# The library and the CLI (with `meshport view`: cpp-httplib, found through pkg-config; `meshport
+# The library and the CLI (Ninja builds the folders the Makefile configures; with `meshport view`: cpp-httplib, found through pkg-config; `meshport
 # modes`: Eigen and Spectra, header-only).
-packages=(cmake make g++ pkg-config libfmt-dev libcli11-dev nlohmann-json3-dev libmeshoptimizer-dev libdraco-dev libstb-dev
+packages=(cmake make ninja-build g++ pkg-config libfmt-dev libcli11-dev nlohmann-json3-dev libmeshoptimizer-dev libdraco-dev libstb-dev
           libcpp-httplib-dev libeigen3-dev libspectra-dev)
 # Tests (groff checks the man page; Chromium runs the viewer's browser test and `meshport
 # thumbnail`; Slurm and MUNGE run docs/batch.md's job array on a one-node cluster the test starts
