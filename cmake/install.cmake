@@ -15,14 +15,21 @@ else()
 endif()
 
 # The shared library links the static library's objects (compiled once, position-independent).
-add_library(meshport_shared SHARED $<TARGET_OBJECTS:meshport>)
-target_include_directories(meshport_shared PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>)
-target_link_libraries(meshport_shared PUBLIC nlohmann_json::nlohmann_json PRIVATE ${MESHPORT_PRIVATE_DEPS})
+# Not where the platform has no shared libraries (Emscripten): CMake would make it a second
+# static libmeshport.a, which Ninja refuses (two rules for one file).
+get_property(MESHPORT_SHARED GLOBAL PROPERTY TARGET_SUPPORTS_SHARED_LIBS)
+set(MESHPORT_LIBRARIES meshport)
+if(MESHPORT_SHARED)
+  add_library(meshport_shared SHARED $<TARGET_OBJECTS:meshport>)
+  target_include_directories(meshport_shared PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>)
+  target_link_libraries(meshport_shared PUBLIC nlohmann_json::nlohmann_json PRIVATE ${MESHPORT_PRIVATE_DEPS})
+  target_compile_features(meshport_shared PUBLIC cxx_std_20)
+  set_target_properties(meshport_shared PROPERTIES OUTPUT_NAME meshport VERSION ${PROJECT_VERSION}
+                        SOVERSION ${MESHPORT_SOVERSION} EXPORT_NAME meshport_shared)
+  list(APPEND MESHPORT_LIBRARIES meshport_shared)
+endif()
 # The public headers need C++20 (<span>, <bit>, designated defaults): consumers get it too.
 target_compile_features(meshport PUBLIC cxx_std_20)
-target_compile_features(meshport_shared PUBLIC cxx_std_20)
-set_target_properties(meshport_shared PROPERTIES OUTPUT_NAME meshport VERSION ${PROJECT_VERSION}
-                      SOVERSION ${MESHPORT_SOVERSION} EXPORT_NAME meshport_shared)
 set_target_properties(meshport PROPERTIES EXPORT_NAME meshport_static)
 
 # meshport.1 and the bash completion, written by the CLI from its own options (tools/meshport/docs.cpp).
@@ -43,7 +50,10 @@ endif()
 # targets were built (`--target meshport_cli`), it stops before copying anything, naming what is
 # missing and the command that builds it (instead of CMake's "file INSTALL cannot find" on the
 # first absent file, after a partial install).
-set(MESHPORT_INSTALLED_BUILD_FILES $<TARGET_FILE:meshport_cli> $<TARGET_FILE:meshport> $<TARGET_FILE:meshport_shared>)
+set(MESHPORT_INSTALLED_BUILD_FILES $<TARGET_FILE:meshport_cli>)
+foreach(library IN LISTS MESHPORT_LIBRARIES)
+  list(APPEND MESHPORT_INSTALLED_BUILD_FILES $<TARGET_FILE:${library}>)
+endforeach()
 if(NOT CMAKE_CROSSCOMPILING)
   list(APPEND MESHPORT_INSTALLED_BUILD_FILES ${MESHPORT_MAN_PAGE} ${MESHPORT_BASH_COMPLETION})
 endif()
@@ -63,7 +73,7 @@ install(CODE "
 
 set(MESHPORT_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/meshport)
 install(TARGETS meshport_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(TARGETS meshport meshport_shared EXPORT meshportTargets
+install(TARGETS ${MESHPORT_LIBRARIES} EXPORT meshportTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
