@@ -15,9 +15,6 @@
 #   scripts/build-linux-dist.sh [BUILD_DIR]     (default: build-dist)
 # Ends by checking that the executable needs no shared library.
 set -euo pipefail
-# New build folders use Ninja, as the Makefile's do (it keeps both cores busy to the end of a build);
-# a folder configured before keeps its generator.
-export CMAKE_GENERATOR=${CMAKE_GENERATOR:-Ninja}
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(realpath -m "${1:-$root/build-dist}")
 jobs=${JOBS:-$(nproc)}

@@ -11,9 +11,6 @@
 # Threads are off in this build (no SharedArrayBuffer, no workers): the library runs its threaded
 # steps on the calling thread (src/core/threads.h).
 set -euo pipefail
-# New build folders use Ninja, as the Makefile's do (it keeps both cores busy to the end of a build);
-# a folder configured before keeps its generator.
-export CMAKE_GENERATOR=${CMAKE_GENERATOR:-Ninja}
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(realpath -m "${1:-$root/build-wasm}")
 jobs=${JOBS:-$(nproc)}

@@ -10,9 +10,6 @@
 # of Debian's source package. Nothing of the host's /usr/include reaches the compiler. The viewer's
 # page and three.js are embedded from web/node_modules (`make web-deps`).
 set -euo pipefail
-# New build folders use Ninja, as the Makefile's do (it keeps both cores busy to the end of a build);
-# a folder configured before keeps its generator.
-export CMAKE_GENERATOR=${CMAKE_GENERATOR:-Ninja}
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(realpath -m "${1:-$root/build-win}")
 jobs=${JOBS:-$(nproc)}

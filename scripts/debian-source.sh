@@ -3,6 +3,10 @@
 # fetch_source PACKAGE FOLDER unpacks Debian's source package PACKAGE (Debian's patches applied)
 # into $src/FOLDER, once; deb-src lines for the binary packages' mirrors are added when apt has none
 # (as root).
+# Build folders these scripts configure use Ninja, as the Makefile's do (it keeps both cores busy
+# to the end of a build); a folder configured before keeps its generator.
+export CMAKE_GENERATOR=${CMAKE_GENERATOR:-Ninja}
+
 fetch_source() {  # PACKAGE FOLDER
   [ -d "$src/$2" ] && return 0
   mkdir -p "$src"
