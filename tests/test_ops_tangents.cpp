@@ -769,4 +769,52 @@ TEST(OpsTangents, ThreadCountsGiveTheSameTangents) {
   }
 }
 
+// A triangle soup of a curved grid (every corner its own vertex, each grid point repeated up to
+// six times): large enough that the weld runs in parts on threads, which must find for every
+// copy the first of its equals. Welded back, the grid is one smooth surface, so all copies of a
+// grid point share one group and get the same tangent, for any thread count.
+TEST(OpsTangents, WeldInPartsJoinsEveryCopyOfAVertex) {
+  const int n = 150;  // 150 x 150 points, 44,402 triangles, 133,206 soup vertices
+  std::vector<Vec3> pos, nrm;
+  std::vector<std::array<float, 2>> uv;
+  std::vector<uint32_t> tris;
+  std::vector<uint32_t> point;  // soup vertex -> grid point
+  auto add = [&](int i, int j) {
+    const float x = float(i) / n, y = float(j) / n;
+    pos.push_back({x, y, 0.1f * std::sin(6 * x)});
+    nrm.push_back({-0.6f * std::cos(6 * x), 0, 1});
+    uv.push_back({x + 0.05f * std::sin(9 * y), y});
+    point.push_back(uint32_t(i * n + j));
+    tris.push_back(uint32_t(pos.size() - 1));
+  };
+  for (int i = 0; i + 1 < n; ++i)
+    for (int j = 0; j + 1 < n; ++j) {
+      add(i, j), add(i + 1, j), add(i + 1, j + 1);
+      add(i, j), add(i + 1, j + 1), add(i, j + 1);
+    }
+  const Scene base = one(make_mesh(pos, nrm, uv, tris));
+  Scene serial = base;
+  ASSERT_EQ(generate_tangents(serial, {}, nullptr, 1), 1u);
+  const Mesh& m = serial.meshes[0];
+  ASSERT_EQ(m.vertex_count(), pos.size());  // no vertex split
+  std::vector<int64_t> first(size_t(n) * n, -1);
+  size_t shared = 0;
+  for (size_t v = 0; v < pos.size(); ++v) {
+    int64_t& f = first[point[v]];
+    if (f < 0) {
+      f = int64_t(v);
+      continue;
+    }
+    ASSERT_EQ(tangent(m, v), tangent(m, size_t(f))) << "soup vertex " << v << ", grid point " << point[v];
+    ++shared;
+  }
+  EXPECT_EQ(shared, pos.size() - size_t(n) * n);
+  for (unsigned threads : {2u, 3u, 4u, 8u}) {
+    SCOPED_TRACE(threads);
+    Scene s = base;
+    EXPECT_EQ(generate_tangents(s, {}, nullptr, threads), 1u);
+    EXPECT_TRUE(s == serial);
+  }
+}
+
 }  // namespace meshport_test_ops_tangents

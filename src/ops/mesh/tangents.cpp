@@ -231,40 +231,55 @@ bool same_position(const Input& in, uint32_t a, uint32_t b) {
 
 // ---- Step: weld (GenerateSharedVerticesIndexList) ------------------------------------------
 // welded[v] = the first vertex whose position, normal and texcoord equal v's. A hash table with
-// linear probing over the 8 canonical words.
+// linear probing over the 8 canonical words, cut into `parts` (a power of two) tables by the
+// hash's top bits: equal vertices hash alike, so each lands in one part, whose thread inserts its
+// vertices in index order. Every vertex thus meets the first of its equals first, for any count
+// of parts; with one core the parts are filled one after another.
 Filled<uint32_t> weld_vertices(const Input& in) {
   const uint32_t n = in.vertex_count;
   int bits = 1;
   while ((size_t(1) << bits) < size_t(n) * 2) ++bits;
-  const size_t mask = (size_t(1) << bits) - 1;
-  Filled<uint32_t> home(n);  // each vertex's first table slot
+  const size_t workers = part_count(in.threads, n);
+  int part_bits = 0;
+  while ((size_t(2) << part_bits) <= std::min<size_t>(workers, 8)) ++part_bits;
+  part_bits = std::min(part_bits, bits - 1);
+  const size_t parts = size_t(1) << part_bits, part_size = size_t(1) << (bits - part_bits);
+  const size_t mask = part_size - 1;
+  Filled<uint32_t> home(n);  // each vertex's first table slot (its part's in the top bits)
   in_parts(in.threads, n, [&](size_t begin, size_t end) {
     for (size_t v = begin; v < end; ++v) {
       const uint32_t* k = &in.key[v * 8];
       uint64_t h = 0;
       for (int c = 0; c < 8; ++c) h = (h ^ k[c]) * 0x9E3779B97F4A7C15ull;
-      home[v] = uint32_t(h >> (64 - bits)) & uint32_t(mask);
+      home[v] = uint32_t(h >> (64 - bits));
     }
   });
-  std::vector<uint32_t> table(mask + 1, kUnset);
+  Filled<uint32_t> table(parts * part_size);
   Filled<uint32_t> welded(n);
   constexpr uint32_t kAhead = 16;  // the table is large: fetch slots before they are needed
-  for (uint32_t v = 0; v < n; ++v) {
-    if (v + kAhead < n) __builtin_prefetch(&table[home[v + kAhead]]);
-    const uint32_t* k = &in.key[size_t(v) * 8];
-    for (size_t slot = home[v];; slot = (slot + 1) & mask) {
-      const uint32_t e = table[slot];
-      if (e == kUnset) {
-        table[slot] = v;
-        welded[v] = v;
-        break;
-      }
-      if (std::memcmp(&in.key[size_t(e) * 8], k, 8 * sizeof(uint32_t)) == 0) {
-        welded[v] = e;
-        break;
+  in_numbered_parts(in.threads, n, [&](size_t worker, size_t, size_t) {
+    for (size_t part = worker; part < parts; part += workers) {
+      uint32_t* t = table.data() + part * part_size;
+      std::fill_n(t, part_size, kUnset);
+      for (uint32_t v = 0; v < n; ++v) {
+        if (uint64_t(home[v]) >> (bits - part_bits) != part) continue;
+        if (v + kAhead < n) __builtin_prefetch(&table[home[v + kAhead]]);
+        const uint32_t* k = &in.key[size_t(v) * 8];
+        for (size_t slot = home[v] & mask;; slot = (slot + 1) & mask) {
+          const uint32_t e = t[slot];
+          if (e == kUnset) {
+            t[slot] = v;
+            welded[v] = v;
+            break;
+          }
+          if (std::memcmp(&in.key[size_t(e) * 8], k, 8 * sizeof(uint32_t)) == 0) {
+            welded[v] = e;
+            break;
+          }
+        }
       }
     }
-  }
+  });
   return welded;
 }
 
@@ -275,7 +290,7 @@ Filled<uint32_t> weld_vertices(const Input& in) {
 struct Group {
   uint32_t vertex;  // welded vertex representative
   bool orient;      // orientation preserving: w = +1
-  Vec3 tangent{0, 0, 0};
+  Vec3 tangent;     // set by every initialiser: the table is sized without filling it
 };
 
 // Triangle t's corners are 3t..3t+2; there are exactly as many triangles as the Scene has (a quad
@@ -290,13 +305,13 @@ struct Mikk {
   std::vector<uint8_t> face_vertex;  // per corner, when the mesh has quads: corner of its face 0..3
   std::vector<uint8_t> quad;         // per triangle, when the mesh has quads: 0 own face, 1 first / 2 second half
   Filled<uint32_t> welded;           // per corner: welded vertex
-  std::vector<uint8_t> flags;        // per triangle
-  std::vector<Vec3> tangent;         // per triangle: unit dP/du
-  std::vector<uint32_t> neighbor;    // per corner: triangle across the edge leaving that corner
+  Filled<uint8_t> flags;             // per triangle
+  Filled<Vec3> tangent;              // per triangle: unit dP/du
+  Filled<uint32_t> neighbor;         // per corner: triangle across the edge leaving that corner
   Filled<uint32_t> start;            // per welded vertex + 1: its corners in `corners` (corners_by_vertex)
   Filled<uint32_t> corners;          // the corners of good triangles, by welded vertex, in triangle order
   Filled<uint32_t> group;            // per corner: its group
-  std::vector<Group> groups;
+  Filled<Group> groups;              // sized in parts, each entry assigned whole
   Filled<uint32_t> frame;            // per Scene corner: index into groups, kUnset for the default
 };
 
@@ -446,6 +461,7 @@ void init_triangles(const Input& in, Mikk& m) {
   in_parts(in.threads, m.tri_count, [&](size_t begin, size_t end) {
     for (size_t t = begin; t < end; ++t)
       if (good(m, uint32_t(t))) init_triangle(in, m, uint32_t(t));
+      else m.tangent[t] = {0, 0, 0};
   });
   for (uint32_t t = 0; t < m.tri_count; ++t)
     if (is_quad(m, t) && m.quad[t] == 1) force_quad_orientation(in, m, t);
@@ -530,7 +546,10 @@ void corners_by_vertex(const Input& in, Mikk& m) {
 }
 
 void build_neighbors(const Input& in, Mikk& m) {
-  m.neighbor.assign(size_t(m.tri_count) * 3, kUnset);
+  m.neighbor.resize(size_t(m.tri_count) * 3);
+  in_parts(in.threads, m.neighbor.size(), [&](size_t begin, size_t end) {
+    std::fill(m.neighbor.begin() + std::ptrdiff_t(begin), m.neighbor.begin() + std::ptrdiff_t(end), kUnset);
+  });
   corners_by_vertex(in, m);
   const Filled<uint32_t>& start = m.start;
   const Filled<uint32_t>& corners = m.corners;
@@ -619,7 +638,7 @@ bool build_groups_by_vertex(const Input& in, Mikk& m) {
       }
   });
   // The neighbours are not needed any more: their array maps each seed corner to its group.
-  std::vector<uint32_t> number = std::move(m.neighbor);
+  Filled<uint32_t> number = std::move(m.neighbor);
   const size_t parts = part_count(in.threads, corner_count);
   std::vector<uint32_t> first(parts + 1, 0);
   in_numbered_parts(in.threads, corner_count, [&](size_t p, size_t begin, size_t end) {
@@ -634,7 +653,7 @@ bool build_groups_by_vertex(const Input& in, Mikk& m) {
     for (size_t c = begin; c < end; ++c)
       if (m.group[c] == c) {
         number[c] = gid;
-        m.groups[gid++] = {m.welded[c], bool(m.flags[c / 3] & kOrientPreserving)};
+        m.groups[gid++] = {m.welded[c], bool(m.flags[c / 3] & kOrientPreserving), {0, 0, 0}};
       }
   });
   in_parts(in.threads, corner_count, [&](size_t begin, size_t end) {
@@ -653,7 +672,7 @@ void build_groups(const Input& in, Mikk& m) {
     for (uint32_t i = 0; i < 3; ++i) {
       if (m.group[3 * t + i] != kUnset) continue;
       const uint32_t gid = uint32_t(m.groups.size());
-      m.groups.push_back({m.welded[3 * t + i], bool(m.flags[t] & kOrientPreserving)});
+      m.groups.push_back({m.welded[3 * t + i], bool(m.flags[t] & kOrientPreserving), {0, 0, 0}});
       m.group[3 * t + i] = gid;
       stack.push_back(m.neighbor[3 * t + prev3(i)]);
       stack.push_back(m.neighbor[3 * t + i]);
