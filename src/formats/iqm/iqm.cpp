@@ -1060,16 +1060,21 @@ void prepare_triangles(Writer& w) {
   }
 }
 
-// The triangles go straight into the output buffer (no copy of them is held).
-void emit_triangles(Writer& w) {
-  uint8_t* dst = w.out.b.data() + w.h.ofs_triangles;
-  for (size_t m = 0; m < w.scene.meshes.size(); ++m) {
+// Triangles [first, last) of the file (every mesh's in turn), straight into the output buffer (no
+// copy of them is held).
+void emit_triangles(Writer& w, uint64_t first, uint64_t last) {
+  uint64_t at = 0;  // the file's number of the mesh's first triangle
+  for (size_t m = 0; m < w.scene.meshes.size() && at < last; ++m) {
     const auto& t = w.scene.meshes[m].triangles;
+    const uint64_t count = t.size() / 3;
+    const uint64_t begin = std::max(first, at), end = std::min(last, at + count);
     const uint32_t base = w.first_vertex[m];
-    for (size_t i = 0; i + 2 < t.size(); i += 3, dst += kTriangleSize) {
+    uint8_t* dst = w.out.b.data() + w.h.ofs_triangles + begin * kTriangleSize;
+    for (uint64_t i = 3 * (begin - at); i < 3 * (end - at); i += 3, dst += kTriangleSize) {
       const uint32_t v[3] = {base + t[i], base + t[i + 2], base + t[i + 1]};  // counter-clockwise -> clockwise
       std::memcpy(dst, v, sizeof v);
     }
+    at += count;
   }
 }
 
@@ -1191,6 +1196,39 @@ void emit_arrays(Writer& w, Pick pick) {
       ops::encode(p.format, normalized(p.attribute, p.format), values->data(), nv * p.size, dst, p.stats);
     }
   }
+}
+
+// The triangles and positions, which the adjacency waits for: on a large model a thread writes
+// the second half of the triangles while this one writes the first half and the positions (most
+// of their time is the system mapping the output's fresh pages, which runs on both cores).
+constexpr uint64_t kThreadedEmit = 1 << 16;
+
+void emit_triangles_and_positions(Writer& w) {
+  auto positions = [&] { emit_arrays(w, [](const Plan& p) { return p.attribute == Attribute::Position; }); };
+  const uint64_t half = w.num_triangles / 2;
+  std::thread helper;
+  std::exception_ptr failed;
+  if (w.options.threads != 1 && w.num_triangles >= kThreadedEmit) {
+    try {
+      helper = std::thread([&] {
+        try {
+          emit_triangles(w, half, w.num_triangles);
+        } catch (...) {
+          failed = std::current_exception();
+        }
+      });
+    } catch (const std::system_error&) {  // no thread to be had: all here
+    }
+  }
+  try {
+    emit_triangles(w, 0, helper.joinable() ? half : w.num_triangles);
+    positions();
+  } catch (...) {
+    if (helper.joinable()) helper.join();
+    throw;
+  }
+  if (helper.joinable()) helper.join();
+  if (failed) std::rethrow_exception(failed);
 }
 
 void warn_encoding(Writer& w) {
@@ -1486,8 +1524,7 @@ void write(const Scene& input, const WriteOptions& options, Diagnostics& diags, 
   w.with_adjacency = options.adjacency && find_plan(w.plans, Attribute::Position) && w.num_triangles;
   layout(w);
   w.out.b = buffer(w.h.filesize);
-  emit_triangles(w);
-  emit_arrays(w, [](const Plan& p) { return p.attribute == Attribute::Position; });
+  emit_triangles_and_positions(w);
   AdjacencyJob adjacency(w);  // from the positions as encoded
   emit_arrays(w, [](const Plan& p) { return p.attribute != Attribute::Position; });
   warn_encoding(w);
