@@ -1,16 +1,20 @@
-// The CLI's allocation function: large blocks are asked to be backed by huge pages.
+// The CLI's allocation function: with MESHPORT_HUGE_PAGES=1, large blocks are asked to be backed
+// by huge pages.
 //
-// A 1M-vertex conversion takes about 134,000 page faults: its arrays are fresh memory (main.cpp
+// A 1M-vertex conversion takes about 117,000 page faults: its arrays are fresh memory (main.cpp
 // maps every block of 1 MB and more on its own, so that a step's arrays go back to the system
-// when it ends), which the system zero-fills and maps 4 KB at a time, and the input and output
-// files are mapped too. They are most of its 0.35 s of system time. With transparent huge pages in their default "madvise"
-// mode, the 2 MB pages inside a large block that this advice marks are mapped whole instead:
-// 89,000 faults, and in runs alternating with a build without it, median wall time 0.79 ->
-// 0.745 s (8 runs each) and 1.10 -> 1.04 s (10 runs each, in a busier period), the same output
-// and peak memory (issue 19). The library sets no such process-wide policy: a program embedding
-// it chooses its own allocator.
+// when it ends), which the system zero-fills and maps 4 KB at a time. With transparent huge
+// pages in their default "madvise" mode, the 2 MB pages inside a large block that this advice
+// marks are mapped whole instead: 35,000 faults. Whether that is faster depends on the machine.
+// Issue 19 measured 5 % less wall time (median 0.79 -> 0.745 s). Issue 35, on a virtual machine
+// whose free memory goes back to its host (each huge page taken then costs the host's faults on
+// first use), measured the opposite converting the one-mesh model: 0.76 s (0.74-0.80) without
+// the advice against 0.85 s (0.65-1.01) with it, 12 runs each alternating, and a long stall of
+// the thread that clears those pages. So the advice is off unless asked for. The library sets no
+// such process-wide policy: a program embedding it chooses its own allocator.
 #include "huge_pages.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <new>
 
@@ -29,6 +33,18 @@
 #endif
 #endif
 
+namespace meshport::cli {
+namespace {
+std::atomic<bool> advise{false};
+}  // namespace
+
+bool use_huge_pages(bool on) {
+  advise.store(on && MESHPORT_OWN_NEW, std::memory_order_relaxed);
+  return advise.load(std::memory_order_relaxed);
+}
+
+}  // namespace meshport::cli
+
 #if MESHPORT_OWN_NEW
 
 // The other forms (new[], nothrow) call this one; the matching deletes call free(). The
@@ -36,7 +52,7 @@
 void* operator new(std::size_t n) {
   void* p = std::malloc(n ? n : 1);
   if (!p) throw std::bad_alloc();
-  meshport::cli::advise_huge_pages(p, n);
+  if (meshport::cli::advise.load(std::memory_order_relaxed)) meshport::cli::advise_huge_pages(p, n);
   return p;
 }
 

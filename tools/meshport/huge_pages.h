@@ -28,4 +28,9 @@ inline bool advise_huge_pages(void* p, size_t n) {
 #endif
 }
 
+// Turns the allocation function's advice on or off (off at start; main() turns it on when
+// MESHPORT_HUGE_PAGES is 1). Returns whether it is on: never in builds with the sanitizers' own
+// allocation functions.
+bool use_huge_pages(bool on);
+
 }  // namespace meshport::cli

@@ -12,6 +12,7 @@
 #include "viewer/view_commands.h"
 #include "anims_command.h"
 #include "docs.h"
+#include "huge_pages.h"
 #include "modes_command.h"
 #include "simulate_command.h"
 
@@ -29,6 +30,7 @@
 #include <cstdlib>
 #include <new>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -84,6 +86,9 @@ int main(int argc, char** argv) {
   // (which grow the threshold otherwise): 388 -> 259 MB peak converting a 1M-vertex IQE.
   mallopt(M_MMAP_THRESHOLD, 1 << 20);
 #endif
+  // Huge pages for large blocks only when asked for (huge_pages.cpp says why).
+  const char* huge = std::getenv("MESHPORT_HUGE_PAGES");
+  meshport::cli::use_huge_pages(huge && std::string_view(huge) == "1");
   // Named, so usage lines say "meshport", not the path the binary was started by.
   CLI::App app{"meshport: read, write, validate and convert 3D game model formats", "meshport"};
   app.require_subcommand(1);
