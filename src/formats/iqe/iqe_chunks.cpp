@@ -47,15 +47,17 @@ Next next_value(const char*& p, const char* end, T& out) {
 // Reads up to `max` values (0: no limit) into `values`; false when the line is left to the reader.
 // The bytes up to `limit` (the chunk's end) may be read.
 template <class T>
-bool values(const char* p, const char* end, const char* limit, size_t max, std::vector<T>& values) {
+bool values(const char* p, const char* end, const char* limit, size_t max, Filled<T>& values) {
   size_t n = 0;
   if (text::kHaveWindow && end - p <= 64 && limit - p >= 72) {
-    // Most lines: every value by text::window_numbers; the reader's general path from the first
-    // token it leaves (32 values may not be all of the line's).
-    T v[32];
+    // Most lines: every value by text::window_numbers, straight into the array (room for 32 is
+    // made without filling it, then the array is cut to what was read); the reader's general path
+    // from the first token it leaves (32 values may not be all of the line's).
     const int cap = max == 0 || max > 32 ? 32 : int(max);
-    const text::WindowRead r = text::window_numbers(p, end, v, cap);
-    values.insert(values.end(), v, v + r.count);
+    const size_t at = values.size();
+    values.resize(at + size_t(cap));
+    const text::WindowRead r = text::window_numbers(p, end, values.data() + at, cap);
+    values.resize(at + size_t(r.count));
     n = size_t(r.count);
     p = r.at;
     if (!r.general && (r.count < cap || size_t(cap) == max)) return true;

@@ -11,6 +11,8 @@
 // the diagnostics are those of a read on one thread.
 #pragma once
 
+#include "core/filled.h"
+
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -58,8 +60,8 @@ struct PreLine {
 
 struct PreChunk {
   std::vector<PreLine> lines;  // in file order; blank lines and plain comments are left out
-  std::vector<float> floats;
-  std::vector<int64_t> ints;
+  Filled<float> floats;        // the numbers are parsed straight into these (no zero-filling)
+  Filled<int64_t> ints;
   uint32_t line_count = 0;  // lines that start in the chunk
   const char* end = nullptr;  // where the chunk's text ends
 };

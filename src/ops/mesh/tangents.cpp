@@ -63,6 +63,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/filled.h"
 #include "core/math.h"
 #include "ops/mesh/remap.h"
 
@@ -153,29 +154,8 @@ void in_parts(unsigned threads, size_t n, F&& fn) {
   in_numbered_parts(threads, n, [&](size_t, size_t begin, size_t end) { fn(begin, end); });
 }
 
-// Arrays that are written in full (often in parts, on threads) right after they are sized:
-// resize() leaves their elements uninitialised instead of zero-filling them, so each page is
-// first touched (and cleared by the system) by the thread that writes it, not by a memset on the
-// calling thread before the parts start.
-template <class T>
-struct UninitAllocator : std::allocator<T> {
-  template <class U>
-  struct rebind {
-    using other = UninitAllocator<U>;
-  };
-  UninitAllocator() = default;
-  template <class U>
-  UninitAllocator(const UninitAllocator<U>&) noexcept {}
-  template <class U, class... Args>
-  void construct(U* p, Args&&... args) {
-    if constexpr (sizeof...(Args) == 0)
-      ::new (static_cast<void*>(p)) U;
-    else
-      ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
-  }
-};
-template <class T>
-using Filled = std::vector<T, UninitAllocator<T>>;
+// Arrays written in full right after they are sized are Filled (core/filled.h): each page is
+// first touched (and cleared by the system) by the thread that writes it.
 
 // ---- Input ---------------------------------------------------------------------------------
 
