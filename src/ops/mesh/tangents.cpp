@@ -165,7 +165,7 @@ struct Input {
   Filled<Vec3> position;
   Filled<Vec3> normal;              // normalised, for projections
   Filled<float> texcoord;           // u, -v per vertex: MikkTSpace's (Blender's) v axis
-  Filled<uint32_t> key;             // 8 canonical words per vertex: position, normal, u, v
+  const VertexStream* given_normal = nullptr;  // the normals as given, which the weld compares
 };
 
 // Component c of vertex v of a stream, 0 past its components.
@@ -181,11 +181,6 @@ void read_vertex(const VertexStream& ps, const VertexStream& ns, const VertexStr
   in.normal[v] = normalize(n);
   in.texcoord[2 * v] = u;
   in.texcoord[2 * v + 1] = -tv;
-  uint32_t* k = &in.key[v * 8];
-  for (int c = 0; c < 3; ++c) k[c] = canonical_bits(p[c]);
-  for (int c = 0; c < 3; ++c) k[3 + c] = canonical_bits(n[c]);
-  k[6] = canonical_bits(u);
-  k[7] = canonical_bits(tv);
 }
 
 Input read_input(const Mesh& m, unsigned threads) {
@@ -198,7 +193,7 @@ Input read_input(const Mesh& m, unsigned threads) {
   in.position.resize(in.vertex_count);
   in.normal.resize(in.vertex_count);
   in.texcoord.resize(size_t(in.vertex_count) * 2);
-  in.key.resize(size_t(in.vertex_count) * 8);
+  in.given_normal = &ns;
   in_parts(in.threads, in.vertex_count, [&](size_t begin, size_t end) {
     for (size_t v = begin; v < end; ++v) read_vertex(ps, ns, ts, in, v);
   });
@@ -206,7 +201,25 @@ Input read_input(const Mesh& m, unsigned threads) {
 }
 
 bool same_position(const Input& in, uint32_t a, uint32_t b) {
-  return std::memcmp(&in.key[size_t(a) * 8], &in.key[size_t(b) * 8], 3 * sizeof(uint32_t)) == 0;
+  const Vec3 &p = in.position[a], &q = in.position[b];
+  return canonical_bits(p[0]) == canonical_bits(q[0]) && canonical_bits(p[1]) == canonical_bits(q[1]) &&
+         canonical_bits(p[2]) == canonical_bits(q[2]);
+}
+
+// The 8 canonical words a vertex is welded by: its position, its normal as given (not
+// normalised), u and v. Computed where needed rather than kept (32 bytes a vertex).
+struct Key {
+  uint32_t w[8];
+  bool operator==(const Key& o) const { return std::memcmp(w, o.w, sizeof w) == 0; }
+};
+Key key_of(const Input& in, uint32_t v) {
+  Key k;
+  const Vec3& p = in.position[v];
+  for (uint32_t c = 0; c < 3; ++c) k.w[c] = canonical_bits(p[c]);
+  for (uint32_t c = 0; c < 3; ++c) k.w[3 + c] = canonical_bits(value(*in.given_normal, v, c));
+  k.w[6] = canonical_bits(in.texcoord[2 * size_t(v)]);
+  k.w[7] = canonical_bits(-in.texcoord[2 * size_t(v) + 1]);  // v itself: -(-v), exact
+  return k;
 }
 
 // ---- Step: weld (GenerateSharedVerticesIndexList) ------------------------------------------
@@ -228,9 +241,9 @@ Filled<uint32_t> weld_vertices(const Input& in) {
   Filled<uint32_t> home(n);  // each vertex's first table slot (its part's in the top bits)
   in_parts(in.threads, n, [&](size_t begin, size_t end) {
     for (size_t v = begin; v < end; ++v) {
-      const uint32_t* k = &in.key[v * 8];
+      const Key k = key_of(in, uint32_t(v));
       uint64_t h = 0;
-      for (int c = 0; c < 8; ++c) h = (h ^ k[c]) * 0x9E3779B97F4A7C15ull;
+      for (int c = 0; c < 8; ++c) h = (h ^ k.w[c]) * 0x9E3779B97F4A7C15ull;
       home[v] = uint32_t(h >> (64 - bits));
     }
   });
@@ -244,7 +257,7 @@ Filled<uint32_t> weld_vertices(const Input& in) {
       for (uint32_t v = 0; v < n; ++v) {
         if (uint64_t(home[v]) >> (bits - part_bits) != part) continue;
         if (v + kAhead < n) __builtin_prefetch(&table[home[v + kAhead]]);
-        const uint32_t* k = &in.key[size_t(v) * 8];
+        const Key k = key_of(in, v);
         for (size_t slot = home[v] & mask;; slot = (slot + 1) & mask) {
           const uint32_t e = t[slot];
           if (e == kUnset) {
@@ -252,7 +265,7 @@ Filled<uint32_t> weld_vertices(const Input& in) {
             welded[v] = v;
             break;
           }
-          if (std::memcmp(&in.key[size_t(e) * 8], k, 8 * sizeof(uint32_t)) == 0) {
+          if (key_of(in, e) == k) {
             welded[v] = e;
             break;
           }
