@@ -1372,6 +1372,58 @@ TEST(IqmWrite, FourLargestWeightsSumTo255) {
   EXPECT_EQ(bytes(bw + 8), (std::vector<int>{0, 0, 0, 0}));      // unweighted stays unweighted
 }
 
+// The blend arrays are worked out and encoded in blocks of vertices: every vertex of two large
+// meshes (the second starting past the first's vertices, both crossing block boundaries) gets its
+// own indices, in its own place.
+TEST(IqmWrite, BlendArraysOfLargeMeshesInBlocks) {
+  Scene s;
+  const uint32_t counts[2] = {40000, 23456};
+  for (uint32_t k = 0; k < 2; ++k) {
+    Mesh m;
+    m.name = "m" + std::to_string(k);
+    std::vector<float> pos, bi, bw;
+    for (uint32_t v = 0; v < counts[k]; ++v) {
+      pos.insert(pos.end(), {float(v), float(k), 0});
+      // Six influences, the two largest first for odd vertices, last for even ones: the 4 largest
+      // are kept, in their order. Joints a (10-209) and b (210-255) vary with the vertex.
+      const float a = float(10 + (v + k) % 200), b = float(210 + (v / 200 + 3 * k) % 46);
+      if (v % 2) {
+        bi.insert(bi.end(), {a, b, 5, 6, 7, 8});
+        bw.insert(bw.end(), {0.6f, 0.2f, 0.1f, 0.05f, 0.03f, 0.02f});
+      } else {
+        bi.insert(bi.end(), {7, 8, 5, 6, a, b});
+        bw.insert(bw.end(), {0.02f, 0.03f, 0.1f, 0.05f, 0.6f, 0.2f});
+      }
+    }
+    m.streams.push_back(stream(Attribute::Position, 3, pos));
+    m.streams.push_back(stream(Attribute::BlendIndices, 6, bi));
+    m.streams.push_back(stream(Attribute::BlendWeights, 6, bw));
+    m.triangles = {0, 1, 2};
+    s.meshes.push_back(m);
+  }
+  const std::vector<uint8_t> out = write_scene(s);
+  auto h = testutil::iqm_header(out);
+  ASSERT_EQ(h.num_vertexes, counts[0] + counts[1]);
+  const uint32_t bi = field<uint32_t>(out, h.ofs_vertexarrays + 20 + 16);
+  const uint32_t bw = field<uint32_t>(out, h.ofs_vertexarrays + 40 + 16);
+  size_t wrong = 0;
+  for (uint32_t k = 0, at = 0; k < 2; at += counts[k], ++k)
+    for (uint32_t v = 0; v < counts[k]; ++v) {
+      const uint8_t* i = out.data() + bi + 4 * size_t(at + v);
+      const uint8_t* w = out.data() + bw + 4 * size_t(at + v);
+      const int a = int(10 + (v + k) % 200), b = int(210 + (v / 200 + 3 * k) % 46);
+      const std::vector<int> want_i = v % 2 ? std::vector<int>{a, b, 5, 6} : std::vector<int>{5, 6, a, b};
+      // Weights 0.6, 0.2, 0.1, 0.05 renormalised: 161 54 27 13 whichever the order.
+      const std::vector<int> want_w = v % 2 ? std::vector<int>{161, 54, 27, 13} : std::vector<int>{27, 13, 161, 54};
+      if (std::vector<int>(i, i + 4) != want_i || std::vector<int>(w, w + 4) != want_w)
+        if (++wrong < 5)
+          ADD_FAILURE() << "mesh " << k << " vertex " << v << ": indices " << int(i[0]) << " " << int(i[1]) << " "
+                        << int(i[2]) << " " << int(i[3]) << ", weights " << int(w[0]) << " " << int(w[1]) << " "
+                        << int(w[2]) << " " << int(w[3]);
+    }
+  EXPECT_EQ(wrong, 0u);
+}
+
 TEST(IqmWrite, PerFrameBoundsKeepUnweightedVertices) {
   // unweighted.iqe, built as a Scene: the vertex without weights stays at z = 5.
   Scene s;

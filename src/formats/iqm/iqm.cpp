@@ -933,14 +933,17 @@ void blend_vertex(const float* idx, const float* in_wgt, uint32_t k, uint32_t n,
   for (uint32_t c = 0; c < n; ++c) ow[c] = float(q[c] / top);
 }
 
-void blend_values(const VertexStream* bi, const VertexStream* bw, size_t nv, uint32_t n, ComponentType wformat,
-                  std::vector<float>& idx, std::vector<float>& wgt) {
-  idx.assign(nv * n, 0.0f);
-  wgt.assign(nv * n, 0.0f);
+// The blend values of vertices [first, first + count), n per vertex.
+void blend_values(const VertexStream* bi, const VertexStream* bw, size_t first, size_t count, uint32_t n,
+                  ComponentType wformat, std::vector<float>& idx, std::vector<float>& wgt) {
+  idx.assign(count * n, 0.0f);
+  wgt.assign(count * n, 0.0f);
   const uint32_t k = std::min(bi->components, bw->components);
-  for (size_t v = 0; v < nv; ++v)
+  for (size_t i = 0; i < count; ++i) {
+    const size_t v = first + i;
     blend_vertex(bi->data.data() + v * bi->components, bw->data.data() + v * bw->components, k, n, wformat,
-                 idx.data() + v * n, wgt.data() + v * n);
+                 idx.data() + i * n, wgt.data() + i * n);
+  }
 }
 
 struct Layout {
@@ -1171,29 +1174,42 @@ bool emit_floats_directly(const Plan& p, const VertexStream* s, size_t nv, uint8
 }
 
 // Encodes the vertex arrays whose plan `pick` accepts into the output buffer.
+// One mesh's blend indices and weights, in blocks of vertices: the values of a block are worked
+// out (largest influences, weights that sum exactly) and encoded before the next, so the floats in
+// between take a few hundred KB instead of 8 bytes per value of the whole mesh.
+template <class Pick>
+void emit_blend(Writer& w, Pick pick, Plan& pbi, Plan& pbw, size_t m, size_t nv) {
+  constexpr size_t kBlock = 16384;
+  std::vector<float> idx, wgt;
+  for (size_t first = 0; first < nv; first += kBlock) {
+    const size_t count = std::min(kBlock, nv - first);
+    blend_values(pbi.streams[m], pbw.streams[m], first, count, pbi.size, pbw.format, idx, wgt);
+    for (Plan* p : {&pbi, &pbw}) {
+      if (!pick(*p)) continue;
+      const uint64_t at = uint64_t(w.first_vertex[m]) + first;
+      uint8_t* dst = w.out.b.data() + p->offset + at * p->size * ops::component_size(p->format);
+      const std::vector<float>& values = p == &pbi ? idx : wgt;
+      ops::encode(p->format, normalized(p->attribute, p->format), values.data(), count * p->size, dst, p->stats);
+    }
+  }
+}
+
 template <class Pick>
 void emit_arrays(Writer& w, Pick pick) {
   Plan* pbi = find_plan(w.plans, Attribute::BlendIndices);
   Plan* pbw = find_plan(w.plans, Attribute::BlendWeights);
   const bool blend = pbi && pbw && (pick(*pbi) || pick(*pbw));
-  std::vector<float> tmp, idx, wgt;
+  std::vector<float> tmp;
   for (size_t m = 0; m < w.scene.meshes.size(); ++m) {
     const size_t nv = w.scene.meshes[m].vertex_count();
     const bool paired = blend && pbi->streams[m] && pbw->streams[m];
-    if (paired) blend_values(pbi->streams[m], pbw->streams[m], nv, pbi->size, pbw->format, idx, wgt);
+    if (paired) emit_blend(w, pick, *pbi, *pbw, m, nv);
     for (Plan& p : w.plans) {
-      if (!pick(p)) continue;
+      if (!pick(p) || (paired && (&p == pbi || &p == pbw))) continue;
       uint8_t* dst = w.out.b.data() + p.offset + uint64_t(w.first_vertex[m]) * p.size * ops::component_size(p.format);
-      const bool blend = paired && (&p == pbi || &p == pbw);
-      if (!blend && emit_floats_directly(p, p.streams[m], nv, dst)) continue;
-      const std::vector<float>* values = &tmp;
-      if (paired && &p == pbi)
-        values = &idx;
-      else if (paired && &p == pbw)
-        values = &wgt;
-      else
-        stream_values(p, p.streams[m], nv, tmp);
-      ops::encode(p.format, normalized(p.attribute, p.format), values->data(), nv * p.size, dst, p.stats);
+      if (emit_floats_directly(p, p.streams[m], nv, dst)) continue;
+      stream_values(p, p.streams[m], nv, tmp);
+      ops::encode(p.format, normalized(p.attribute, p.format), tmp.data(), nv * p.size, dst, p.stats);
     }
   }
 }
