@@ -174,7 +174,10 @@ ChunkPipeline::ChunkPipeline(const char* begin, const char* end, unsigned thread
   threads = threads ? threads : 1;
   for (const char* c = begin; c < end; c = window_end(c, end, chunk_bytes ? chunk_bytes : 1)) cuts_.push_back(c);
   cuts_.push_back(end);
-  slots_.resize(size_t(threads) * 2);
+  // Four chunks a thread may be parsed ahead of the reader (about 2 MB of numbers and line records
+  // each). With two, the threads waited on each other a quarter of the time: reading the 2,000-
+  // mesh model took 0.29 s (541 ms of CPU) against 0.26 s (463 ms) with four; eight gave no more.
+  slots_.resize(size_t(threads) * 4);
   for (unsigned t = 1; t < threads && t < cuts_.size() - 1; ++t) {
     try {
       workers_.emplace_back([this] { work(); });
