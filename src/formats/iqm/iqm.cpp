@@ -1173,7 +1173,6 @@ bool emit_floats_directly(const Plan& p, const VertexStream* s, size_t nv, uint8
   return true;
 }
 
-// Encodes the vertex arrays whose plan `pick` accepts into the output buffer.
 // One mesh's blend indices and weights, in blocks of vertices: the values of a block are worked
 // out (largest influences, weights that sum exactly) and encoded before the next, so the floats in
 // between take a few hundred KB instead of 8 bytes per value of the whole mesh.
@@ -1194,6 +1193,7 @@ void emit_blend(Writer& w, Pick pick, Plan& pbi, Plan& pbw, size_t m, size_t nv)
   }
 }
 
+// Encodes the vertex arrays whose plan `pick` accepts into the output buffer.
 template <class Pick>
 void emit_arrays(Writer& w, Pick pick) {
   Plan* pbi = find_plan(w.plans, Attribute::BlendIndices);
