@@ -33,6 +33,8 @@
 #include <optional>
 #include <set>
 #include <type_traits>
+#include <system_error>
+#include <thread>
 #include <unordered_map>
 
 namespace meshport::iqe {
@@ -1527,7 +1529,7 @@ class Reader {
     build_meshes(scene);
     unbind_static(scene);
     scene.comment = std::move(comment_);
-    to_scene_axes(scene);
+    to_scene_axes(scene, threads_.threads);
     return scene;
   }
 
@@ -1868,11 +1870,33 @@ class Reader {
     return int32_t(scene.materials.size() - 1);
   }
 
-  static void to_scene_axes(Scene& scene) {
+  // Positions, normals and tangents turned to Scene axes; with threads and many vertices, a
+  // thread turns the second half of each stream while this one turns the first halves.
+  static void to_scene_axes(Scene& scene, unsigned threads) {
+    std::vector<VertexStream*> spatial;
+    size_t values = 0;
     for (Mesh& m : scene.meshes)
       for (VertexStream& s : m.streams)
-        if (s.attribute == Attribute::Position || s.attribute == Attribute::Normal || s.attribute == Attribute::Tangent)
-          axes::stream_zup_to_scene(s);
+        if (s.attribute == Attribute::Position || s.attribute == Attribute::Normal || s.attribute == Attribute::Tangent) {
+          spatial.push_back(&s);
+          values += s.data.size();
+        }
+    auto turn = [&](bool second) {
+      for (VertexStream* s : spatial) {
+        const size_t n = s->components ? s->data.size() / s->components : 0, half = n / 2;
+        axes::stream_zup_to_scene(*s, second ? half : 0, second ? n : half);
+      }
+    };
+    std::thread helper;
+    if (threads > 1 && values >= (size_t(1) << 19)) {  // IqeParallel.ReadOptionsThreadsGiveTheSameScene: 694k
+      try {
+        helper = std::thread(turn, true);  // turns nothing that can throw
+      } catch (const std::system_error&) {
+      }
+    }
+    turn(false);
+    if (helper.joinable()) helper.join();
+    else turn(true);
     for (Joint& j : scene.joints) j.rest = axes::zup_to_scene(j.rest);
     for (Animation& a : scene.animations)
       for (Transform& t : a.poses) t = axes::zup_to_scene(t);

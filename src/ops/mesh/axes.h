@@ -30,5 +30,7 @@ inline Transform scene_to_zup(const Transform& t) {
 // so they are left alone and the caller must widen them first if it needs them converted.
 void stream_zup_to_scene(VertexStream& s);
 void stream_scene_to_zup(VertexStream& s);
+// The same over vertices [first, last) of the stream only (a part of it on a thread).
+void stream_zup_to_scene(VertexStream& s, size_t first, size_t last);
 
 }  // namespace meshport::axes
