@@ -32,9 +32,9 @@
 #include <limits>
 #include <optional>
 #include <set>
-#include <type_traits>
 #include <system_error>
 #include <thread>
+#include <type_traits>
 #include <unordered_map>
 
 namespace meshport::iqe {
