@@ -285,9 +285,9 @@ void push(Array& a, const float* v, uint32_t n) {
 // extrapolated to the end of the text at the rate it grew since `since`, capped at one value per
 // 2 bytes of text left, and at least twice its size (what push_back would give): the arrays of a
 // large file are then copied about once instead of at every doubling, and the pages of capacity
-// left unused are never touched (1M-vertex file: 20,000 fewer page faults, 14,000 with the CLI's
-// huge pages). The extrapolation overshoots where other lines follow an array's (faces after
-// vertices), which costs only address space; where it falls short the doubling goes on.
+// left unused are never touched (1M-vertex file: 23,000 fewer page faults). The extrapolation
+// overshoots where other lines follow an array's (faces after vertices), which costs only address
+// space; where it falls short the doubling goes on.
 template <class T>
 void make_room(std::vector<T>& d, size_t n, const char* since, const char* now, const char* end) {
   const size_t size = d.size();

@@ -256,7 +256,8 @@ Filled<uint32_t> weld_vertices(const Input& in) {
       std::fill_n(t, part_size, kUnset);
       for (uint32_t v = 0; v < n; ++v) {
         if (uint64_t(home[v]) >> (bits - part_bits) != part) continue;
-        if (v + kAhead < n) __builtin_prefetch(&table[home[v + kAhead]]);
+        if (v + kAhead < n && uint64_t(home[v + kAhead]) >> (bits - part_bits) == part)
+          __builtin_prefetch(&table[home[v + kAhead]]);  // another part's slot is another thread's
         const Key k = key_of(in, v);
         for (size_t slot = home[v] & mask;; slot = (slot + 1) & mask) {
           const uint32_t e = t[slot];
