@@ -134,6 +134,27 @@ TEST(TextFastDecimal, NearHalfwayBetweenFloatsAgreesWithFromChars) {
   EXPECT_GT(taken, 1000u);
 }
 
+// Mantissas below 2^24 with powers of ten up to 10^10 either way are read by one float division
+// or multiplication (exact operands, so one correct rounding): every one must be taken and be
+// from_chars's float, also next to 2^24 and at the halfway points between floats (which a
+// decimal of 8 digits after the point can be, such as 0.00000005960464477539 cut to 8 digits).
+TEST(TextFastDecimal, SinglePrecisionPathIsTakenAndExact) {
+  std::mt19937_64 rng(24);
+  size_t taken = 0, tried = 0;
+  for (int i = 0; i < 40000 && !HasFailure(); ++i) {
+    const uint32_t m = i % 4 == 0 ? (1u << 24) - 1 - uint32_t(rng() % 1000) : uint32_t(rng() % (1u << 24));
+    const int e = int(rng() % 21) - 10;
+    char text[64];
+    std::snprintf(text, sizeof text, "%s%ue%d", rng() % 2 ? "-" : "", m, e);
+    const char* p = text;
+    float fast = 0;
+    ++tried;
+    if (text::fast_decimal(p, text + std::strlen(text), fast)) ++taken;
+    expect_agrees<float>(text);
+  }
+  EXPECT_EQ(taken, tried);
+}
+
 // fast_integer: the same value and end as from_chars for 1-18 digits with an optional '-', and
 // left to from_chars (p untouched) otherwise.
 TEST(TextFastInteger, AgreesWithFromCharsOrDefers) {

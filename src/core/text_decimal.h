@@ -4,6 +4,7 @@
 #pragma once
 
 #include <bit>
+#include <cfloat>
 #include <cstdint>
 #include <cstring>
 
@@ -123,6 +124,11 @@ inline constexpr double kScale10[] = {
     1e-22, 1e-21, 1e-20, 1e-19, 1e-18, 1e-17, 1e-16, 1e-15, 1e-14, 1e-13, 1e-12, 1e-11, 1e-10, 1e-9, 1e-8,
     1e-7,  1e-6,  1e-5,  1e-4,  1e-3,  1e-2,  1e-1,  1e0,   1e1,   1e2,   1e3,   1e4,   1e5,   1e6,  1e7,
     1e8,   1e9,   1e10,  1e11,  1e12,  1e13,  1e14,  1e15,  1e16,  1e17,  1e18,  1e19,  1e20,  1e21, 1e22};
+// Mantissas below 2^24 and 10^0..10^10 are exact floats. The single-precision fast path needs
+// float operations rounded to float (not evaluated in a wider format, as x87 does): else it is
+// off (a limit of 0).
+inline constexpr uint64_t kFloatExactMantissa = FLT_EVAL_METHOD == 0 ? uint64_t(1) << 24 : 0;
+inline constexpr float kFloatScale10[] = {1e0f, 1e1f, 1e2f, 1e3f, 1e4f, 1e5f, 1e6f, 1e7f, 1e8f, 1e9f, 1e10f};
 }  // namespace detail
 
 // Both m and 10^exp10 (exp10 >= 0) are exact doubles, so one multiplication or division gives
@@ -145,10 +151,20 @@ inline bool fast_decimal(const char*& p, const char* end, double& out) {
 // drops within 4 of 0x10000000) are deferred. No range check is needed: scan_decimal gives
 // m < 10^15 and |k| <= 22, so a value other than 0 lies within 1e-22..1e37, inside the normal
 // float range (1.2e-38..3.4e38).
+// Most exporters' numbers have at most 7 significant digits: with m below 2^24 and |k| <= 10,
+// m and 10^|k| are exact floats, so one float division or multiplication gives the correctly
+// rounded float directly (Clinger's fast path in single precision), with no halfway case.
 inline bool fast_decimal(const char*& p, const char* end, float& out) {
   const char* q = p;
   detail::Decimal d;
   if (!detail::scan_decimal(q, end, d)) return false;
+  if (d.m < detail::kFloatExactMantissa && d.exp10 >= -10 && d.exp10 <= 10) {
+    const float m = float(uint32_t(d.m));
+    const float f = d.exp10 < 0 ? m / detail::kFloatScale10[-d.exp10] : m * detail::kFloatScale10[d.exp10];
+    out = d.negative ? -f : f;
+    p = q;
+    return true;
+  }
   const double v = double(d.m) * detail::kScale10[d.exp10 + 22];
   uint64_t bits;
   std::memcpy(&bits, &v, sizeof bits);

@@ -113,6 +113,11 @@ inline bool window_float(const char* p, const Masks& w, int s, int e, float& out
   if (n1 > 8 || n2 > 8 || n1 + n2 == 0) return false;
   const uint64_t m = digits_at(p + ds, n1) * kScale[n2] + digits_at(p + point + 1, n2);
   if (m > kMaxMantissa) return false;
+  if (m < kFloatExactMantissa) {  // as fast_decimal: one float division, correctly rounded
+    const float f = float(uint32_t(m)) / kFloatScale10[n2];
+    out = negative ? -f : f;
+    return true;
+  }
   // As fast_decimal: within 2 units of the exact value, deferred when near halfway between floats.
   const double v = double(m) * kScale10[22 - n2];
   uint64_t bits;

@@ -63,6 +63,10 @@
 #include <utility>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "core/filled.h"
 #include "core/math.h"
 #include "ops/mesh/remap.h"
@@ -258,15 +262,16 @@ Filled<uint32_t> weld_vertices(const Input& in) {
         if (uint64_t(home[v]) >> (bits - part_bits) != part) continue;
         if (v + kAhead < n && uint64_t(home[v + kAhead]) >> (bits - part_bits) == part)
           __builtin_prefetch(&table[home[v + kAhead]]);  // another part's slot is another thread's
-        const Key k = key_of(in, v);
-        for (size_t slot = home[v] & mask;; slot = (slot + 1) & mask) {
+        // Equal keys have equal hashes: an entry's key is looked at only when its hash is v's.
+        const uint32_t hv = home[v];
+        for (size_t slot = hv & mask;; slot = (slot + 1) & mask) {
           const uint32_t e = t[slot];
           if (e == kUnset) {
             t[slot] = v;
             welded[v] = v;
             break;
           }
-          if (key_of(in, e) == k) {
+          if (home[e] == hv && key_of(in, e) == key_of(in, v)) {
             welded[v] = e;
             break;
           }
@@ -708,32 +713,155 @@ float corner_angle(Vec3 n, Vec3 e1, Vec3 e2) {
   return fast_acos(std::clamp(cosine, -1.0f, 1.0f));
 }
 
-// Adds triangle t's contributions to the groups numbered [first, last).
-void accumulate_triangle(const Input& in, Mikk& m, uint32_t t, size_t first, size_t last) {
-  const uint32_t* v = m.vertex + size_t(t) * 3;
-  const Vec3 p[3] = {in.position[v[0]], in.position[v[1]], in.position[v[2]]};
-  for (uint32_t i = 0; i < 3; ++i) {
-    const uint32_t gid = m.group[3 * t + i];
-    if (gid == kUnset || gid < first || gid >= last) continue;
-    const Vec3 n = in.normal[v[i]];
-    const float angle = corner_angle(n, p[next3(i)] - p[i], p[prev3(i)] - p[i]);
-    Group& g = m.groups[gid];
-    g.tangent = g.tangent + project(n, m.tangent[t]) * angle;
+// One corner's contribution to its group: the triangle's tangent projected into the plane of
+// the corner normal n, times the corner angle between edges e1 and e2 in that plane.
+Vec3 corner_contribution(Vec3 n, Vec3 e1, Vec3 e2, Vec3 tangent) {
+  return project(n, tangent) * corner_angle(n, e1, e2);
+}
+
+// The inputs of up to kBatch corners, one array per component (so that the arithmetic runs on
+// several corners at once), and their results.
+constexpr size_t kBatch = 64;
+struct CornerBatch {
+  size_t size = 0;
+  float n[3][kBatch], e1[3][kBatch], e2[3][kBatch], tangent[3][kBatch], out[3][kBatch];
+  uint32_t group[kBatch];
+};
+
+void add_corner(const Input& in, const Mikk& m, uint32_t t, uint32_t i, const Vec3* p, CornerBatch& b) {
+  const size_t k = b.size++;
+  const Vec3 n = in.normal[m.vertex[3 * size_t(t) + i]];
+  const Vec3 e1 = p[next3(i)] - p[i], e2 = p[prev3(i)] - p[i];
+  const Vec3& tangent = m.tangent[t];
+  for (int c = 0; c < 3; ++c) {
+    b.n[c][k] = n[c];
+    b.e1[c][k] = e1[c];
+    b.e2[c][k] = e2[c];
+    b.tangent[c][k] = tangent[c];
+  }
+  b.group[k] = m.group[3 * size_t(t) + i];
+}
+
+Vec3 batch_vec(const float (&a)[3][kBatch], size_t k) { return {a[0][k], a[1][k], a[2][k]}; }
+
+// corner_contribution of every corner of the batch. With SSE2, four corners at a time by the
+// same operations in the same order (IEEE multiplication, addition, division and square root
+// round the same in vector and scalar registers; the file is compiled without contraction into
+// fused multiply-adds: CMakeLists.txt), so the results are bit-identical to the scalar function,
+// which still does the corners whose squared lengths leave the range of the common case.
+#if defined(__SSE2__)
+struct V3 {
+  __m128 x, y, z;
+};
+V3 load3(const float (&a)[3][kBatch], size_t k) {
+  return {_mm_loadu_ps(&a[0][k]), _mm_loadu_ps(&a[1][k]), _mm_loadu_ps(&a[2][k])};
+}
+__m128 dot4(V3 a, V3 b) {
+  return _mm_add_ps(_mm_add_ps(_mm_mul_ps(a.x, b.x), _mm_mul_ps(a.y, b.y)), _mm_mul_ps(a.z, b.z));
+}
+V3 minus_along(V3 v, V3 n, __m128 d) {  // v - n * d
+  return {_mm_sub_ps(v.x, _mm_mul_ps(n.x, d)), _mm_sub_ps(v.y, _mm_mul_ps(n.y, d)), _mm_sub_ps(v.z, _mm_mul_ps(n.z, d))};
+}
+__m128 fast_acos4(__m128 x) {
+  const __m128 a = _mm_andnot_ps(_mm_set1_ps(-0.0f), x);
+  __m128 p = _mm_set1_ps(-0.0012624911f);
+  p = _mm_add_ps(_mm_mul_ps(p, a), _mm_set1_ps(0.0066700901f));
+  p = _mm_sub_ps(_mm_mul_ps(p, a), _mm_set1_ps(0.0170881256f));
+  p = _mm_add_ps(_mm_mul_ps(p, a), _mm_set1_ps(0.0308918810f));
+  p = _mm_sub_ps(_mm_mul_ps(p, a), _mm_set1_ps(0.0501743046f));
+  p = _mm_add_ps(_mm_mul_ps(p, a), _mm_set1_ps(0.0889789874f));
+  p = _mm_sub_ps(_mm_mul_ps(p, a), _mm_set1_ps(0.2145988016f));
+  p = _mm_add_ps(_mm_mul_ps(p, a), _mm_set1_ps(1.5707963050f));
+  const __m128 r = _mm_mul_ps(_mm_sqrt_ps(_mm_sub_ps(_mm_set1_ps(1.0f), a)), p);
+  const __m128 negative = _mm_cmplt_ps(x, _mm_setzero_ps());
+  const __m128 flipped = _mm_sub_ps(_mm_set1_ps(3.14159265358979f), r);
+  return _mm_or_ps(_mm_and_ps(negative, flipped), _mm_andnot_ps(negative, r));
+}
+#endif
+
+void batch_contributions(CornerBatch& b) {
+  size_t k = 0;
+#if defined(__SSE2__)
+  for (; k + 4 <= b.size; k += 4) {
+    const V3 n = load3(b.n, k), e1 = load3(b.e1, k), e2 = load3(b.e2, k), tg = load3(b.tangent, k);
+    // corner_angle
+    const V3 a = minus_along(e1, n, dot4(n, e1)), c = minus_along(e2, n, dot4(n, e2));
+    const __m128 aa = dot4(a, a), cc = dot4(c, c), len2 = _mm_mul_ps(aa, cc);
+    const __m128 common = _mm_and_ps(_mm_cmpgt_ps(len2, _mm_set1_ps(FLT_MIN)), _mm_cmple_ps(len2, _mm_set1_ps(FLT_MAX)));
+    __m128 cosine = _mm_div_ps(dot4(a, c), _mm_sqrt_ps(len2));
+    cosine = _mm_min_ps(_mm_max_ps(cosine, _mm_set1_ps(-1.0f)), _mm_set1_ps(1.0f));  // finite here
+    const __m128 angle = fast_acos4(cosine);
+    // project(n, tangent) * angle
+    const V3 w = minus_along(tg, n, dot4(n, tg));
+    const __m128 l = _mm_sqrt_ps(dot4(w, w));
+    const __m128 positive = _mm_cmpgt_ps(l, _mm_setzero_ps());
+    const __m128 inv = _mm_div_ps(_mm_set1_ps(1.0f), l);
+    auto unit = [&](__m128 v) { return _mm_or_ps(_mm_and_ps(positive, _mm_mul_ps(v, inv)), _mm_andnot_ps(positive, v)); };
+    _mm_storeu_ps(&b.out[0][k], _mm_mul_ps(unit(w.x), angle));
+    _mm_storeu_ps(&b.out[1][k], _mm_mul_ps(unit(w.y), angle));
+    _mm_storeu_ps(&b.out[2][k], _mm_mul_ps(unit(w.z), angle));
+    const int done = _mm_movemask_ps(common);
+    if (done == 0xF) continue;
+    for (size_t j = 0; j < 4; ++j)
+      if (!((done >> j) & 1)) {
+        const Vec3 r = corner_contribution(batch_vec(b.n, k + j), batch_vec(b.e1, k + j), batch_vec(b.e2, k + j),
+                                           batch_vec(b.tangent, k + j));
+        for (int d = 0; d < 3; ++d) b.out[d][k + j] = r[d];
+      }
+  }
+#endif
+  for (; k < b.size; ++k) {
+    const Vec3 r = corner_contribution(batch_vec(b.n, k), batch_vec(b.e1, k), batch_vec(b.e2, k), batch_vec(b.tangent, k));
+    for (int d = 0; d < 3; ++d) b.out[d][k] = r[d];
   }
 }
 
-// The groups are shared out: each half walks every triangle in order but adds only into its own
-// groups, so every sum is exactly the sequential one. (Summing per welded vertex over its corners
-// instead, which walks each triangle once, measured slower: the corners of a vertex are far
-// apart in memory.)
+// The batch's contributions added to their groups in order, which is the sequential order.
+void flush_batch(Mikk& m, CornerBatch& b) {
+  batch_contributions(b);
+  for (size_t k = 0; k < b.size; ++k) {
+    Group& g = m.groups[b.group[k]];
+    g.tangent = g.tangent + Vec3{b.out[0][k], b.out[1][k], b.out[2][k]};
+  }
+  b.size = 0;
+}
+
+// The triangles holding corners of groups [first, last): groups are numbered in the order of
+// their first corners (build_groups), so none lies before the first corner of group `first`,
+// and none after the last corner numbered below `last`. Two scans of the group numbers, from
+// either end; without them each part would walk every triangle.
+std::pair<uint32_t, uint32_t> triangles_of_groups(const Mikk& m, size_t first, size_t last) {
+  const size_t corners = size_t(m.tri_count) * 3;
+  size_t begin = 0, end = corners;
+  if (first > 0)
+    while (begin < corners && (m.group[begin] == kUnset || m.group[begin] < first)) ++begin;
+  if (last < m.groups.size())
+    while (end > begin && (m.group[end - 1] == kUnset || m.group[end - 1] >= last)) --end;
+  return {uint32_t(begin / 3), uint32_t((end + 2) / 3)};
+}
+
+// The groups are shared out: each part walks the triangles holding its groups' corners in order
+// but adds only into its own groups, so every sum is exactly the sequential one. (Summing per
+// welded vertex over its corners instead, which walks each triangle once, measured slower: the
+// corners of a vertex are far apart in memory.)
 void accumulate_groups(const Input& in, Mikk& m) {
   in_parts(in.threads, m.groups.size(), [&](size_t first, size_t last) {
-    for (uint32_t t = 0; t < m.tri_count; ++t) {
+    auto batch = std::make_unique<CornerBatch>();
+    const auto [t_begin, t_end] = triangles_of_groups(m, first, last);
+    for (uint32_t t = t_begin; t < t_end; ++t) {
       if (!good(m, t) || (m.flags[t] & kGroupWithAny)) continue;
       const uint32_t* g = &m.group[size_t(t) * 3];
-      const bool mine = (g[0] >= first && g[0] < last) || (g[1] >= first && g[1] < last) || (g[2] >= first && g[2] < last);
-      if (mine) accumulate_triangle(in, m, t, first, last);
+      const bool mine0 = g[0] >= first && g[0] < last, mine1 = g[1] >= first && g[1] < last,
+                 mine2 = g[2] >= first && g[2] < last;
+      if (!(mine0 || mine1 || mine2)) continue;
+      const uint32_t* v = m.vertex + size_t(t) * 3;
+      const Vec3 p[3] = {in.position[v[0]], in.position[v[1]], in.position[v[2]]};
+      if (batch->size + 3 > kBatch) flush_batch(m, *batch);
+      if (mine0) add_corner(in, m, t, 0, p, *batch);
+      if (mine1) add_corner(in, m, t, 1, p, *batch);
+      if (mine2) add_corner(in, m, t, 2, p, *batch);
     }
+    flush_batch(m, *batch);
     for (size_t g = first; g < last; ++g) m.groups[g].tangent = normalize(m.groups[g].tangent);
   });
 }

@@ -202,6 +202,17 @@ void fit_vertex_data(Scene& scene, const VertexKeeps& keeps, std::string_view fo
 
 float largest_influences(const float* idx, const float* in_wgt, uint32_t k, uint32_t n, float* oi, float* ow,
                          bool& reduced) {
+  if (k <= n) {  // every influence fits: all kept, in order (what the selection below gives)
+    float sum = 0;
+    for (uint32_t c = 0; c < k; ++c) {
+      oi[c] = idx[c];
+      ow[c] = in_wgt[c];
+      sum += in_wgt[c];
+    }
+    for (uint32_t c = k; c < n; ++c) oi[c] = ow[c] = 0;
+    reduced = false;
+    return sum;
+  }
   float small_wgt[64];
   bool small_keep[64] = {};
   std::vector<float> big_wgt;
