@@ -242,13 +242,16 @@ Filled<uint32_t> weld_vertices(const Input& in) {
   part_bits = std::min(part_bits, bits - 1);
   const size_t parts = size_t(1) << part_bits, part_size = size_t(1) << (bits - part_bits);
   const size_t mask = part_size - 1;
-  Filled<uint32_t> home(n);  // each vertex's first table slot (its part's in the top bits)
+  // Each vertex's hash, its top 32 bits: the top `bits` are its first table slot (the top
+  // `part_bits` its part), and all 32 tell most unequal keys apart without looking at them.
+  Filled<uint32_t> home(n);
+  auto slot_of_hash = [&](uint32_t h) { return size_t(uint64_t(h) >> (32 - bits)); };
   in_parts(in.threads, n, [&](size_t begin, size_t end) {
     for (size_t v = begin; v < end; ++v) {
       const Key k = key_of(in, uint32_t(v));
       uint64_t h = 0;
       for (int c = 0; c < 8; ++c) h = (h ^ k.w[c]) * 0x9E3779B97F4A7C15ull;
-      home[v] = uint32_t(h >> (64 - bits));
+      home[v] = uint32_t(h >> 32);
     }
   });
   Filled<uint32_t> table(parts * part_size);
@@ -259,12 +262,12 @@ Filled<uint32_t> weld_vertices(const Input& in) {
       uint32_t* t = table.data() + part * part_size;
       std::fill_n(t, part_size, kUnset);
       for (uint32_t v = 0; v < n; ++v) {
-        if (uint64_t(home[v]) >> (bits - part_bits) != part) continue;
-        if (v + kAhead < n && uint64_t(home[v + kAhead]) >> (bits - part_bits) == part)
-          __builtin_prefetch(&table[home[v + kAhead]]);  // another part's slot is another thread's
+        if (uint64_t(home[v]) >> (32 - part_bits) != part) continue;
+        if (v + kAhead < n && uint64_t(home[v + kAhead]) >> (32 - part_bits) == part)
+          __builtin_prefetch(&table[slot_of_hash(home[v + kAhead])]);  // another part's slot is another thread's
         // Equal keys have equal hashes: an entry's key is looked at only when its hash is v's.
         const uint32_t hv = home[v];
-        for (size_t slot = hv & mask;; slot = (slot + 1) & mask) {
+        for (size_t slot = slot_of_hash(hv) & mask;; slot = (slot + 1) & mask) {
           const uint32_t e = t[slot];
           if (e == kUnset) {
             t[slot] = v;
