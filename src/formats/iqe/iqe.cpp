@@ -1709,6 +1709,16 @@ class Reader {
   // Turns file-global face indices into mesh-local ones. Vertices of other meshes are copied in
   // after the mesh's own, in file order.
   void resolve_faces(MeshState& m) {
+    // Usually every face uses the mesh's own vertices: one pass (which compilers vectorise) makes
+    // the indices local and finds out; only otherwise are they made global again for the rest.
+    bool outside = false;
+    for (uint32_t& g : m.tris) {
+      const uint32_t local = g - m.first;
+      outside |= local >= m.vcount;
+      g = local;
+    }
+    if (!outside) return;
+    for (uint32_t& g : m.tris) g += m.first;  // unsigned: exactly the global index again
     std::vector<uint32_t> order;
     for (uint32_t g : m.tris)
       if (g - m.first >= m.vcount) order.push_back(g);

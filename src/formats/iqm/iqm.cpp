@@ -848,11 +848,24 @@ Plan* find_plan(std::vector<Plan>& plans, Attribute a) {
 }
 
 // Blend indices widen (ubyte -> ushort -> uint) when the skeleton or an index does not fit.
+// The largest finite value above 0 (else 0): eight running maxima, so that the comparisons do
+// not wait on each other (max over finite values does not depend on the order).
+float largest_finite(const std::vector<float>& v) {
+  constexpr float inf = std::numeric_limits<float>::infinity();
+  float top[8] = {};
+  size_t i = 0;
+  for (; i + 8 <= v.size(); i += 8)
+    for (size_t k = 0; k < 8; ++k) top[k] = v[i + k] > top[k] && v[i + k] < inf ? v[i + k] : top[k];
+  for (; i < v.size(); ++i) top[0] = v[i] > top[0] && v[i] < inf ? v[i] : top[0];
+  float r = 0;
+  for (const float t : top) r = t > r ? t : r;
+  return r;
+}
+
 void widen_blend_indices(const Scene& scene, Plan& p, Diagnostics& d) {
   float top = 0;
   for (const VertexStream* s : p.streams)
-    if (s)
-      for (float x : s->data) top = x > top && x < std::numeric_limits<float>::infinity() ? x : top;
+    if (s) top = std::max(top, largest_finite(s->data));
   double need = std::max(double(top), double(scene.joints.size()) - 1);
   if (need <= ops::max_exact_integer(p.format)) return;
   ComponentType wide = need <= 65535 ? ComponentType::UShort : ComponentType::UInt;

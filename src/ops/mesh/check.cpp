@@ -29,11 +29,11 @@ void check_mesh_in(const Scene& s, size_t i) {
                     t.rotation[3], t.scale[0], t.scale[1], t.scale[2]})
       if (!std::isfinite(x)) bad(fmt::format("mesh {} ('{}'): instance {} has a transform that is not finite", i, m.name, k));
   }
-  for (size_t t = 0; t < m.triangles.size(); ++t)
-    if (m.triangles[t] >= nv)
-      bad(fmt::format("mesh {} ('{}'): {} {} uses vertex {}, but the mesh has {} vertices", i, m.name,
-                      per == 3 ? "triangle" : per == 2 ? "line" : "point", t / per,
-                      m.triangles[t], nv));
+  if (!indices_below(m.triangles, nv))
+    for (size_t t = 0; t < m.triangles.size(); ++t)
+      if (m.triangles[t] >= nv)
+        bad(fmt::format("mesh {} ('{}'): {} {} uses vertex {}, but the mesh has {} vertices", i, m.name,
+                        per == 3 ? "triangle" : per == 2 ? "line" : "point", t / per, m.triangles[t], nv));
   if (m.material < -1 || m.material >= int64_t(s.materials.size()))
     bad(fmt::format("mesh {} ('{}'): material {} does not exist", i, m.name, m.material));
   for (size_t k = 0; k < m.morph_targets.size(); ++k) {

@@ -1,5 +1,7 @@
 #include "ops/mesh/remap.h"
 
+#include "ops/mesh/check.h"
+
 #include <meshport/diagnostics.h>
 
 #include <fmt/format.h>
@@ -18,8 +20,9 @@ void check_mesh(const Mesh& m) {
   for (const VertexStream& s : m.streams)
     if (s.data.size() != vertices * s.components)
       fail("", fmt::format("mesh \"{}\": a vertex stream does not have {} vertices", m.name, vertices));
-  for (uint32_t i : m.triangles)
-    if (i >= vertices)
+  if (!indices_below(m.triangles, vertices))
+    for (uint32_t i : m.triangles)
+      if (i >= vertices)
       fail("", fmt::format("mesh \"{}\": triangle index {} out of range ({} vertices)", m.name, i, vertices));
   for (const MorphTarget& t : m.morph_targets)
     if ((!t.positions.empty() && t.positions.size() != vertices * 3) ||
