@@ -166,10 +166,19 @@ void in_parts(unsigned threads, size_t n, F&& fn) {
 struct Input {
   uint32_t vertex_count = 0;
   unsigned threads = 1;             // for in_parts
-  Filled<Vec3> position;
+  // Positions: the Scene's own array when it has 3 or more components a vertex (read in place:
+  // no copy), else position_copy (x y z, 0 for what is missing).
+  const float* position = nullptr;
+  size_t position_stride = 3;
+  Filled<float> position_copy;
   Filled<Vec3> normal;              // normalised, for projections
   Filled<float> texcoord;           // u, -v per vertex: MikkTSpace's (Blender's) v axis
   const VertexStream* given_normal = nullptr;  // the normals as given, which the weld compares
+
+  Vec3 pos(size_t v) const {
+    const float* p = position + v * position_stride;
+    return {p[0], p[1], p[2]};
+  }
 };
 
 // Component c of vertex v of a stream, 0 past its components.
@@ -178,10 +187,10 @@ float value(const VertexStream& s, size_t v, uint32_t c) {
 }
 
 void read_vertex(const VertexStream& ps, const VertexStream& ns, const VertexStream& ts, Input& in, size_t v) {
-  const Vec3 p{value(ps, v, 0), value(ps, v, 1), value(ps, v, 2)};
+  if (!in.position_copy.empty())
+    for (uint32_t c = 0; c < 3; ++c) in.position_copy[3 * v + c] = value(ps, v, c);
   const Vec3 n{value(ns, v, 0), value(ns, v, 1), value(ns, v, 2)};
   const float u = value(ts, v, 0), tv = value(ts, v, 1);
-  in.position[v] = p;
   in.normal[v] = normalize(n);
   in.texcoord[2 * v] = u;
   in.texcoord[2 * v + 1] = -tv;
@@ -194,7 +203,13 @@ Input read_input(const Mesh& m, unsigned threads) {
   Input in;
   in.threads = threads;
   in.vertex_count = uint32_t(m.vertex_count());
-  in.position.resize(in.vertex_count);
+  if (ps.components >= 3) {
+    in.position = ps.data.data();
+    in.position_stride = ps.components;
+  } else {
+    in.position_copy.resize(size_t(in.vertex_count) * 3);
+    in.position = in.position_copy.data();
+  }
   in.normal.resize(in.vertex_count);
   in.texcoord.resize(size_t(in.vertex_count) * 2);
   in.given_normal = &ns;
@@ -205,7 +220,7 @@ Input read_input(const Mesh& m, unsigned threads) {
 }
 
 bool same_position(const Input& in, uint32_t a, uint32_t b) {
-  const Vec3 &p = in.position[a], &q = in.position[b];
+  const Vec3 p = in.pos(a), q = in.pos(b);
   return canonical_bits(p[0]) == canonical_bits(q[0]) && canonical_bits(p[1]) == canonical_bits(q[1]) &&
          canonical_bits(p[2]) == canonical_bits(q[2]);
 }
@@ -218,7 +233,7 @@ struct Key {
 };
 Key key_of(const Input& in, uint32_t v) {
   Key k;
-  const Vec3& p = in.position[v];
+  const Vec3 p = in.pos(v);
   for (uint32_t c = 0; c < 3; ++c) k.w[c] = canonical_bits(p[c]);
   for (uint32_t c = 0; c < 3; ++c) k.w[3 + c] = canonical_bits(value(*in.given_normal, v, c));
   k.w[6] = canonical_bits(in.texcoord[2 * size_t(v)]);
@@ -306,7 +321,7 @@ struct Mikk {
   std::vector<uint32_t> slot;        // per corner, when the mesh has quads (else the corner itself)
   std::vector<uint8_t> face_vertex;  // per corner, when the mesh has quads: corner of its face 0..3
   std::vector<uint8_t> quad;         // per triangle, when the mesh has quads: 0 own face, 1 first / 2 second half
-  Filled<uint32_t> welded;           // per corner: welded vertex
+  Filled<uint32_t> weld;             // per Scene vertex: its welded vertex (weld_vertices)
   Filled<uint8_t> flags;             // per triangle
   Filled<Vec3> tangent;              // per triangle: unit dP/du
   Filled<uint32_t> neighbor;         // per corner: triangle across the edge leaving that corner
@@ -316,6 +331,9 @@ struct Mikk {
   Filled<Group> groups;              // sized in parts, each entry assigned whole
   Filled<uint32_t> frame;            // per Scene corner: index into groups, kUnset for the default
 };
+
+// Corner c's welded vertex, through its Scene vertex (a per-corner copy would take 4 bytes a corner).
+uint32_t welded(const Mikk& m, size_t c) { return m.weld[m.vertex[c]]; }
 
 bool has_quads(const Mikk& m) { return !m.quad.empty(); }
 bool is_quad(const Mikk& m, uint32_t t) { return has_quads(m) && m.quad[t] != 0; }
@@ -368,7 +386,7 @@ void build_faces(const Mesh& mesh, const Input& in, Mikk& m) {
     return du * du + dv * dv;
   };
   auto pos_dist2 = [&](uint32_t a, uint32_t b) {
-    const Vec3 d = in.position[a] - in.position[b];
+    const Vec3 d = in.pos(a) - in.pos(b);
     return dot(d, d);
   };
   uint32_t t = 0;
@@ -426,7 +444,7 @@ float tex_area(const Input& in, const Mikk& m, uint32_t t) {
 // UV area or either derivative is zero "groups with any": it joins a neighbour's group.
 void init_triangle(const Input& in, Mikk& m, uint32_t t) {
   const uint32_t* v = m.vertex + size_t(t) * 3;
-  const Vec3 v1 = in.position[v[0]], v2 = in.position[v[1]], v3 = in.position[v[2]];
+  const Vec3 v1 = in.pos(v[0]), v2 = in.pos(v[1]), v3 = in.pos(v[2]);
   const float* t1 = &in.texcoord[2 * size_t(v[0])];
   const float* t2 = &in.texcoord[2 * size_t(v[1])];
   const float* t3 = &in.texcoord[2 * size_t(v[2])];
@@ -525,7 +543,7 @@ void corners_by_vertex(const Input& in, Mikk& m) {
     n.assign(vertices, 0);
     for (size_t t = begin; t < end; ++t)
       if (good(m, uint32_t(t)))
-        for (size_t c = 3 * t; c < 3 * t + 3; ++c) ++n[m.welded[c]];
+        for (size_t c = 3 * t; c < 3 * t + 3; ++c) ++n[welded(m, c)];
   });
   m.start.resize(size_t(vertices) + 1);
   uint32_t at = 0;
@@ -543,7 +561,7 @@ void corners_by_vertex(const Input& in, Mikk& m) {
     std::vector<uint32_t>& next = count[p];
     for (size_t t = begin; t < end; ++t)
       if (good(m, uint32_t(t)))
-        for (size_t c = 3 * t; c < 3 * t + 3; ++c) m.corners[next[m.welded[c]]++] = uint32_t(c);
+        for (size_t c = 3 * t; c < 3 * t + 3; ++c) m.corners[next[welded(m, c)]++] = uint32_t(c);
   });
 }
 
@@ -566,8 +584,8 @@ void build_neighbors(const Input& in, Mikk& m) {
       for (uint32_t k = start[lo]; k < start[lo + 1]; ++k) {
         const uint32_t c = corners[k], base = c - c % 3;
         const uint32_t next = base + next3(c % 3), prev = base + prev3(c % 3);
-        if (m.welded[next] > lo) run.push_back(uint64_t(m.welded[next]) << 32 | uint64_t(c) << 1 | 1);
-        if (m.welded[prev] > lo) run.push_back(uint64_t(m.welded[prev]) << 32 | uint64_t(prev) << 1);
+        if (welded(m, next) > lo) run.push_back(uint64_t(welded(m, next)) << 32 | uint64_t(c) << 1 | 1);
+        if (welded(m, prev) > lo) run.push_back(uint64_t(welded(m, prev)) << 32 | uint64_t(prev) << 1);
       }
       if (run.size() < 2) continue;
       uint64_t* first = run.data();
@@ -596,7 +614,7 @@ void grow_group_at(Mikk& m, uint32_t rep, bool orient, uint32_t label, std::vect
     stack.pop_back();
     if (t == kUnset) continue;
     uint32_t i = 0;
-    while (i < 3 && m.welded[3 * t + i] != rep) ++i;
+    while (i < 3 && welded(m, 3 * t + i) != rep) ++i;
     if (i == 3 || m.group[3 * t + i] != kUnset) continue;
     uint8_t& flags = m.flags[t];
     if ((flags & kGroupWithAny) && m.group[3 * t] == kUnset && m.group[3 * t + 1] == kUnset &&
@@ -655,7 +673,7 @@ bool build_groups_by_vertex(const Input& in, Mikk& m) {
     for (size_t c = begin; c < end; ++c)
       if (m.group[c] == c) {
         number[c] = gid;
-        m.groups[gid++] = {m.welded[c], bool(m.flags[c / 3] & kOrientPreserving), {0, 0, 0}};
+        m.groups[gid++] = {welded(m, c), bool(m.flags[c / 3] & kOrientPreserving), {0, 0, 0}};
       }
   });
   in_parts(in.threads, corner_count, [&](size_t begin, size_t end) {
@@ -674,7 +692,7 @@ void build_groups(const Input& in, Mikk& m) {
     for (uint32_t i = 0; i < 3; ++i) {
       if (m.group[3 * t + i] != kUnset) continue;
       const uint32_t gid = uint32_t(m.groups.size());
-      m.groups.push_back({m.welded[3 * t + i], bool(m.flags[t] & kOrientPreserving), {0, 0, 0}});
+      m.groups.push_back({welded(m, 3 * t + i), bool(m.flags[t] & kOrientPreserving), {0, 0, 0}});
       m.group[3 * t + i] = gid;
       stack.push_back(m.neighbor[3 * t + prev3(i)]);
       stack.push_back(m.neighbor[3 * t + i]);
@@ -858,7 +876,7 @@ void accumulate_groups(const Input& in, Mikk& m) {
                  mine2 = g[2] >= first && g[2] < last;
       if (!(mine0 || mine1 || mine2)) continue;
       const uint32_t* v = m.vertex + size_t(t) * 3;
-      const Vec3 p[3] = {in.position[v[0]], in.position[v[1]], in.position[v[2]]};
+      const Vec3 p[3] = {in.pos(v[0]), in.pos(v[1]), in.pos(v[2])};
       if (batch->size + 3 > kBatch) flush_batch(m, *batch);
       if (mine0) add_corner(in, m, t, 0, p, *batch);
       if (mine1) add_corner(in, m, t, 1, p, *batch);
@@ -909,11 +927,11 @@ void degen_epilogue(const Mesh& mesh, const Input& in, Mikk& m) {
   for (uint32_t t = 0; t < m.tri_count; ++t)
     if (good(m, t))
       for (uint32_t c = 3 * t; c < 3 * t + 3; ++c)
-        if (first_good[m.welded[c]] == kUnset) first_good[m.welded[c]] = slot_of(m, c);
+        if (first_good[welded(m, c)] == kUnset) first_good[welded(m, c)] = slot_of(m, c);
   for (uint32_t t = 0; t < m.tri_count; ++t) {
     if (good(m, t) || (m.flags[t] & kQuadOneDegenerate)) continue;
     for (uint32_t c = 3 * t; c < 3 * t + 3; ++c) {
-      const uint32_t src = first_good[m.welded[c]];
+      const uint32_t src = first_good[welded(m, c)];
       if (src != kUnset) m.frame[slot_of(m, c)] = m.frame[src];
     }
   }
@@ -1051,13 +1069,7 @@ void tangent_mesh(Mesh& mesh, unsigned threads) {
   const Input in = read_input(mesh, threads);
   Mikk m;
   build_faces(mesh, in, m);
-  {
-    const Filled<uint32_t> welded = weld_vertices(in);
-    m.welded.resize(size_t(m.tri_count) * 3);
-    in_parts(in.threads, m.welded.size(), [&](size_t begin, size_t end) {
-      for (size_t c = begin; c < end; ++c) m.welded[c] = welded[m.vertex[c]];
-    });
-  }
+  m.weld = weld_vertices(in);
  
   mark_degenerate(in, m);
   init_triangles(in, m);
