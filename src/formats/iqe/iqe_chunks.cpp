@@ -7,6 +7,7 @@
 #include "core/text.h"
 #include "core/text_window.h"
 
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -15,6 +16,10 @@
 #include <thread>
 #include <type_traits>
 #include <utility>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 
 namespace meshport::iqe {
@@ -147,6 +152,28 @@ const char* next_line(const char* at, const char* end) {
 
 }  // namespace
 
+namespace {
+
+// The first '\n' in [b, end), or null. Lines are short (20-40 bytes in exporters' files): the
+// first 64 bytes are looked at with four SSE2 comparisons, without a call; memchr does the rest.
+const char* find_newline(const char* b, const char* end) {
+#if defined(__SSE2__)
+  if (end - b >= 64) {
+    const __m128i nl = _mm_set1_epi8('\n');
+    uint64_t bits = 0;
+    for (int i = 0; i < 4; ++i) {
+      const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 16 * i));
+      bits |= uint64_t(uint32_t(_mm_movemask_epi8(_mm_cmpeq_epi8(x, nl)))) << (16 * i);
+    }
+    if (bits) return b + std::countr_zero(bits);
+    b += 64;
+  }
+#endif
+  return static_cast<const char*>(std::memchr(b, '\n', size_t(end - b)));
+}
+
+}  // namespace
+
 void drop_pages(const char* begin, const char* end) { os::discard_pages(begin, end); }
 
 void preparse_chunk(const char* begin, const char* end, PreChunk& out) {
@@ -157,7 +184,7 @@ void preparse_chunk(const char* begin, const char* end, PreChunk& out) {
   uint32_t n = 0;
   const char* b = begin;
   for (; b < end; ++n) {
-    const char* nl = static_cast<const char*>(std::memchr(b, '\n', size_t(end - b)));
+    const char* nl = find_newline(b, end);
     const char* e = nl ? nl : end;
     line(b, e > b && e[-1] == '\r' ? e - 1 : e, end, n, out);
     b = nl ? nl + 1 : end;
