@@ -111,7 +111,15 @@ inline bool window_float(const char* p, const Masks& w, int s, int e, float& out
   const int point = other ? std::countr_zero(other) : e;
   const int n1 = point - ds, n2 = other ? e - point - 1 : 0;
   if (n1 > 8 || n2 > 8 || n1 + n2 == 0) return false;
-  const uint64_t m = digits_at(p + ds, n1) * kScale[n2] + digits_at(p + point + 1, n2);
+  uint64_t m;
+  if (n1 + n2 <= 8) {
+    // Up to 8 digits: the bytes before the point and those after it (read one byte further on)
+    // joined into one 8-byte word, read in one go.
+    const uint64_t before = n1 ? low_bits(8 * n1) : 0;  // n1 <= 8: 8 * n1 <= 64
+    m = digits_value((load8(p + ds) & before) | (load8(p + ds + 1) & ~before), n1 + n2);
+  } else {
+    m = digits_at(p + ds, n1) * kScale[n2] + digits_at(p + point + 1, n2);
+  }
   if (m > kMaxMantissa) return false;
   if (m < kFloatExactMantissa) {  // as fast_decimal: one float division, correctly rounded
     const float f = float(uint32_t(m)) / kFloatScale10[n2];
