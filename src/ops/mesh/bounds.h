@@ -46,8 +46,10 @@ struct SkinArrays {
 };
 
 // The same as above for the skeleton and animations of `scene` (its meshes are not used) and
-// the vertices of `meshes`.
+// the vertices of `meshes`. With `cull`, clusters of vertices that provably cannot move a block of
+// frames' bounds are not skinned (bounds.cpp: same result to the bit); `skipped`, when given, is
+// increased by the vertex-frames left out.
 std::vector<FrameBounds> skinned_frame_bounds(const Scene& scene, std::span<const SkinArrays> meshes,
-                                              unsigned threads);
+                                              unsigned threads, bool cull = true, uint64_t* skipped = nullptr);
 
 }  // namespace meshport::ops
