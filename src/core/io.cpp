@@ -176,10 +176,9 @@ std::string write_temporary(const std::string& path, std::span<const uint8_t> da
   return close_temporary(fd, name, path, sync);
 }
 
-}  // namespace
-
-namespace {
+// Mapped outputs at least this large are unmapped on a thread while they are flushed.
 constexpr size_t kUnmapOnThread = size_t(16) << 20;
+
 }  // namespace
 
 std::shared_ptr<MappedFile> MappedFile::create(const std::string& path, size_t size) {

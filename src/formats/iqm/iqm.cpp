@@ -847,7 +847,6 @@ Plan* find_plan(std::vector<Plan>& plans, Attribute a) {
   return nullptr;
 }
 
-// Blend indices widen (ubyte -> ushort -> uint) when the skeleton or an index does not fit.
 // The largest finite value above 0 (else 0): eight running maxima, so that the comparisons do
 // not wait on each other (max over finite values does not depend on the order).
 float largest_finite(const std::vector<float>& v) {
@@ -862,6 +861,7 @@ float largest_finite(const std::vector<float>& v) {
   return r;
 }
 
+// Blend indices widen (ubyte -> ushort -> uint) when the skeleton or an index does not fit.
 void widen_blend_indices(const Scene& scene, Plan& p, Diagnostics& d) {
   float top = 0;
   for (const VertexStream* s : p.streams)
