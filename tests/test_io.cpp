@@ -374,6 +374,28 @@ TEST(Io, MappedFileIsRenamedWhenFinishedAndRemovedWhenAbandoned) {
   EXPECT_EQ(slurp(out), got);
 }
 
+// A large mapped file (16 MB and more) is unmapped on a thread while it is flushed, and that
+// thread drops the cached pages of the file it will replace: both leave every byte as it was,
+// the old file's until the rename, the new one's after.
+TEST(Io, LargeMappedFileFinishedOverAnExistingFileKeepsBothIntact) {
+  TempDir t;
+  const fs::path out = t.path / "big.bin";
+  const std::string old(size_t(5) << 20, 'o');
+  { std::ofstream(out, std::ios::binary) << old; }
+  std::shared_ptr<io::MappedFile> f = io::MappedFile::create(out.string(), size_t(20) << 20);
+  ASSERT_NE(f, nullptr) << "the temporary folder's file system cannot allocate ahead";
+  std::span<uint8_t> b = f->bytes();
+  for (size_t i = 0; i < b.size(); i += 4096) b[i] = uint8_t(i >> 12);
+  const std::string tmp = f->finish(true);
+  EXPECT_EQ(slurp(out), old);  // not replaced yet, its cache dropped: the same bytes
+  fs::rename(tmp, out);
+  f.reset();
+  const std::string got = slurp(out);
+  ASSERT_EQ(got.size(), size_t(20) << 20);
+  for (size_t i = 0; i < got.size(); i += 4096) ASSERT_EQ(uint8_t(got[i]), uint8_t(i >> 12)) << i;
+  EXPECT_EQ(got[1], '\0');
+}
+
 // A process killed while it writes its output (a second Ctrl-C, a kill): its temporary file has
 // no name yet, so nothing is left beside the old file. Written through write(): the file-size
 // limit's signal, left at its default, kills the child in the middle of the write. Mapped: the

@@ -212,11 +212,16 @@ MappedFile::~MappedFile() {
 std::string MappedFile::finish(bool sync) {
   // Unmapping a large output takes milliseconds (8 ms for a 104 MB IQM) and the flush waits for
   // the disk: with `sync`, a thread unmaps while this one flushes (the file's pages are marked
-  // dirty as they are written, so the flush does not need the mapping gone first).
+  // dirty as they are written, so the flush does not need the mapping gone first). The same
+  // thread drops the cached pages of the file this one will replace, which the rename would
+  // otherwise free itself (10 ms of a 104 MB IQM's rename: its page cache, not its blocks).
   std::thread unmapper;
   if (map_ && sync && size_ >= kUnmapOnThread) {
     try {
-      unmapper = std::thread([p = map_, n = size_] { os::unmap(p, n); });
+      unmapper = std::thread([p = map_, n = size_, old = path_] {
+        os::unmap(p, n);
+        os::forget_cached(old);
+      });
       map_ = nullptr;
     } catch (const std::system_error&) {  // no thread: unmapped here
     }

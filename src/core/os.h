@@ -61,6 +61,10 @@ void make_readable(int fd);
 int flush(int fd);
 // Renames `from` over `to`, replacing a file there: 0 or errno.
 int replace(const std::string& from, const std::string& to);
+// Asks the system to drop the cached pages of the regular file at `path` (not followed if it is a
+// symbolic link), if there is one: a file about to be replaced is then freed faster by replace().
+// Best effort; nothing where it cannot be done.
+void forget_cached(const std::string& path);
 // Removes a file (not a folder): 0 or errno.
 int remove_file(const std::string& path);
 // Flushes the file system holding `folder` to the disk, once for many files (best effort).

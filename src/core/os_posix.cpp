@@ -149,6 +149,14 @@ int replace(const std::string& from, const std::string& to) {
 
 int remove_file(const std::string& path) { return ::unlink(path.c_str()) == 0 ? 0 : errno; }
 
+void forget_cached(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return;
+  struct stat st;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) (void)::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+  ::close(fd);
+}
+
 void flush_file_system(const std::string& folder) {
 #if defined(__linux__)
   const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);

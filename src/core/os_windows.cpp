@@ -177,6 +177,8 @@ int replace(const std::string& from, const std::string& to) {
   return last_error();
 }
 
+void forget_cached(const std::string&) {}
+
 int remove_file(const std::string& path) { return DeleteFileW(wide(path).c_str()) ? 0 : last_error(); }
 
 void flush_file_system(const std::string&) {}  // each file was written whole; Windows has no syncfs

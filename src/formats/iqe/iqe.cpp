@@ -1711,14 +1711,14 @@ class Reader {
   void resolve_faces(MeshState& m) {
     // Usually every face uses the mesh's own vertices: one pass (which compilers vectorise) makes
     // the indices local and finds out; only otherwise are they made global again for the rest.
-    bool outside = false;
+    const uint32_t first = m.first;  // a local: the stores below cannot change it
+    uint32_t largest = 0;
     for (uint32_t& g : m.tris) {
-      const uint32_t local = g - m.first;
-      outside |= local >= m.vcount;
-      g = local;
+      g -= first;
+      largest = g > largest ? g : largest;
     }
-    if (!outside) return;
-    for (uint32_t& g : m.tris) g += m.first;  // unsigned: exactly the global index again
+    if (m.tris.empty() || largest < m.vcount) return;
+    for (uint32_t& g : m.tris) g += first;  // unsigned: exactly the global index again
     std::vector<uint32_t> order;
     for (uint32_t g : m.tris)
       if (g - m.first >= m.vcount) order.push_back(g);
