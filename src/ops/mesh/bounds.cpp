@@ -230,20 +230,18 @@ Cluster describe(const SkinArrays& mr, size_t begin, size_t end, size_t joints) 
   if (joints > 64) return c;  // not tested: skinned as always
   float lo[3], hi[3];
   for (int k = 0; k < 3; ++k) lo[k] = std::numeric_limits<float>::infinity(), hi[k] = -lo[k];
+  bool nan = false;  // a NaN is neither below nor above the box, and not inside it either
   for (size_t v = begin; v < end; ++v) {
     const float* p = mr.positions + v * mr.position_stride;
     for (int k = 0; k < 3; ++k) {
       lo[k] = p[k] < lo[k] ? p[k] : lo[k];
       hi[k] = p[k] > hi[k] ? p[k] : hi[k];
+      nan |= p[k] != p[k];
     }
   }
-  for (int k = 0; k < 3; ++k)  // NaN is neither below nor above: a box of infinities fails below
-    if (!(std::isfinite(lo[k]) && std::isfinite(hi[k]))) return c;
+  for (int k = 0; k < 3; ++k)
+    if (nan || !(std::isfinite(lo[k]) && std::isfinite(hi[k]))) return c;
   if (!cluster_influences(mr, begin, end, joints, c)) return c;
-  // A NaN position passes neither comparison above but is not inside [lo, hi]: look for it.
-  for (size_t v = begin; v < end; ++v)
-    for (int k = 0; k < 3; ++k)
-      if (std::isnan(mr.positions[v * mr.position_stride + k])) return c;
   for (int k = 0; k < 3; ++k) {
     c.lo[k] = lo[k];
     c.hi[k] = hi[k];

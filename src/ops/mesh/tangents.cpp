@@ -801,6 +801,12 @@ __m128 fast_acos4(__m128 x) {
 }
 #endif
 
+// corner_contribution of corner k of the batch, by the scalar code.
+void scalar_contribution(CornerBatch& b, size_t k) {
+  const Vec3 r = corner_contribution(batch_vec(b.n, k), batch_vec(b.e1, k), batch_vec(b.e2, k), batch_vec(b.tangent, k));
+  for (int d = 0; d < 3; ++d) b.out[d][k] = r[d];
+}
+
 void batch_contributions(CornerBatch& b) {
   size_t k = 0;
 #if defined(__SSE2__)
@@ -825,17 +831,10 @@ void batch_contributions(CornerBatch& b) {
     const int done = _mm_movemask_ps(common);
     if (done == 0xF) continue;
     for (size_t j = 0; j < 4; ++j)
-      if (!((done >> j) & 1)) {
-        const Vec3 r = corner_contribution(batch_vec(b.n, k + j), batch_vec(b.e1, k + j), batch_vec(b.e2, k + j),
-                                           batch_vec(b.tangent, k + j));
-        for (int d = 0; d < 3; ++d) b.out[d][k + j] = r[d];
-      }
+      if (!((done >> j) & 1)) scalar_contribution(b, k + j);
   }
 #endif
-  for (; k < b.size; ++k) {
-    const Vec3 r = corner_contribution(batch_vec(b.n, k), batch_vec(b.e1, k), batch_vec(b.e2, k), batch_vec(b.tangent, k));
-    for (int d = 0; d < 3; ++d) b.out[d][k] = r[d];
-  }
+  for (; k < b.size; ++k) scalar_contribution(b, k);
 }
 
 // The batch's contributions added to their groups in order, which is the sequential order.
